@@ -1,0 +1,501 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/browserop/browserop/budgets"
+)
+
+// Status is where an action is in its lifecycle.
+type Status string
+
+// The action lifecycle of DESIGN.md.
+const (
+	Planned   Status = "planned"
+	Executing Status = "executing"
+	Verified  Status = "verified"
+	Failed    Status = "failed"
+	Ambiguous Status = "ambiguous"
+)
+
+// Statuses lists every status in lifecycle order.
+var Statuses = []Status{Planned, Executing, Verified, Failed, Ambiguous}
+
+// Valid reports whether s is a known status.
+func (s Status) Valid() bool {
+	for _, k := range Statuses {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+// FailureClass says what a failure means for the intent.
+type FailureClass string
+
+const (
+	// Definitive: the effect did not occur; the intent may be replanned.
+	Definitive FailureClass = "definitive"
+	// Abandoned: the effect did not occur and the intent must not be
+	// replanned (declined by a person, cancelled, missed, in conflict).
+	Abandoned FailureClass = "abandoned"
+)
+
+// Who made a transition.
+const (
+	ByOperator = "operator"
+	ByPerson   = "person"
+)
+
+// Intent is what an action is to do. Its Type, Actor, TargetURL and Payload
+// make the idempotency key.
+type Intent struct {
+	TaskID    string // optional
+	RunID     string // optional
+	Type      string // post, reply, thread_part, like, follow, navigate...
+	Format    string // budget format (budgets.Formats), "" when no budget counts it
+	Site      string
+	Actor     string
+	TargetURL string
+	Payload   json.RawMessage // exact intended payload: text, media hashes, alt text, expected parent
+	// Thread links a thread part to its thread; nil for other actions.
+	Thread *ThreadRef
+}
+
+// ThreadRef places an action in a thread.
+type ThreadRef struct {
+	ThreadID       string
+	Position       int
+	ExpectedParent string
+}
+
+// Action is one external mutation as recorded.
+type Action struct {
+	ID              string
+	IdempotencyKey  string
+	TaskID          string
+	RunID           string
+	Type            string
+	Format          string
+	Site            string
+	Actor           string
+	TargetURL       string
+	Payload         json.RawMessage
+	Status          Status
+	Attempt         int
+	CanonicalResult string
+	FailureReason   string
+	FailureClass    FailureClass
+	Generation      int64
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	ExecutingAt     time.Time
+	SettledAt       time.Time
+}
+
+// Event is one recorded transition of an action.
+type Event struct {
+	ID         int64
+	ActionID   string
+	From, To   Status
+	Generation int64
+	By         string
+	Reason     string
+	At         time.Time
+}
+
+func (in Intent) validate() error {
+	var problems []string
+	if in.Type == "" {
+		problems = append(problems, "type is required")
+	}
+	if in.Actor == "" {
+		problems = append(problems, "actor is required")
+	}
+	if in.Format != "" && !budgets.KnownFormat(in.Format) {
+		problems = append(problems, fmt.Sprintf("format %q is unknown", in.Format))
+	}
+	for name, s := range map[string]string{"type": in.Type, "actor": in.Actor, "target_url": in.TargetURL, "site": in.Site} {
+		if !utf8.ValidString(s) {
+			problems = append(problems, name+" is not valid UTF-8")
+		}
+	}
+	if len(in.Payload) == 0 {
+		problems = append(problems, "payload is required")
+	} else if !json.Valid(in.Payload) || !utf8.Valid(in.Payload) {
+		problems = append(problems, "payload is not valid UTF-8 JSON")
+	}
+	if in.Thread != nil && (in.Thread.ThreadID == "" || in.Thread.Position < 0) {
+		problems = append(problems, "thread needs an id and a position >= 0")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("invalid intent: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// Key returns the intent's idempotency key (see IdempotencyKey).
+func (in Intent) Key() (string, error) {
+	return IdempotencyKey(in.Type, in.Actor, in.TargetURL, in.Payload)
+}
+
+// Reserve records the intent as a planned action under its idempotency key.
+// When an action with that key exists it returns that action and
+// reserved=false, changing nothing: the caller must look at its status, not
+// force a new key. It returns ErrStaleGeneration for a stale fence.
+func (db *DB) Reserve(ctx context.Context, f Fence, in Intent) (a Action, reserved bool, err error) {
+	if err := in.validate(); err != nil {
+		return Action{}, false, fmt.Errorf("reserve action: %w", err)
+	}
+	key, err := in.Key()
+	if err != nil {
+		return Action{}, false, fmt.Errorf("reserve action: %w", err)
+	}
+	payload, err := CanonicalJSON(in.Payload)
+	if err != nil {
+		return Action{}, false, fmt.Errorf("reserve action: %w", err)
+	}
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := checkFence(ctx, tx, f); err != nil {
+			return err
+		}
+		existing, err := getActionBy(ctx, tx, "idempotency_key", key)
+		if err == nil {
+			a = existing
+			return nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		now := nanos(db.now())
+		a = Action{ID: newID("act"), IdempotencyKey: key, TaskID: in.TaskID, RunID: in.RunID,
+			Type: in.Type, Format: in.Format, Site: in.Site, Actor: in.Actor, TargetURL: in.TargetURL,
+			Payload: payload, Status: Planned, Attempt: 1, Generation: f.Generation,
+			CreatedAt: fromNanos(now), UpdatedAt: fromNanos(now)}
+		_, err = tx.ExecContext(ctx, `INSERT INTO actions (id, idempotency_key, task_id, run_id, type, format, site, actor,
+			target_url, payload_json, status, attempt, generation, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', 1, ?, ?, ?)`,
+			a.ID, key, nullString(in.TaskID), in.RunID, in.Type, in.Format, in.Site, in.Actor, in.TargetURL,
+			string(payload), f.Generation, now, now)
+		if err != nil {
+			return fmt.Errorf("insert action: %w", err)
+		}
+		if in.Thread != nil {
+			_, err = tx.ExecContext(ctx, `INSERT INTO thread_parts (thread_id, position, action_id, expected_parent_url)
+				VALUES (?, ?, ?, ?)`, in.Thread.ThreadID, in.Thread.Position, a.ID, in.Thread.ExpectedParent)
+			if isUnique(err) {
+				return fmt.Errorf("thread %q already has a part at position %d: %w", in.Thread.ThreadID, in.Thread.Position, ErrConflict)
+			}
+			if err != nil {
+				return fmt.Errorf("insert thread part: %w", err)
+			}
+		}
+		reserved = true
+		return insertEvent(ctx, tx, a.ID, "", Planned, f.Generation, ByOperator, "reserved", now)
+	})
+	if err != nil {
+		return Action{}, false, fmt.Errorf("reserve action: %w", err)
+	}
+	return a, reserved, nil
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Change is a requested transition of one action.
+type Change struct {
+	To     Status
+	Reason string // required: why, in words a person reads (no page text, no secrets)
+	// Result is the canonical result (e.g. the permalink); required for Verified.
+	Result string
+	// Class is required for Failed: Definitive or Abandoned.
+	Class FailureClass
+	// Budget is the policy in force. For planned -> executing the action must
+	// fit under it (counting verified usage and actions in flight) or the
+	// change fails with budgets.ErrExhausted; for -> verified the usage is
+	// recorded in the same transaction.
+	Budget budgets.Policy
+}
+
+// transitions is the lifecycle: from -> allowed destinations.
+var transitions = map[Status][]Status{
+	Planned:   {Executing, Failed},
+	Executing: {Verified, Failed, Ambiguous},
+	Ambiguous: {Verified, Failed},
+	Failed:    {Planned},
+	Verified:  {},
+}
+
+func allowed(from, to Status) bool {
+	for _, s := range transitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// Transition moves an action along the lifecycle under the run's fence and
+// appends an event. It returns ErrStaleGeneration for a stale fence,
+// ErrIllegalTransition for a change the lifecycle forbids (terminal states
+// never change; failed -> planned only after a definitive failure),
+// ErrNotFound, or budgets.ErrExhausted; on any error nothing changed.
+//
+// failed -> planned replans the same intent as attempt + 1.
+func (db *DB) Transition(ctx context.Context, f Fence, id string, c Change) (Action, error) {
+	var out Action
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := checkFence(ctx, tx, f); err != nil {
+			return err
+		}
+		var err error
+		out, err = db.transition(ctx, tx, id, c, f.Generation, ByOperator)
+		return err
+	})
+	if err != nil {
+		return Action{}, fmt.Errorf("transition action %s to %s: %w", id, c.To, err)
+	}
+	return out, nil
+}
+
+// Resolve settles an ambiguous action on a person's word: verified with
+// the canonical result they found, or failed (Abandoned) because they
+// found it absent. It needs no lease: a person's decision is recorded as
+// theirs. Only ambiguous actions can be resolved.
+func (db *DB) Resolve(ctx context.Context, id string, c Change) (Action, error) {
+	var out Action
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		cur, err := getActionBy(ctx, tx, "id", id)
+		if err != nil {
+			return err
+		}
+		if cur.Status != Ambiguous {
+			return fmt.Errorf("%w: only an ambiguous action is resolved by a person; this one is %s", ErrIllegalTransition, cur.Status)
+		}
+		out, err = db.transition(ctx, tx, id, c, 0, ByPerson)
+		return err
+	})
+	if err != nil {
+		return Action{}, fmt.Errorf("resolve action %s: %w", id, err)
+	}
+	return out, nil
+}
+
+func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, gen int64, by string) (Action, error) {
+	a, err := getActionBy(ctx, tx, "id", id)
+	if err != nil {
+		return Action{}, err
+	}
+	if !allowed(a.Status, c.To) {
+		return Action{}, fmt.Errorf("%w: %s -> %s", ErrIllegalTransition, a.Status, c.To)
+	}
+	if strings.TrimSpace(c.Reason) == "" {
+		return Action{}, fmt.Errorf("%w: a reason is required", ErrIllegalTransition)
+	}
+	now := db.now()
+	from := a.Status
+	a.Status, a.UpdatedAt = c.To, now
+	if gen > 0 {
+		a.Generation = gen
+	}
+	switch c.To {
+	case Executing:
+		if err := checkBudget(ctx, tx, c.Budget, a.Format, now); err != nil {
+			return Action{}, err
+		}
+		a.ExecutingAt = now
+	case Verified:
+		if strings.TrimSpace(c.Result) == "" {
+			return Action{}, fmt.Errorf("%w: verified needs its canonical result", ErrIllegalTransition)
+		}
+		a.CanonicalResult, a.SettledAt = c.Result, now
+		a.FailureReason, a.FailureClass = "", ""
+		if err := commitBudget(ctx, tx, c.Budget, a, a.Generation); err != nil {
+			return Action{}, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE thread_parts SET published_url = ?, verified = 1 WHERE action_id = ?`, c.Result, a.ID); err != nil {
+			return Action{}, fmt.Errorf("update thread part: %w", err)
+		}
+	case Failed:
+		if c.Class != Definitive && c.Class != Abandoned {
+			return Action{}, fmt.Errorf("%w: failed needs a class (definitive or abandoned)", ErrIllegalTransition)
+		}
+		a.FailureReason, a.FailureClass, a.SettledAt = c.Reason, c.Class, now
+	case Ambiguous:
+		a.FailureReason, a.FailureClass = c.Reason, ""
+	case Planned:
+		if a.FailureClass != Definitive {
+			return Action{}, fmt.Errorf("%w: only a definitive failure may be replanned; this one is %q", ErrIllegalTransition, a.FailureClass)
+		}
+		a.Attempt++
+		a.FailureReason, a.FailureClass, a.CanonicalResult = "", "", ""
+		a.ExecutingAt, a.SettledAt = time.Time{}, time.Time{}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE actions SET status = ?, attempt = ?, canonical_result = ?, failure_reason = ?,
+		failure_class = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ? WHERE id = ? AND status = ?`,
+		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.Generation, nanos(now),
+		nullTime(a.ExecutingAt), nullTime(a.SettledAt), a.ID, from)
+	if err != nil {
+		return Action{}, fmt.Errorf("update action: %w", err)
+	}
+	reason := c.Reason
+	if c.To == Verified {
+		reason = c.Reason + " (" + c.Result + ")"
+	}
+	if err := insertEvent(ctx, tx, a.ID, from, c.To, gen, by, reason, nanos(now)); err != nil {
+		return Action{}, err
+	}
+	return a, nil
+}
+
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return nanos(t)
+}
+
+func insertEvent(ctx context.Context, tx *sql.Tx, actionID string, from, to Status, gen int64, by, reason string, at int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO action_events (action_id, from_status, to_status, generation, by, reason, at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, actionID, string(from), string(to), gen, by, reason, at)
+	if err != nil {
+		return fmt.Errorf("append action event: %w", err)
+	}
+	return nil
+}
+
+const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), run_id, type, format, site, actor, target_url, payload_json,
+	status, attempt, canonical_result, failure_reason, failure_class, generation, created_at, updated_at, executing_at, settled_at`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanAction(s scanner) (Action, error) {
+	var a Action
+	var payload string
+	var created, updated int64
+	var executing, settled sql.NullInt64
+	err := s.Scan(&a.ID, &a.IdempotencyKey, &a.TaskID, &a.RunID, &a.Type, &a.Format, &a.Site, &a.Actor, &a.TargetURL,
+		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.Generation,
+		&created, &updated, &executing, &settled)
+	if err != nil {
+		return Action{}, err
+	}
+	a.Payload = json.RawMessage(payload)
+	a.CreatedAt, a.UpdatedAt = fromNanos(created), fromNanos(updated)
+	a.ExecutingAt, a.SettledAt = fromNullNanos(executing), fromNullNanos(settled)
+	return a, nil
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func getActionBy(ctx context.Context, q querier, column, value string) (Action, error) {
+	a, err := scanAction(q.QueryRowContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE `+column+` = ?`, value))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Action{}, fmt.Errorf("action %s: %w", value, ErrNotFound)
+	}
+	if err != nil {
+		return Action{}, fmt.Errorf("read action: %w", err)
+	}
+	return a, nil
+}
+
+// GetAction returns the action with id, or ErrNotFound.
+func (db *DB) GetAction(ctx context.Context, id string) (Action, error) {
+	return getActionBy(ctx, db.read, "id", id)
+}
+
+// ActionByKey returns the action reserved under an idempotency key, or
+// ErrNotFound.
+func (db *DB) ActionByKey(ctx context.Context, key string) (Action, error) {
+	return getActionBy(ctx, db.read, "idempotency_key", key)
+}
+
+// ActionFilter selects actions for ListActions. Empty fields match all.
+type ActionFilter struct {
+	Statuses []Status
+	TaskID   string
+	Limit    int // 0: no limit
+}
+
+// ListActions returns the actions that match, oldest first.
+func (db *DB) ListActions(ctx context.Context, fl ActionFilter) ([]Action, error) {
+	return listActions(ctx, db.read, fl)
+}
+
+func listActions(ctx context.Context, qr querier, fl ActionFilter) ([]Action, error) {
+	q := `SELECT ` + actionColumns + ` FROM actions`
+	var where []string
+	var args []any
+	if len(fl.Statuses) > 0 {
+		marks := make([]string, len(fl.Statuses))
+		for i, s := range fl.Statuses {
+			if !s.Valid() {
+				return nil, fmt.Errorf("list actions: unknown status %q (known: %v)", s, Statuses)
+			}
+			marks[i] = "?"
+			args = append(args, string(s))
+		}
+		where = append(where, "status IN ("+strings.Join(marks, ",")+")")
+	}
+	if fl.TaskID != "" {
+		where = append(where, "task_id = ?")
+		args = append(args, fl.TaskID)
+	}
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY created_at, id"
+	if fl.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", fl.Limit)
+	}
+	rows, err := qr.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list actions: %w", err)
+	}
+	defer rows.Close()
+	var out []Action
+	for rows.Next() {
+		a, err := scanAction(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list actions: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// Events returns an action's history, oldest first.
+func (db *DB) Events(ctx context.Context, actionID string) ([]Event, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, action_id, from_status, to_status, generation, by, reason, at
+		FROM action_events WHERE action_id = ? ORDER BY id`, actionID)
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		var at int64
+		if err := rows.Scan(&e.ID, &e.ActionID, &e.From, &e.To, &e.Generation, &e.By, &e.Reason, &at); err != nil {
+			return nil, fmt.Errorf("read events: %w", err)
+		}
+		e.At = fromNanos(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,332 @@
+package ledger_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"testing"
+
+	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/ledger"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReserve(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	l := mustLease(t, db, "op")
+
+	t.Run("OK", func(t *testing.T) {
+		a := mustReserve(t, db, l.Fence(), postIntent("hello"))
+		require.Equal(t, ledger.Planned, a.Status)
+		require.Equal(t, 1, a.Attempt)
+		key, err := postIntent("hello").Key()
+		require.NoError(t, err)
+		require.Equal(t, key, a.IdempotencyKey)
+		evs, err := db.Events(ctx, a.ID)
+		require.NoError(t, err)
+		require.Len(t, evs, 1)
+		require.Equal(t, ledger.Status(""), evs[0].From)
+		require.Equal(t, ledger.Planned, evs[0].To)
+		require.Equal(t, l.Generation, evs[0].Generation)
+	})
+	t.Run("ExistingKey", func(t *testing.T) {
+		first := mustReserve(t, db, l.Fence(), postIntent("twice"))
+		_, err := db.Transition(ctx, l.Fence(), first.ID, ledger.Change{To: ledger.Executing, Reason: "go"})
+		require.NoError(t, err)
+		// The same intent with the payload spelled differently is the same key.
+		in := postIntent("twice")
+		in.Payload = json.RawMessage(` { "text" : "twice" } `)
+		again, reserved, err := db.Reserve(ctx, l.Fence(), in)
+		require.NoError(t, err)
+		require.False(t, reserved)
+		require.Equal(t, first.ID, again.ID)
+		require.Equal(t, ledger.Executing, again.Status, "the existing action is returned as it is")
+	})
+	t.Run("Invalid", func(t *testing.T) {
+		for name, in := range map[string]ledger.Intent{
+			"no type":        {Actor: "a", Payload: json.RawMessage(`{}`)},
+			"no actor":       {Type: "post", Payload: json.RawMessage(`{}`)},
+			"bad payload":    {Type: "post", Actor: "a", Payload: json.RawMessage(`{`)},
+			"unknown format": {Type: "post", Actor: "a", Format: "posts", Payload: json.RawMessage(`{}`)},
+		} {
+			_, _, err := db.Reserve(ctx, l.Fence(), in)
+			require.ErrorContains(t, err, "invalid intent", name)
+		}
+	})
+	t.Run("ErrStaleGeneration", func(t *testing.T) {
+		l2, err := db.AcquireLease(ctx, "browser-operator", "op", 60e9)
+		require.NoError(t, err)
+		_, _, err = db.Reserve(ctx, l.Fence(), postIntent("stale"))
+		require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+		_, err = db.ActionByKey(ctx, mustKey(t, postIntent("stale")))
+		require.ErrorIs(t, err, ledger.ErrNotFound, "a stale reserve writes nothing")
+		l = l2
+	})
+}
+
+func mustKey(t *testing.T, in ledger.Intent) string {
+	t.Helper()
+	k, err := in.Key()
+	require.NoError(t, err)
+	return k
+}
+
+// walk reserves an action and moves it through the given statuses.
+func walk(t *testing.T, db *ledger.DB, f ledger.Fence, text string, path ...ledger.Status) ledger.Action {
+	t.Helper()
+	a := mustReserve(t, db, f, postIntent(text))
+	for _, s := range path {
+		var err error
+		a, err = db.Transition(context.Background(), f, a.ID, changeTo(s))
+		require.NoError(t, err, "to %s", s)
+	}
+	return a
+}
+
+func changeTo(s ledger.Status) ledger.Change {
+	c := ledger.Change{To: s, Reason: "test"}
+	switch s {
+	case ledger.Verified:
+		c.Result = "http://127.0.0.1/p/1"
+	case ledger.Failed:
+		c.Class = ledger.Definitive
+	}
+	return c
+}
+
+func TestTransitionsLegal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	l := mustLease(t, db, "op")
+	f := l.Fence()
+
+	for name, path := range map[string][]ledger.Status{
+		"verified":            {ledger.Executing, ledger.Verified},
+		"failed":              {ledger.Executing, ledger.Failed},
+		"ambiguous":           {ledger.Executing, ledger.Ambiguous},
+		"ambiguous-verified":  {ledger.Executing, ledger.Ambiguous, ledger.Verified},
+		"ambiguous-failed":    {ledger.Executing, ledger.Ambiguous, ledger.Failed},
+		"planned-failed":      {ledger.Failed},
+		"replanned":           {ledger.Executing, ledger.Failed, ledger.Planned, ledger.Executing, ledger.Verified},
+		"replanned-from-plan": {ledger.Failed, ledger.Planned},
+	} {
+		a := walk(t, db, f, name, path...)
+		require.Equal(t, path[len(path)-1], a.Status, name)
+		got, err := db.GetAction(ctx, a.ID)
+		require.NoError(t, err)
+		require.Equal(t, a.Status, got.Status, name)
+		evs, err := db.Events(ctx, a.ID)
+		require.NoError(t, err)
+		require.Len(t, evs, len(path)+1, "one event per transition: %s", name)
+		for i, s := range path {
+			require.Equal(t, s, evs[i+1].To, name)
+			require.Equal(t, f.Generation, evs[i+1].Generation, name)
+			require.Equal(t, ledger.ByOperator, evs[i+1].By, name)
+			require.NotEmpty(t, evs[i+1].Reason, name)
+		}
+	}
+	a := walk(t, db, f, "attempts", ledger.Executing, ledger.Failed, ledger.Planned)
+	require.Equal(t, 2, a.Attempt, "a replan is attempt + 1")
+	require.Empty(t, a.FailureClass)
+	v := walk(t, db, f, "result", ledger.Executing, ledger.Verified)
+	require.Equal(t, "http://127.0.0.1/p/1", v.CanonicalResult)
+	require.False(t, v.SettledAt.IsZero())
+}
+
+func TestTransitionsIllegal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	l := mustLease(t, db, "op")
+	f := l.Fence()
+	reach := map[ledger.Status][]ledger.Status{
+		ledger.Planned:   nil,
+		ledger.Executing: {ledger.Executing},
+		ledger.Verified:  {ledger.Executing, ledger.Verified},
+		ledger.Failed:    {ledger.Executing, ledger.Failed},
+		ledger.Ambiguous: {ledger.Executing, ledger.Ambiguous},
+	}
+	legal := map[[2]ledger.Status]bool{
+		{ledger.Planned, ledger.Executing}: true, {ledger.Planned, ledger.Failed}: true,
+		{ledger.Executing, ledger.Verified}: true, {ledger.Executing, ledger.Failed}: true, {ledger.Executing, ledger.Ambiguous}: true,
+		{ledger.Ambiguous, ledger.Verified}: true, {ledger.Ambiguous, ledger.Failed}: true,
+		{ledger.Failed, ledger.Planned}: true,
+	}
+	n := 0
+	for from, path := range reach {
+		for _, to := range ledger.Statuses {
+			if legal[[2]ledger.Status{from, to}] {
+				continue
+			}
+			n++
+			a := walk(t, db, f, "illegal "+string(from)+" "+string(to), path...)
+			before, err := db.Events(ctx, a.ID)
+			require.NoError(t, err)
+			_, err = db.Transition(ctx, f, a.ID, changeTo(to))
+			require.ErrorIs(t, err, ledger.ErrIllegalTransition, "%s -> %s", from, to)
+			got, err := db.GetAction(ctx, a.ID)
+			require.NoError(t, err)
+			require.Equal(t, a, got, "an illegal transition changes nothing (%s -> %s)", from, to)
+			after, err := db.Events(ctx, a.ID)
+			require.NoError(t, err)
+			require.Equal(t, before, after)
+		}
+	}
+	require.Equal(t, 25-8, n, "every illegal pair was tried")
+
+	t.Run("AbandonedIsNotReplanned", func(t *testing.T) {
+		a := walk(t, db, f, "abandoned")
+		_, err := db.Transition(ctx, f, a.ID, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "declined"})
+		require.NoError(t, err)
+		_, err = db.Transition(ctx, f, a.ID, ledger.Change{To: ledger.Planned, Reason: "again"})
+		require.ErrorIs(t, err, ledger.ErrIllegalTransition)
+	})
+	t.Run("VerifiedNeedsResult", func(t *testing.T) {
+		a := walk(t, db, f, "noresult", ledger.Executing)
+		_, err := db.Transition(ctx, f, a.ID, ledger.Change{To: ledger.Verified, Reason: "seen"})
+		require.ErrorIs(t, err, ledger.ErrIllegalTransition)
+	})
+	t.Run("FailedNeedsClass", func(t *testing.T) {
+		a := walk(t, db, f, "noclass", ledger.Executing)
+		_, err := db.Transition(ctx, f, a.ID, ledger.Change{To: ledger.Failed, Reason: "gone"})
+		require.ErrorIs(t, err, ledger.ErrIllegalTransition)
+	})
+	t.Run("ReasonRequired", func(t *testing.T) {
+		a := walk(t, db, f, "noreason")
+		_, err := db.Transition(ctx, f, a.ID, ledger.Change{To: ledger.Executing})
+		require.ErrorIs(t, err, ledger.ErrIllegalTransition)
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		_, err := db.Transition(ctx, f, "act_nope", changeTo(ledger.Executing))
+		require.ErrorIs(t, err, ledger.ErrNotFound)
+	})
+}
+
+func TestTransitionStaleGeneration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, c := MustOpen(t)
+	old := mustLease(t, db, "old")
+	a := walk(t, db, old.Fence(), "stale", ledger.Executing)
+	b := walk(t, db, old.Fence(), "stale2")
+
+	c.Advance(2 * 60e9) // the old lease expires; a new operator takes over
+	cur, err := db.AcquireLease(ctx, "browser-operator", "new", 60e9)
+	require.NoError(t, err)
+	require.Greater(t, cur.Generation, old.Generation)
+
+	for _, ch := range []ledger.Change{changeTo(ledger.Verified), changeTo(ledger.Failed), changeTo(ledger.Ambiguous)} {
+		_, err := db.Transition(ctx, old.Fence(), a.ID, ch)
+		require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+	}
+	_, err = db.Transition(ctx, old.Fence(), b.ID, changeTo(ledger.Executing))
+	require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+	got, err := db.GetAction(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, a, got, "a stale write changes nothing")
+	_, err = db.Heartbeat(ctx, old, 60e9)
+	require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+	require.ErrorIs(t, db.ReleaseLease(ctx, old), ledger.ErrStaleGeneration)
+	_, err = db.StartRun(ctx, old)
+	require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+	_, err = db.RecordTab(ctx, old.Fence(), ledger.Tab{TargetID: "T", URL: "http://x/", BindingHash: "h"})
+	require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+	_, err = db.Transition(ctx, ledger.Fence{}, a.ID, changeTo(ledger.Ambiguous))
+	require.ErrorIs(t, err, ledger.ErrStaleGeneration, "a write without a fence is refused")
+
+	// The current holder may.
+	_, err = db.Transition(ctx, cur.Fence(), a.ID, ledger.Change{To: ledger.Ambiguous, Reason: "found executing after a crash"})
+	require.NoError(t, err)
+}
+
+func TestResolveByPerson(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	l := mustLease(t, db, "op")
+	amb := walk(t, db, l.Fence(), "amb", ledger.Executing, ledger.Ambiguous)
+	got, err := db.Resolve(ctx, amb.ID, ledger.Change{To: ledger.Verified, Result: "http://127.0.0.1/p/9", Reason: "seen by the person"})
+	require.NoError(t, err)
+	require.Equal(t, ledger.Verified, got.Status)
+	evs, err := db.Events(ctx, amb.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.ByPerson, evs[len(evs)-1].By)
+
+	amb2 := walk(t, db, l.Fence(), "amb2", ledger.Executing, ledger.Ambiguous)
+	got, err = db.Resolve(ctx, amb2.ID, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "absent"})
+	require.NoError(t, err)
+	require.Equal(t, ledger.Failed, got.Status)
+
+	exec := walk(t, db, l.Fence(), "exec", ledger.Executing)
+	_, err = db.Resolve(ctx, exec.ID, ledger.Change{To: ledger.Verified, Result: "x", Reason: "r"})
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "only ambiguous actions are resolved by a person")
+}
+
+func TestRecordsAreProtectedBySchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	l := mustLease(t, db, "op")
+	v := walk(t, db, l.Fence(), "final", ledger.Executing, ledger.Verified)
+	task, _, err := db.CreateTask(ctx, "k1", taskRequest("post"))
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	raw, err := sql.Open("sqlite3", "file:"+db.Path()+"?_foreign_keys=1")
+	require.NoError(t, err)
+	defer raw.Close()
+	for _, q := range []string{
+		`UPDATE actions SET status = 'planned' WHERE id = '` + v.ID + `'`,
+		`UPDATE actions SET canonical_result = 'x' WHERE id = '` + v.ID + `'`,
+		`DELETE FROM actions`,
+		`UPDATE action_events SET reason = 'x'`,
+		`DELETE FROM action_events`,
+		`UPDATE tasks SET contract_json = '{}' WHERE id = '` + task.ID + `'`,
+		`UPDATE leases SET generation = 0`,
+	} {
+		_, err := raw.Exec(q)
+		require.Error(t, err, q)
+	}
+}
+
+func TestConcurrentReserveSameKey(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, c := MustOpen(t)
+	other := MustOpenAt(t, db.Path(), c)
+	l := mustLease(t, db, "op")
+	in := postIntent("race")
+	in.Format = budgets.PostText
+	results := make(chan bool, 16)
+	ids := make(chan string, 16)
+	for i := range 16 {
+		go func() {
+			d := db
+			if i%2 == 1 {
+				d = other
+			}
+			a, reserved, err := d.Reserve(ctx, l.Fence(), in)
+			if err != nil {
+				t.Error(err)
+			}
+			results <- reserved
+			ids <- a.ID
+		}()
+	}
+	n := 0
+	first := ""
+	for range 16 {
+		if <-results {
+			n++
+		}
+		id := <-ids
+		if first == "" {
+			first = id
+		}
+		require.Equal(t, first, id, "every caller sees the one action")
+	}
+	require.Equal(t, 1, n, "exactly one caller reserves")
+}

@@ -1,0 +1,91 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/browserop/browserop/budgets"
+)
+
+// countLimit counts a limit's usage at now: distinct verified actions of its
+// formats whose effect fell inside the window, and actions of its formats
+// now executing or ambiguous (they may have happened).
+func countLimit(ctx context.Context, q querier, l budgets.Limit, now time.Time) (used, inFlight int, err error) {
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(l.Formats)), ",")
+	args := make([]any, 0, len(l.Formats)+1)
+	for _, f := range l.Formats {
+		args = append(args, f)
+	}
+	err = q.QueryRowContext(ctx, `SELECT count(DISTINCT action_id) FROM budget_usage
+		WHERE format IN (`+marks+`) AND at > ?`, append(args, nanos(now.Add(-l.Window)))...).Scan(&used)
+	if err != nil {
+		return 0, 0, err
+	}
+	err = q.QueryRowContext(ctx, `SELECT count(*) FROM actions
+		WHERE status IN ('executing', 'ambiguous') AND format IN (`+marks+`)`, args...).Scan(&inFlight)
+	return used, inFlight, err
+}
+
+func checkBudget(ctx context.Context, tx *sql.Tx, p budgets.Policy, format string, now time.Time) error {
+	return p.Check(format, func(l budgets.Limit) (int, int, error) {
+		return countLimit(ctx, tx, l, now)
+	})
+}
+
+// commitBudget records that a verified action consumed every limit that
+// applies to its format (one row even when none does, so usage stays equal
+// to verified actions if limits are added later). The effect's time is
+// when the action went executing. Recording twice changes nothing.
+func commitBudget(ctx context.Context, tx *sql.Tx, p budgets.Policy, a Action, gen int64) error {
+	if a.Format == "" {
+		return nil
+	}
+	at := a.ExecutingAt
+	if at.IsZero() {
+		at = a.UpdatedAt
+	}
+	names := []string{""}
+	if ls := p.For(a.Format); len(ls) > 0 {
+		names = names[:0]
+		for _, l := range ls {
+			names = append(names, l.Name)
+		}
+	}
+	for _, name := range names {
+		_, err := tx.ExecContext(ctx, `INSERT INTO budget_usage (action_id, limit_name, format, generation, at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (action_id, limit_name) DO NOTHING`,
+			a.ID, name, a.Format, gen, nanos(at))
+		if err != nil {
+			return fmt.Errorf("commit budget: %w", err)
+		}
+	}
+	return nil
+}
+
+// CheckBudget reports whether one more action of format fits under the
+// policy now, counting verified usage and actions in flight. It returns an
+// error matching budgets.ErrExhausted when it does not. The authoritative
+// check is repeated inside the transition to executing.
+func (db *DB) CheckBudget(ctx context.Context, p budgets.Policy, format string) error {
+	now := db.now()
+	return p.Check(format, func(l budgets.Limit) (int, int, error) {
+		return countLimit(ctx, db.read, l, now)
+	})
+}
+
+// BudgetUsage returns the usage of every limit of the policy now.
+func (db *DB) BudgetUsage(ctx context.Context, p budgets.Policy) ([]budgets.Usage, error) {
+	now := db.now()
+	var out []budgets.Usage
+	for _, l := range p.Limits() {
+		used, inFlight, err := countLimit(ctx, db.read, l, now)
+		if err != nil {
+			return nil, fmt.Errorf("budget usage %s: %w", l.Name, err)
+		}
+		out = append(out, budgets.Usage{Limit: l, Used: used, InFlight: inFlight})
+	}
+	return out, nil
+}

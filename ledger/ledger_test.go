@@ -1,0 +1,187 @@
+package ledger_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/browserop/browserop/ledger"
+	_ "github.com/mattn/go-sqlite3"
+	"github.com/stretchr/testify/require"
+)
+
+func TestOpenPermissions(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	path := filepath.Join(dir, "ledger.db")
+	db := MustOpenAt(t, path, newClock())
+	l := mustLease(t, db, "op")
+	mustReserve(t, db, l.Fence(), postIntent("perm"))
+
+	fi, err := os.Stat(dir)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o700), fi.Mode().Perm(), "directory mode")
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		require.NoError(t, err, p)
+		require.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "mode of %s", p)
+	}
+}
+
+func TestOpenRefusesWorldReadableFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	require.NoError(t, os.WriteFile(path, nil, 0o644))
+	require.NoError(t, os.Chmod(path, 0o644))
+	_, err := ledger.Open(context.Background(), path, ledger.Options{})
+	require.ErrorContains(t, err, "chmod 600")
+}
+
+func TestMigrations(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	db := MustOpenAt(t, path, newClock())
+	v, err := db.SchemaVersion(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, v)
+	applied, err := db.Migrate(context.Background())
+	require.NoError(t, err)
+	require.Empty(t, applied, "a second migrate applies nothing")
+	require.NoError(t, db.Close())
+	require.NoError(t, db.Close(), "Close twice is safe")
+
+	raw, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	require.NoError(t, err)
+	defer raw.Close()
+	var n int
+	require.NoError(t, raw.QueryRow(`SELECT count(*) FROM schema_migrations WHERE version = 1`).Scan(&n))
+	require.Equal(t, 1, n, "migration 1 recorded")
+	var mode string
+	require.NoError(t, raw.QueryRow(`PRAGMA journal_mode`).Scan(&mode))
+	require.Equal(t, "wal", mode)
+
+	// Reopening keeps the data and applies nothing.
+	db2 := MustOpenAt(t, path, newClock())
+	v, err = db2.SchemaVersion(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, v)
+}
+
+func fileSum(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return sha256.Sum256(b)
+}
+
+func TestOpenBadFiles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+
+	// A real ledger, to truncate and to bump.
+	good := filepath.Join(dir, "good.db")
+	db := MustOpenAt(t, good, newClock())
+	l := mustLease(t, db, "op")
+	for i := range 300 {
+		mustReserve(t, db, l.Fence(), postIntent("filler "+string(rune('a'+i%26))+string(rune('a'+i/26))))
+	}
+	require.NoError(t, db.Close())
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	require.Greater(t, len(data), 8192, "the test ledger must span several pages")
+
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b, 0o600))
+		return p
+	}
+	text := write("text.db", []byte("these are my notes, not a database\n"))
+	truncated := write("truncated.db", data[:len(data)/2])
+
+	newer := filepath.Join(dir, "newer.db")
+	require.NoError(t, os.WriteFile(newer, data, 0o600))
+	raw, err := sql.Open("sqlite3", "file:"+newer)
+	require.NoError(t, err)
+	_, err = raw.Exec(`PRAGMA user_version = 99`)
+	require.NoError(t, err)
+	require.NoError(t, raw.Close())
+
+	foreign := filepath.Join(dir, "foreign.db")
+	raw, err = sql.Open("sqlite3", "file:"+foreign)
+	require.NoError(t, err)
+	_, err = raw.Exec(`CREATE TABLE recipes (name TEXT)`)
+	require.NoError(t, err)
+	require.NoError(t, raw.Close())
+	require.NoError(t, os.Chmod(foreign, 0o600))
+
+	for _, tc := range []struct {
+		name, path, want string
+	}{
+		{"TextFile", text, "not an SQLite database"},
+		{"Truncated", truncated, "truncated"},
+		{"NewerSchema", newer, "newer than this browserop knows"},
+		{"ForeignDatabase", foreign, "another program's"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := fileSum(t, tc.path)
+			_, err := ledger.Open(ctx, tc.path, ledger.Options{})
+			require.ErrorIs(t, err, ledger.ErrNotLedger)
+			require.ErrorContains(t, err, tc.want)
+			require.Equal(t, before, fileSum(t, tc.path), "the file must be untouched")
+			_, statErr := os.Stat(tc.path + "-wal")
+			require.True(t, errors.Is(statErr, os.ErrNotExist), "no -wal file may be created")
+		})
+	}
+}
+
+type keyVector struct {
+	Name       string          `json:"name"`
+	ActionType string          `json:"action_type"`
+	Actor      string          `json:"actor"`
+	TargetURL  string          `json:"target_url"`
+	Payload    json.RawMessage `json:"payload"`
+	Canonical  string          `json:"canonical"`
+	Key        string          `json:"key"`
+}
+
+func TestIdempotencyKeyGolden(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/idempotency_keys.json")
+	require.NoError(t, err)
+	var vectors []keyVector
+	require.NoError(t, json.Unmarshal(b, &vectors))
+	require.NotEmpty(t, vectors)
+	for _, v := range vectors {
+		t.Run(v.Name, func(t *testing.T) {
+			doc, err := json.Marshal(map[string]any{"action_type": v.ActionType, "actor": v.Actor,
+				"target_url": v.TargetURL, "payload": v.Payload})
+			require.NoError(t, err)
+			canon, err := ledger.CanonicalJSON(doc)
+			require.NoError(t, err)
+			require.Equal(t, v.Canonical, string(canon))
+			key, err := ledger.IdempotencyKey(v.ActionType, v.Actor, v.TargetURL, v.Payload)
+			require.NoError(t, err)
+			require.Equal(t, v.Key, key)
+		})
+	}
+}
+
+func TestIdempotencyKeyIgnoresSpacingAndOrder(t *testing.T) {
+	t.Parallel()
+	a, err := ledger.IdempotencyKey("post", "alice", "", json.RawMessage(`{"text":"hi","media":[1,2]}`))
+	require.NoError(t, err)
+	b, err := ledger.IdempotencyKey("post", "alice", "", json.RawMessage("{ \"media\" : [1, 2],\n \"text\": \"hi\" }"))
+	require.NoError(t, err)
+	require.Equal(t, a, b)
+	c, err := ledger.IdempotencyKey("post", "alice", "", json.RawMessage(`{"text":"hi ","media":[1,2]}`))
+	require.NoError(t, err)
+	require.NotEqual(t, a, c, "a different text is a different intent")
+	_, err = ledger.IdempotencyKey("post", "alice", "", json.RawMessage(`{"text":`))
+	require.Error(t, err)
+}

@@ -1,0 +1,121 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations in order. Their file names are
+// NNNN_name.sql, numbered from 1 without gaps.
+func migrations() []migration {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		panic(fmt.Sprintf("ledger: read embedded migrations: %v", err))
+	}
+	var ms []migration
+	for _, e := range entries {
+		num, name, ok := strings.Cut(strings.TrimSuffix(e.Name(), ".sql"), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			panic(fmt.Sprintf("ledger: migration %s is not named NNNN_name.sql", e.Name()))
+		}
+		body, err := migrationFS.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			panic(fmt.Sprintf("ledger: read migration %s: %v", e.Name(), err))
+		}
+		ms = append(ms, migration{version: v, name: name, sql: string(body)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			panic(fmt.Sprintf("ledger: migration %d is missing", i+1))
+		}
+	}
+	return ms
+}
+
+func latestVersion() int { return len(migrations()) }
+
+// Migration is one applied schema migration.
+type Migration struct {
+	Version int
+	Name    string
+}
+
+// Migrate applies pending migrations and returns those it applied. Open
+// already calls it; `browserop migrate` calls it to report.
+func (db *DB) Migrate(ctx context.Context) ([]Migration, error) {
+	return db.applyMigrations(ctx)
+}
+
+func (db *DB) migrate(ctx context.Context) error {
+	_, err := db.applyMigrations(ctx)
+	return err
+}
+
+func (db *DB) applyMigrations(ctx context.Context) ([]Migration, error) {
+	var applied []Migration
+	for _, m := range migrations() {
+		done := false
+		err := db.inTx(ctx, func(tx *sql.Tx) error {
+			var version int
+			if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+				return err
+			}
+			if version >= m.version {
+				done = true
+				return nil
+			}
+			if version != m.version-1 {
+				return fmt.Errorf("schema version %d cannot take migration %d", version, m.version)
+			}
+			if m.version == 1 {
+				if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx, `CREATE TABLE schema_migrations (
+					version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+				m.version, m.name, nanos(db.now())); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, m.version))
+			return err
+		})
+		if err != nil {
+			return applied, fmt.Errorf("ledger %s: apply migration %d (%s): %w", db.path, m.version, m.name, err)
+		}
+		if !done {
+			applied = append(applied, Migration{Version: m.version, Name: m.name})
+		}
+	}
+	return applied, nil
+}
+
+// SchemaVersion returns the schema version of the open ledger.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := db.read.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
+	return v, err
+}

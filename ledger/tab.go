@@ -1,0 +1,206 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// TabSurface says whose surface a tab is on.
+type TabSurface string
+
+// Tab surfaces.
+const (
+	SurfaceOwned TabSurface = "owned" // created by browserop
+	SurfaceUser  TabSurface = "user"  // the person's own tab
+)
+
+// TabOwnership is how sure browserop is that a tab is its own.
+type TabOwnership string
+
+// Ownership states. Only Owned tabs may be used automatically.
+const (
+	Owned     TabOwnership = "owned"
+	Probable  TabOwnership = "probable"
+	Unrelated TabOwnership = "unrelated"
+)
+
+// TabState is a tab record's state.
+type TabState string
+
+// Tab states.
+const (
+	TabLive              TabState = "live"
+	TabHandoff           TabState = "handoff"
+	TabMissing           TabState = "missing"
+	TabClosedVerified    TabState = "closed_verified"
+	TabClosureUnverified TabState = "closure_unverified"
+)
+
+// Tab is a tab record. TargetID is the raw browser target id: it stays in
+// this table and never goes into logs, events or API output.
+type Tab struct {
+	ID          int64
+	TaskID      string
+	RunID       string
+	TargetID    string
+	Surface     TabSurface
+	URL         string
+	BindingHash string
+	Ownership   TabOwnership
+	Epoch       int
+	State       TabState
+	Generation  int64
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// RecordTab stores a new tab record (state live, epoch 1 unless given)
+// under the run's fence.
+func (db *DB) RecordTab(ctx context.Context, f Fence, t Tab) (Tab, error) {
+	if t.TargetID == "" || t.URL == "" || t.BindingHash == "" {
+		return Tab{}, errors.New("record tab: target, url and binding hash are required")
+	}
+	if t.Surface == "" {
+		t.Surface = SurfaceOwned
+	}
+	if t.Ownership == "" {
+		t.Ownership = Owned
+	}
+	if t.State == "" {
+		t.State = TabLive
+	}
+	if t.Epoch == 0 {
+		t.Epoch = 1
+	}
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := checkFence(ctx, tx, f); err != nil {
+			return err
+		}
+		now := db.now()
+		t.CreatedAt, t.UpdatedAt, t.Generation = now, now, f.Generation
+		res, err := tx.ExecContext(ctx, `INSERT INTO tabs (task_id, run_id, target_id, surface, url, binding_hash, ownership,
+			epoch, state, generation, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			t.TaskID, t.RunID, t.TargetID, t.Surface, t.URL, t.BindingHash, t.Ownership, t.Epoch, t.State,
+			t.Generation, nanos(now), nanos(now))
+		if err != nil {
+			return err
+		}
+		t.ID, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return Tab{}, fmt.Errorf("record tab: %w", err)
+	}
+	return t, nil
+}
+
+// TabChange is an update of a tab record. Empty fields keep their value.
+type TabChange struct {
+	State    TabState
+	TargetID string // a recovered tab's new target
+	URL      string
+	// NewEpoch starts a new inspection epoch: evidence from the earlier one
+	// is void.
+	NewEpoch bool
+}
+
+// UpdateTab changes a tab record under the run's fence. A closed_verified
+// record is final (ErrIllegalTransition).
+func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Tab, error) {
+	var out Tab
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := checkFence(ctx, tx, f); err != nil {
+			return err
+		}
+		t, err := getTab(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if t.State == TabClosedVerified {
+			return fmt.Errorf("%w: tab record %d is closed_verified", ErrIllegalTransition, id)
+		}
+		if c.State != "" {
+			t.State = c.State
+		}
+		if c.TargetID != "" {
+			t.TargetID = c.TargetID
+		}
+		if c.URL != "" {
+			t.URL = c.URL
+		}
+		if c.NewEpoch {
+			t.Epoch++
+		}
+		t.UpdatedAt, t.Generation = db.now(), f.Generation
+		_, err = tx.ExecContext(ctx, `UPDATE tabs SET state = ?, target_id = ?, url = ?, epoch = ?, generation = ?, updated_at = ?
+			WHERE id = ?`, t.State, t.TargetID, t.URL, t.Epoch, t.Generation, nanos(t.UpdatedAt), id)
+		out = t
+		return err
+	})
+	if err != nil {
+		return Tab{}, fmt.Errorf("update tab %d: %w", id, err)
+	}
+	return out, nil
+}
+
+const tabColumns = `id, COALESCE(task_id, ''), COALESCE(run_id, ''), target_id, surface, url, binding_hash, ownership, epoch, state,
+	generation, created_at, updated_at`
+
+func scanTab(s scanner) (Tab, error) {
+	var t Tab
+	var created, updated int64
+	err := s.Scan(&t.ID, &t.TaskID, &t.RunID, &t.TargetID, &t.Surface, &t.URL, &t.BindingHash, &t.Ownership, &t.Epoch,
+		&t.State, &t.Generation, &created, &updated)
+	t.CreatedAt, t.UpdatedAt = fromNanos(created), fromNanos(updated)
+	return t, err
+}
+
+func getTab(ctx context.Context, q querier, id int64) (Tab, error) {
+	t, err := scanTab(q.QueryRowContext(ctx, `SELECT `+tabColumns+` FROM tabs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Tab{}, fmt.Errorf("tab record %d: %w", id, ErrNotFound)
+	}
+	return t, err
+}
+
+// GetTab returns a tab record, or ErrNotFound.
+func (db *DB) GetTab(ctx context.Context, id int64) (Tab, error) { return getTab(ctx, db.read, id) }
+
+// ListTabs returns tab records in the given states (all when none), for
+// one task when taskID is set, oldest first.
+func (db *DB) ListTabs(ctx context.Context, taskID string, states ...TabState) ([]Tab, error) {
+	q := `SELECT ` + tabColumns + ` FROM tabs`
+	var where []string
+	var args []any
+	if len(states) > 0 {
+		where = append(where, "state IN ("+strings.TrimSuffix(strings.Repeat("?,", len(states)), ",")+")")
+		for _, s := range states {
+			args = append(args, string(s))
+		}
+	}
+	if taskID != "" {
+		where = append(where, "task_id = ?")
+		args = append(args, taskID)
+	}
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := db.read.QueryContext(ctx, q+" ORDER BY id", args...)
+	if err != nil {
+		return nil, fmt.Errorf("list tabs: %w", err)
+	}
+	defer rows.Close()
+	var out []Tab
+	for rows.Next() {
+		t, err := scanTab(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list tabs: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,320 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Capabilities a contract can allow.
+var Capabilities = []string{"post", "reply", "thread", "like", "follow", "navigate"}
+
+// Contract is a task's immutable authority: what it may do and where.
+type Contract struct {
+	Domains      []string `json:"domains"`
+	Capabilities []string `json:"capabilities"`
+	// Confirm lists capabilities that need a person's explicit confirmation.
+	Confirm []string `json:"confirm,omitempty"`
+	// MaxSideEffects bounds the task's external effects; 0 means no bound.
+	MaxSideEffects int `json:"max_side_effects,omitempty"`
+}
+
+// Validate returns an error naming the field when the contract is unusable.
+func (c Contract) Validate() error {
+	var problems []string
+	if len(c.Domains) == 0 {
+		problems = append(problems, "contract.domains: at least one domain is required")
+	}
+	for _, d := range c.Domains {
+		if d == "" || d != strings.ToLower(d) || strings.ContainsAny(d, "/:@ ") {
+			problems = append(problems, fmt.Sprintf("contract.domains: %q is not a lowercase host name", d))
+		}
+	}
+	if len(c.Capabilities) == 0 {
+		problems = append(problems, "contract.capabilities: at least one capability is required")
+	}
+	for _, k := range c.Capabilities {
+		if !slices.Contains(Capabilities, k) {
+			problems = append(problems, fmt.Sprintf("contract.capabilities: %q is unknown (known: %v)", k, Capabilities))
+		}
+	}
+	for _, k := range c.Confirm {
+		if !slices.Contains(c.Capabilities, k) {
+			problems = append(problems, fmt.Sprintf("contract.confirm: %q is not one of the contract's capabilities", k))
+		}
+	}
+	if c.MaxSideEffects < 0 {
+		problems = append(problems, "contract.max_side_effects: must be >= 0")
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// TaskRequest is what a task is created from. The same idempotency key with
+// an identical request (by canonical JSON) returns the original task.
+type TaskRequest struct {
+	Title    string          `json:"title,omitempty"`
+	Source   string          `json:"source,omitempty"` // calendar, api, mcp, cli
+	Contract Contract        `json:"contract"`
+	Input    json.RawMessage `json:"input,omitempty"`
+}
+
+// Task status values.
+const (
+	TaskOpen      = "open"
+	TaskCancelled = "cancelled"
+	TaskDone      = "done"
+)
+
+// Task is a durable coordination object.
+type Task struct {
+	ID              string
+	IdempotencyKey  string
+	Request         TaskRequest
+	Contract        Contract
+	Status          string
+	OwnerGeneration int64
+	Result          json.RawMessage
+	Grants          []Grant
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// Grant is one extra domain a person approved for one task.
+type Grant struct {
+	Domain    string
+	GrantedBy string
+	CreatedAt time.Time
+}
+
+// TaskEvent is one entry of a task's append-only history.
+type TaskEvent struct {
+	Generation int64
+	Kind       string
+	Detail     string
+	At         time.Time
+}
+
+// CreateTask creates a task under an idempotency key. The same key with an
+// identical request returns the original task and created=false; the same
+// key with a different request returns ErrConflict and changes nothing.
+// There is no way to change a contract afterwards.
+func (db *DB) CreateTask(ctx context.Context, key string, req TaskRequest) (t Task, created bool, err error) {
+	if strings.TrimSpace(key) == "" {
+		return Task{}, false, errors.New("create task: an idempotency key is required")
+	}
+	if err := req.Contract.Validate(); err != nil {
+		return Task{}, false, fmt.Errorf("create task: %w", err)
+	}
+	reqJSON, err := Canonicalize(req)
+	if err != nil {
+		return Task{}, false, fmt.Errorf("create task: %w", err)
+	}
+	contractJSON, err := Canonicalize(req.Contract)
+	if err != nil {
+		return Task{}, false, fmt.Errorf("create task: %w", err)
+	}
+	var id string
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		var existingID, existingReq string
+		err := tx.QueryRowContext(ctx, `SELECT id, request_json FROM tasks WHERE idempotency_key = ?`, key).Scan(&existingID, &existingReq)
+		if err == nil {
+			if existingReq != string(reqJSON) {
+				return fmt.Errorf("%w: task key %q was used for another request", ErrConflict, key)
+			}
+			id = existingID
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		id = newID("task")
+		now := nanos(db.now())
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (id, idempotency_key, request_json, contract_json, status, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 'open', ?, ?)`, id, key, string(reqJSON), string(contractJSON), now, now); err != nil {
+			return err
+		}
+		created = true
+		return insertTaskEvent(ctx, tx, id, 0, "created", "task created", now)
+	})
+	if err != nil {
+		return Task{}, false, fmt.Errorf("create task: %w", err)
+	}
+	t, err = db.GetTask(ctx, id)
+	return t, created, err
+}
+
+func insertTaskEvent(ctx context.Context, tx *sql.Tx, taskID string, gen int64, kind, detail string, at int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO task_events (task_id, generation, kind, detail, at) VALUES (?, ?, ?, ?, ?)`,
+		taskID, gen, kind, detail, at)
+	if err != nil {
+		return fmt.Errorf("append task event: %w", err)
+	}
+	return nil
+}
+
+// GetTask returns a task with its grants, or ErrNotFound.
+func (db *DB) GetTask(ctx context.Context, id string) (Task, error) {
+	var t Task
+	var reqJSON, contractJSON string
+	var result sql.NullString
+	var created, updated int64
+	err := db.read.QueryRowContext(ctx, `SELECT id, idempotency_key, request_json, contract_json, status, owner_generation,
+		result_json, created_at, updated_at FROM tasks WHERE id = ?`, id).Scan(&t.ID, &t.IdempotencyKey, &reqJSON,
+		&contractJSON, &t.Status, &t.OwnerGeneration, &result, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Task{}, fmt.Errorf("read task %s: %w", id, err)
+	}
+	if err := json.Unmarshal([]byte(reqJSON), &t.Request); err != nil {
+		return Task{}, fmt.Errorf("read task %s: request: %w", id, err)
+	}
+	if err := json.Unmarshal([]byte(contractJSON), &t.Contract); err != nil {
+		return Task{}, fmt.Errorf("read task %s: contract: %w", id, err)
+	}
+	if result.Valid {
+		t.Result = json.RawMessage(result.String)
+	}
+	t.CreatedAt, t.UpdatedAt = fromNanos(created), fromNanos(updated)
+	rows, err := db.read.QueryContext(ctx, `SELECT domain, granted_by, created_at FROM task_grants WHERE task_id = ? ORDER BY id`, id)
+	if err != nil {
+		return Task{}, fmt.Errorf("read grants of %s: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g Grant
+		var at int64
+		if err := rows.Scan(&g.Domain, &g.GrantedBy, &at); err != nil {
+			return Task{}, fmt.Errorf("read grants of %s: %w", id, err)
+		}
+		g.CreatedAt = fromNanos(at)
+		t.Grants = append(t.Grants, g)
+	}
+	return t, rows.Err()
+}
+
+// AddGrant records a domain a person approved for one task. The caller
+// checks it against the configured ceiling; the ledger keeps it apart from
+// the contract. Granting the same domain twice changes nothing.
+func (db *DB) AddGrant(ctx context.Context, taskID, domain, by string) error {
+	if domain == "" || by == "" {
+		return errors.New("add grant: domain and grantor are required")
+	}
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var status string
+		if err := tx.QueryRowContext(ctx, `SELECT status FROM tasks WHERE id = ?`, taskID).Scan(&status); errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("task %s: %w", taskID, ErrNotFound)
+		} else if err != nil {
+			return err
+		}
+		now := nanos(db.now())
+		res, err := tx.ExecContext(ctx, `INSERT INTO task_grants (task_id, domain, granted_by, created_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (task_id, domain) DO NOTHING`, taskID, domain, by, now)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		return insertTaskEvent(ctx, tx, taskID, 0, "grant", "domain "+domain+" granted by "+by, now)
+	})
+	if err != nil {
+		return fmt.Errorf("add grant: %w", err)
+	}
+	return nil
+}
+
+// SetTaskStatus moves an open task to cancelled or done, with a result. A
+// task that is no longer open does not change (ErrIllegalTransition).
+func (db *DB) SetTaskStatus(ctx context.Context, id, status string, result json.RawMessage, reason string) error {
+	if status != TaskCancelled && status != TaskDone {
+		return fmt.Errorf("set task status: %q is not cancelled or done", status)
+	}
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var cur string
+		if err := tx.QueryRowContext(ctx, `SELECT status FROM tasks WHERE id = ?`, id).Scan(&cur); errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("task %s: %w", id, ErrNotFound)
+		} else if err != nil {
+			return err
+		}
+		if cur != TaskOpen {
+			return fmt.Errorf("%w: task is %s", ErrIllegalTransition, cur)
+		}
+		now := nanos(db.now())
+		var res any
+		if len(result) > 0 {
+			res = string(result)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, result_json = ?, updated_at = ? WHERE id = ?`, status, res, now, id); err != nil {
+			return err
+		}
+		return insertTaskEvent(ctx, tx, id, 0, status, reason, now)
+	})
+	if err != nil {
+		return fmt.Errorf("set task %s %s: %w", id, status, err)
+	}
+	return nil
+}
+
+// TaskEvents returns a task's history, oldest first.
+func (db *DB) TaskEvents(ctx context.Context, id string) ([]TaskEvent, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT generation, kind, detail, at FROM task_events WHERE task_id = ? ORDER BY id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read task events: %w", err)
+	}
+	defer rows.Close()
+	var out []TaskEvent
+	for rows.Next() {
+		var e TaskEvent
+		var at int64
+		if err := rows.Scan(&e.Generation, &e.Kind, &e.Detail, &at); err != nil {
+			return nil, fmt.Errorf("read task events: %w", err)
+		}
+		e.At = fromNanos(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// ListTasks returns tasks, newest first, at most limit (0: all).
+func (db *DB) ListTasks(ctx context.Context, limit int) ([]Task, error) {
+	q := `SELECT id FROM tasks ORDER BY created_at DESC, id`
+	if limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	rows, err := db.read.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list tasks: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	out := make([]Task, 0, len(ids))
+	for _, id := range ids {
+		t, err := db.GetTask(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
