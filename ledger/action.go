@@ -376,7 +376,7 @@ func insertEvent(ctx context.Context, tx *sql.Tx, actionID string, from, to Stat
 	return nil
 }
 
-const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), run_id, type, format, site, actor, target_url, payload_json,
+const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), COALESCE(run_id, ''), type, format, site, actor, target_url, payload_json,
 	status, attempt, canonical_result, failure_reason, failure_class, generation, created_at, updated_at, executing_at, settled_at`
 
 type scanner interface{ Scan(dest ...any) error }

@@ -19,7 +19,7 @@ func countLimit(ctx context.Context, q querier, l budgets.Limit, now time.Time) 
 	for _, f := range l.Formats {
 		args = append(args, f)
 	}
-	err = q.QueryRowContext(ctx, `SELECT count(DISTINCT action_id) FROM budget_usage
+	err = q.QueryRowContext(ctx, `SELECT count(*) FROM budget_usage
 		WHERE format IN (`+marks+`) AND at > ?`, append(args, nanos(now.Add(-l.Window)))...).Scan(&used)
 	if err != nil {
 		return 0, 0, err
@@ -35,10 +35,11 @@ func checkBudget(ctx context.Context, tx *sql.Tx, p budgets.Policy, format strin
 	})
 }
 
-// commitBudget records that a verified action consumed every limit that
-// applies to its format (one row even when none does, so usage stays equal
-// to verified actions if limits are added later). The effect's time is
-// when the action went executing. Recording twice changes nothing.
+// commitBudget records that a verified action consumed the limits that
+// apply to its format, with the time its effect happened (when it went
+// executing). Every verified action with a format gets its row, even when
+// no limit applies now, so usage stays equal to verified actions if limits
+// are added later. Recording twice changes nothing.
 func commitBudget(ctx context.Context, tx *sql.Tx, p budgets.Policy, a Action, gen int64) error {
 	if a.Format == "" {
 		return nil
@@ -47,20 +48,15 @@ func commitBudget(ctx context.Context, tx *sql.Tx, p budgets.Policy, a Action, g
 	if at.IsZero() {
 		at = a.UpdatedAt
 	}
-	names := []string{""}
-	if ls := p.For(a.Format); len(ls) > 0 {
-		names = names[:0]
-		for _, l := range ls {
-			names = append(names, l.Name)
-		}
+	var names []string
+	for _, l := range p.For(a.Format) {
+		names = append(names, l.Name)
 	}
-	for _, name := range names {
-		_, err := tx.ExecContext(ctx, `INSERT INTO budget_usage (action_id, limit_name, format, generation, at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT (action_id, limit_name) DO NOTHING`,
-			a.ID, name, a.Format, gen, nanos(at))
-		if err != nil {
-			return fmt.Errorf("commit budget: %w", err)
-		}
+	_, err := tx.ExecContext(ctx, `INSERT INTO budget_usage (action_id, format, limits, generation, at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (action_id) DO NOTHING`,
+		a.ID, a.Format, strings.Join(names, ","), gen, nanos(at))
+	if err != nil {
+		return fmt.Errorf("commit budget: %w", err)
 	}
 	return nil
 }

@@ -153,14 +153,15 @@ BEGIN
     SELECT RAISE(ABORT, 'browserop: a lease generation never decreases');
 END;
 
+-- One row per verified action that a budget counts: which limits it consumed,
+-- and when its effect happened.
 CREATE TABLE budget_usage (
     id         INTEGER PRIMARY KEY,
-    action_id  TEXT NOT NULL REFERENCES actions(id),
-    limit_name TEXT NOT NULL,
+    action_id  TEXT NOT NULL UNIQUE REFERENCES actions(id),
     format     TEXT NOT NULL,
+    limits     TEXT NOT NULL,   -- names of the limits it consumed, comma-separated
     generation INTEGER NOT NULL,
-    at         INTEGER NOT NULL,
-    UNIQUE (action_id, limit_name)
+    at         INTEGER NOT NULL
 );
 CREATE INDEX budget_usage_window ON budget_usage (format, at);
 

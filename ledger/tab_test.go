@@ -1,0 +1,114 @@
+package ledger_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/browserop/browserop/ledger"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTabs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	l := mustLease(t, db, "op")
+	f := l.Fence()
+
+	tab, err := db.RecordTab(ctx, f, ledger.Tab{TaskID: "task_1", RunID: "run_1", TargetID: "RAW-TARGET", URL: "http://127.0.0.1/compose", BindingHash: "bh"})
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabLive, tab.State)
+	require.Equal(t, 1, tab.Epoch)
+	require.Equal(t, ledger.Owned, tab.Ownership)
+
+	missing, err := db.UpdateTab(ctx, f, tab.ID, ledger.TabChange{State: ledger.TabMissing})
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabMissing, missing.State)
+	recovered, err := db.UpdateTab(ctx, f, tab.ID, ledger.TabChange{State: ledger.TabLive, TargetID: "RAW-2", NewEpoch: true})
+	require.NoError(t, err)
+	require.Equal(t, 2, recovered.Epoch, "recovery starts a new inspection epoch")
+	require.Equal(t, "RAW-2", recovered.TargetID)
+
+	closed, err := db.UpdateTab(ctx, f, tab.ID, ledger.TabChange{State: ledger.TabClosedVerified})
+	require.NoError(t, err)
+	_, err = db.UpdateTab(ctx, f, tab.ID, ledger.TabChange{State: ledger.TabLive})
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "closed_verified is final")
+	got, err := db.GetTab(ctx, tab.ID)
+	require.NoError(t, err)
+	require.Equal(t, closed.State, got.State)
+
+	other, err := db.RecordTab(ctx, f, ledger.Tab{TaskID: "task_2", TargetID: "RAW-3", URL: "http://127.0.0.1/", BindingHash: "b2"})
+	require.NoError(t, err)
+	live, err := db.ListTabs(ctx, "", ledger.TabLive)
+	require.NoError(t, err)
+	require.Len(t, live, 1)
+	require.Equal(t, other.ID, live[0].ID)
+	mine, err := db.ListTabs(ctx, "task_1")
+	require.NoError(t, err)
+	require.Len(t, mine, 1)
+	_, err = db.GetTab(ctx, 999)
+	require.ErrorIs(t, err, ledger.ErrNotFound)
+	_, err = db.RecordTab(ctx, f, ledger.Tab{URL: "http://x/"})
+	require.Error(t, err, "a tab record needs its target, url and binding")
+}
+
+func TestRunsAndThreads(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	l := mustLease(t, db, "op")
+	r, err := db.StartRun(ctx, l)
+	require.NoError(t, err)
+	require.NoError(t, db.FinishRun(ctx, l.Fence(), r.ID, "ok", map[string]int{"verified": 2}))
+	require.ErrorIs(t, db.FinishRun(ctx, l.Fence(), r.ID, "ok", nil), ledger.ErrNotFound, "a run finishes once")
+	got, err := db.GetRun(ctx, r.ID)
+	require.NoError(t, err)
+	require.Equal(t, "ok", got.Outcome)
+	require.JSONEq(t, `{"verified":2}`, string(got.Summary))
+
+	part0 := postIntent("thread part 0")
+	part0.Type = "thread_part"
+	part0.Thread = &ledger.ThreadRef{ThreadID: "th1", Position: 0}
+	a0 := mustReserve(t, db, l.Fence(), part0)
+	for _, s := range []ledger.Status{ledger.Executing, ledger.Verified} {
+		_, err := db.Transition(ctx, l.Fence(), a0.ID, changeTo(s))
+		require.NoError(t, err)
+	}
+	part1 := postIntent("thread part 1")
+	part1.Type = "thread_part"
+	part1.Thread = &ledger.ThreadRef{ThreadID: "th1", Position: 1, ExpectedParent: "http://127.0.0.1/p/1"}
+	mustReserve(t, db, l.Fence(), part1)
+	parts, err := db.ThreadParts(ctx, "th1")
+	require.NoError(t, err)
+	require.Len(t, parts, 2)
+	require.True(t, parts[0].Verified)
+	require.Equal(t, "http://127.0.0.1/p/1", parts[0].PublishedURL, "verifying a part records its URL")
+	require.False(t, parts[1].Verified)
+	require.Equal(t, "http://127.0.0.1/p/1", parts[1].ExpectedParent)
+
+	dup := postIntent("another part 1")
+	dup.Type = "thread_part"
+	dup.Thread = &ledger.ThreadRef{ThreadID: "th1", Position: 1}
+	_, _, err = db.Reserve(ctx, l.Fence(), dup)
+	require.ErrorIs(t, err, ledger.ErrConflict, "one action per thread position")
+}
+
+func TestStatusReport(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	p := mustPolicy(t, nil, nil)
+	r, err := db.Status(ctx, "browser-operator", p)
+	require.NoError(t, err)
+	require.Nil(t, r.Lease, "no lease yet")
+	l := mustLease(t, db, "op")
+	walk(t, db, l.Fence(), "s1", ledger.Executing, ledger.Ambiguous)
+	walk(t, db, l.Fence(), "s2", ledger.Executing, ledger.Verified)
+	walk(t, db, l.Fence(), "s3")
+	r, err = db.Status(ctx, "browser-operator", p)
+	require.NoError(t, err)
+	require.True(t, r.LeaseHeld)
+	require.Equal(t, "op", r.Lease.Holder)
+	require.Equal(t, map[ledger.Status]int{ledger.Planned: 1, ledger.Executing: 0, ledger.Verified: 1, ledger.Failed: 0, ledger.Ambiguous: 1}, r.Counts)
+	require.Len(t, r.Ambiguous, 1)
+}
