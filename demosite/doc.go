@@ -1,0 +1,17 @@
+// Package demosite is a small microblog with fault switches: the target that
+// browserop is demonstrated against and the oracle its tests count effects
+// with.
+//
+// Its markup is a contract, written down in docs/demosite.md: the bundled site
+// adapter and the browser tests rely on the ids, classes and data attributes
+// it renders. The store is in memory and guarded by a mutex; nothing survives
+// the process. demosite imports no other package of browserop.
+//
+// Every committed side effect (post, reply, like, unlike, follow, unfollow) is
+// recorded as an [Effect]. Tests read them through [Server.Effects] or, when
+// the server was built with [Options.Oracle], through GET /_oracle/effects.
+// [Faults] switch on misbehaviour that browserop must survive without ever
+// doing anything twice: lost responses, hung requests, delayed visibility,
+// blocker screens, a different signed-in account, prompt injection, and an
+// editor that keeps a saved draft in front of whatever is typed.
+package demosite

@@ -1,0 +1,382 @@
+package demosite
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	// perPage is the number of items on one timeline page.
+	perPage = 20
+	// maxForm bounds a form body; a full text of 4-byte runes fits easily.
+	maxForm = 64 << 10
+)
+
+const (
+	// MaxTextRunes is the longest post or reply text, in runes, after
+	// "\r\n" became "\n".
+	MaxTextRunes = 1000
+	// Draft is the saved draft the editor_append fault keeps in front of
+	// every compose and reply text.
+	Draft = "(draft) "
+)
+
+func (s *Server) routes() *http.ServeMux {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /{$}", s.handleRoot)
+	m.HandleFunc("GET /login", s.handleLoginPage)
+	m.HandleFunc("POST /login", s.handleLogin)
+	m.HandleFunc("POST /logout", s.handleLogout)
+	m.HandleFunc("GET /home", s.handleHome)
+	m.HandleFunc("GET /compose", s.handleCompose)
+	m.HandleFunc("POST /posts", s.handlePost)
+	m.HandleFunc("GET /u/{handle}", s.handleProfile)
+	m.HandleFunc("POST /u/{handle}/follow", s.handleFollow(true))
+	m.HandleFunc("POST /u/{handle}/unfollow", s.handleFollow(false))
+	m.HandleFunc("GET /p/{id}", s.handlePermalink)
+	m.HandleFunc("POST /p/{id}/reply", s.handleReply)
+	m.HandleFunc("POST /p/{id}/like", s.handleLike(true))
+	m.HandleFunc("POST /p/{id}/unlike", s.handleLike(false))
+	m.HandleFunc("/", s.handleNotFound)
+	return m
+}
+
+func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
+	if visitFrom(r).me == "" {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/home", http.StatusSeeOther)
+}
+
+func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusNotFound, "notfound", pageData{Title: "Not found"})
+}
+
+// requireSession sends a visitor who is not signed in to the login page and
+// reports whether the request may go on. next is the page to return to.
+func requireSession(w http.ResponseWriter, r *http.Request, next string) bool {
+	if visitFrom(r).me != "" {
+		return true
+	}
+	http.Redirect(w, r, "/login?next="+url.QueryEscape(next), http.StatusSeeOther)
+	return false
+}
+
+// localPath returns next if it is a path on this site, else "/home"; the
+// login form never redirects off-site.
+func localPath(next string) string {
+	if strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.Contains(next, `\`) {
+		return next
+	}
+	return "/home"
+}
+
+func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, "login", pageData{Title: "Log in", Next: localPath(r.URL.Query().Get("next"))})
+}
+
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if err := r.ParseForm(); err != nil {
+		s.render(w, r, http.StatusBadRequest, "login", pageData{Title: "Log in", Error: "Could not read the form.", Next: "/home"})
+		return
+	}
+	handle := strings.TrimPrefix(strings.TrimSpace(r.PostForm.Get("handle")), "@")
+	next := localPath(r.PostForm.Get("next"))
+	if !isAccount(handle) || r.PostForm.Get("password") != Password {
+		s.render(w, r, http.StatusUnauthorized, "login", pageData{Title: "Log in", Error: "Wrong handle or password.", Handle: handle, Next: next})
+		return
+	}
+	http.SetCookie(w, s.cookie(s.store.newSession(handle)))
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (s *Server) cookie(token string) *http.Cookie {
+	return &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode}
+}
+
+func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
+	if t := visitFrom(r).token; t != "" {
+		s.store.endSession(t)
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// pageNumber reads ?page=N (1-based, default 1).
+func pageNumber(r *http.Request) (int, bool) {
+	q := r.URL.Query().Get("page")
+	if q == "" {
+		return 1, true
+	}
+	n, err := strconv.Atoi(q)
+	if err != nil || n < 1 {
+		return 0, false
+	}
+	return n, true
+}
+
+func (s *Server) timelineView(authors map[string]bool, base string, page int) *timelineView {
+	items, more := s.store.timeline(authors, page, perPage, s.clock())
+	tv := &timelineView{Page: page, Complete: !more}
+	for i := range items {
+		tv.Items = append(tv.Items, viewPost(&items[i]))
+	}
+	if more {
+		tv.NextURL = base + "?page=" + strconv.Itoa(page+1)
+	}
+	if page > 1 {
+		tv.PrevURL = base + "?page=" + strconv.Itoa(page-1)
+	}
+	return tv
+}
+
+func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) {
+	if !requireSession(w, r, r.URL.RequestURI()) {
+		return
+	}
+	v := visitFrom(r)
+	page, ok := pageNumber(r)
+	if !ok {
+		s.render(w, r, http.StatusBadRequest, "error", pageData{Title: "Bad request", Error: "page must be a whole number from 1"})
+		return
+	}
+	s.render(w, r, http.StatusOK, "home", pageData{Title: "Home", Timeline: s.timelineView(s.store.feed(v.me), "/home", page)})
+}
+
+func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request) {
+	v := visitFrom(r)
+	handle := r.PathValue("handle")
+	if !isAccount(handle) {
+		s.handleNotFound(w, r)
+		return
+	}
+	page, ok := pageNumber(r)
+	if !ok {
+		s.render(w, r, http.StatusBadRequest, "error", pageData{Title: "Bad request", Error: "page must be a whole number from 1"})
+		return
+	}
+	d := pageData{
+		Title:    "@" + handle,
+		Profile:  handle,
+		Timeline: s.timelineView(map[string]bool{handle: true}, "/u/"+handle, page),
+	}
+	if v.me != "" && v.me != handle {
+		d.ShowFollow = true
+		d.Following = s.store.following(v.me, handle)
+	}
+	s.render(w, r, http.StatusOK, "profile", d)
+}
+
+func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
+	if !requireSession(w, r, "/compose") {
+		return
+	}
+	s.render(w, r, http.StatusOK, "compose", pageData{Title: "Compose", Text: s.draft(r)})
+}
+
+// draft is the initial content of an editor.
+func (s *Server) draft(r *http.Request) string {
+	if visitFrom(r).faults.EditorAppend {
+		return Draft
+	}
+	return ""
+}
+
+// readText parses the form field text, turns "\r\n" into "\n" and checks it.
+// The message is for the person who typed it.
+func readText(w http.ResponseWriter, r *http.Request) (string, string) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if err := r.ParseForm(); err != nil {
+		return "", "Could not read the form (is the text far too long?)."
+	}
+	text := strings.ReplaceAll(r.PostForm.Get("text"), "\r\n", "\n")
+	switch {
+	case !utf8.ValidString(text):
+		return text, "The text is not valid UTF-8."
+	case strings.TrimSpace(text) == "":
+		return text, "The text is empty. Write something first."
+	case utf8.RuneCountInString(text) > MaxTextRunes:
+		return text, "The text is " + strconv.Itoa(utf8.RuneCountInString(text)) + " characters long; the limit is " + strconv.Itoa(MaxTextRunes) + "."
+	}
+	return text, ""
+}
+
+// commitThen runs the mutation faults around commit: offsite_redirect commits
+// nothing, then drop, hang and error 500 take over after the commit, in that
+// order. Otherwise it redirects (303) to the location commit returned.
+func (s *Server) commitThen(w http.ResponseWriter, r *http.Request, commit func() (string, bool)) {
+	f := visitFrom(r).faults
+	if f.OffsiteRedirect != "" {
+		http.Redirect(w, r, f.OffsiteRedirect, http.StatusSeeOther)
+		return
+	}
+	location, ok := commit()
+	if !ok {
+		return // commit wrote the error page
+	}
+	switch {
+	case f.DropAfterCommit:
+		drop(w)
+	case f.HangAfterCommit:
+		s.hang(r.Context(), w)
+	case f.Error500AfterCommit:
+		s.render(w, r, http.StatusInternalServerError, "servererror", pageData{Title: "Something went wrong"})
+	default:
+		http.Redirect(w, r, location, http.StatusSeeOther)
+	}
+}
+
+func (s *Server) handlePost(w http.ResponseWriter, r *http.Request) {
+	if !requireSession(w, r, "/compose") {
+		return
+	}
+	text, problem := readText(w, r)
+	if problem != "" {
+		s.render(w, r, http.StatusBadRequest, "compose", pageData{Title: "Compose", Text: text, Error: problem})
+		return
+	}
+	v := visitFrom(r)
+	s.commitThen(w, r, func() (string, bool) {
+		now := s.clock()
+		p, err := s.store.addPost(v.me, 0, text, now, now.Add(v.faults.VisibilityDelay), false)
+		if err != nil {
+			s.render(w, r, http.StatusInternalServerError, "servererror", pageData{Title: "Something went wrong"})
+			return "", false
+		}
+		return "/p/" + strconv.FormatInt(p.ID, 10), true
+	})
+}
+
+// postID reads the {id} path value of a visible post, or writes 404.
+func (s *Server) postID(w http.ResponseWriter, r *http.Request) (post, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		s.handleNotFound(w, r)
+		return post{}, false
+	}
+	p, ok := s.store.visiblePost(id, s.clock())
+	if !ok {
+		s.handleNotFound(w, r)
+		return post{}, false
+	}
+	return p, true
+}
+
+func (s *Server) permalinkData(r *http.Request, p post) pageData {
+	v := visitFrom(r)
+	now := s.clock()
+	d := pageData{Title: "@" + p.Author + ": " + excerpt(p.Text), Post: viewPost(&p)}
+	for _, rp := range s.store.replies(p.ID, now) {
+		d.Replies = append(d.Replies, viewPost(&rp))
+	}
+	d.Likes, d.Liked = s.store.likeState(p.ID, v.me)
+	d.Text = s.draft(r)
+	return d
+}
+
+func (s *Server) handlePermalink(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.postID(w, r)
+	if !ok {
+		return
+	}
+	s.render(w, r, http.StatusOK, "permalink", s.permalinkData(r, p))
+}
+
+func (s *Server) handleReply(w http.ResponseWriter, r *http.Request) {
+	if !requireSession(w, r, "/p/"+r.PathValue("id")) {
+		return
+	}
+	parent, ok := s.postID(w, r)
+	if !ok {
+		return
+	}
+	text, problem := readText(w, r)
+	if problem != "" {
+		d := s.permalinkData(r, parent)
+		d.Text, d.Error = text, problem
+		s.render(w, r, http.StatusBadRequest, "permalink", d)
+		return
+	}
+	v := visitFrom(r)
+	s.commitThen(w, r, func() (string, bool) {
+		now := s.clock()
+		p, err := s.store.addPost(v.me, parent.ID, text, now, now.Add(v.faults.VisibilityDelay), false)
+		if err != nil { // the parent went away in between (reset)
+			s.handleNotFound(w, r)
+			return "", false
+		}
+		return "/p/" + strconv.FormatInt(p.ID, 10), true
+	})
+}
+
+func (s *Server) handleLike(on bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !requireSession(w, r, "/p/"+r.PathValue("id")) {
+			return
+		}
+		p, ok := s.postID(w, r)
+		if !ok {
+			return
+		}
+		v := visitFrom(r)
+		s.commitThen(w, r, func() (string, bool) {
+			if _, err := s.store.setLike(v.me, p.ID, on, s.clock()); err != nil {
+				s.handleNotFound(w, r)
+				return "", false
+			}
+			return "/p/" + strconv.FormatInt(p.ID, 10), true
+		})
+	}
+}
+
+func (s *Server) handleFollow(on bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		handle := r.PathValue("handle")
+		if !requireSession(w, r, "/u/"+handle) {
+			return
+		}
+		if !isAccount(handle) {
+			s.handleNotFound(w, r)
+			return
+		}
+		v := visitFrom(r)
+		if v.me == handle {
+			s.render(w, r, http.StatusBadRequest, "error", pageData{Title: "Bad request", Error: "You cannot follow yourself."})
+			return
+		}
+		s.commitThen(w, r, func() (string, bool) {
+			if _, err := s.store.setFollow(v.me, handle, on, s.clock()); err != nil {
+				status := http.StatusBadRequest
+				if errors.Is(err, errNoAccount) {
+					status = http.StatusNotFound
+				}
+				s.render(w, r, status, "error", pageData{Title: "Bad request", Error: err.Error()})
+				return "", false
+			}
+			return "/u/" + handle, true
+		})
+	}
+}
+
+// excerpt shortens text for a page title.
+func excerpt(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= 40 {
+		return text
+	}
+	r := []rune(text)
+	return string(r[:40]) + "…"
+}
+
+// datetime formats t as the <time datetime> value: RFC 3339, UTC,
+// milliseconds.
+func datetime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
