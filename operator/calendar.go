@@ -1,0 +1,322 @@
+package operator
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Entry is one item of the content calendar: something to publish or do at
+// a time, through a site, as an actor.
+type Entry struct {
+	// ID is stable across edits and unique across the calendar; it names
+	// the entry's task ("calendar:ID").
+	ID    string
+	Site  string
+	Actor string
+	// Type is post, reply, thread, like or follow.
+	Type string
+	At   time.Time
+	// Text is the post or reply text; Parts the texts of a thread.
+	Text  string
+	Parts []string
+	// Target is the URL a reply answers, a like likes or a follow follows.
+	Target string
+
+	File string
+	Line int
+}
+
+// Entry types.
+const (
+	EntryPost   = "post"
+	EntryReply  = "reply"
+	EntryThread = "thread"
+	EntryLike   = "like"
+	EntryFollow = "follow"
+)
+
+// EntryTypes lists the calendar's entry types.
+var EntryTypes = []string{EntryPost, EntryReply, EntryThread, EntryLike, EntryFollow}
+
+// MaxTextRunes bounds a calendar text; sites have their own, lower limits.
+const MaxTextRunes = 10000
+
+// CalendarError is one problem in a calendar file, with where it is.
+type CalendarError struct {
+	File    string
+	Line    int
+	EntryID string
+	Problem string
+}
+
+func (e *CalendarError) Error() string {
+	var b strings.Builder
+	b.WriteString("calendar: ")
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.EntryID != "" {
+		fmt.Fprintf(&b, ": entry %q", e.EntryID)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Problem)
+	return b.String()
+}
+
+// Calendar is what was read from the calendar directory: the valid
+// entries, and a problem for each file or entry that could not be used.
+type Calendar struct {
+	Entries  []Entry
+	Problems []*CalendarError
+}
+
+var entryIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// LoadCalendar reads every *.yaml and *.yml file of dir (not recursively),
+// in name order. A file that does not parse is one problem and contributes
+// nothing; an invalid entry is one problem and the file's other entries
+// still count. An ID used twice is a problem for every use after the first.
+// A missing directory is an empty calendar.
+func LoadCalendar(dir string) (Calendar, error) {
+	var cal Calendar
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return cal, nil
+	}
+	if err != nil {
+		return cal, fmt.Errorf("calendar: read %s: %w", dir, err)
+	}
+	var names []string
+	for _, de := range des {
+		ext := strings.ToLower(filepath.Ext(de.Name()))
+		if !de.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			names = append(names, de.Name())
+		}
+	}
+	sort.Strings(names)
+	seen := map[string]string{}
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			cal.Problems = append(cal.Problems, &CalendarError{File: path, Problem: err.Error()})
+			continue
+		}
+		entries, problems := ParseCalendar(path, data)
+		cal.Problems = append(cal.Problems, problems...)
+		for _, e := range entries {
+			if first, dup := seen[e.ID]; dup {
+				cal.Problems = append(cal.Problems, &CalendarError{File: e.File, Line: e.Line, EntryID: e.ID,
+					Problem: "id is already used in " + first + "; ids must be unique"})
+				continue
+			}
+			seen[e.ID] = fmt.Sprintf("%s:%d", e.File, e.Line)
+			cal.Entries = append(cal.Entries, e)
+		}
+	}
+	return cal, nil
+}
+
+// calendarFile is the shape of a calendar file.
+type calendarFile struct {
+	Entries []yaml.Node `yaml:"entries"`
+}
+
+type entryYAML struct {
+	ID     string   `yaml:"id"`
+	Site   string   `yaml:"site"`
+	Actor  string   `yaml:"actor"`
+	Type   string   `yaml:"type"`
+	At     string   `yaml:"at"`
+	Text   string   `yaml:"text"`
+	Parts  []string `yaml:"parts"`
+	Target string   `yaml:"target"`
+}
+
+// ParseCalendar parses one calendar file. name is used in problems.
+func ParseCalendar(name string, data []byte) ([]Entry, []*CalendarError) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, []*CalendarError{{File: name, Line: yamlErrorLine(err), Problem: "not valid YAML: " + trimYAMLError(err)}}
+	}
+	if len(root.Content) == 0 {
+		return nil, nil // an empty file
+	}
+	var f calendarFile
+	dec := root.Content[0]
+	if dec.Kind != yaml.MappingNode {
+		return nil, []*CalendarError{{File: name, Line: dec.Line, Problem: "the file must be a mapping with an 'entries' list"}}
+	}
+	for i := 0; i+1 < len(dec.Content); i += 2 {
+		if k := dec.Content[i].Value; k != "entries" {
+			return nil, []*CalendarError{{File: name, Line: dec.Content[i].Line, Problem: fmt.Sprintf("unknown key %q (the file has only 'entries')", k)}}
+		}
+	}
+	if err := dec.Decode(&f); err != nil {
+		return nil, []*CalendarError{{File: name, Line: dec.Line, Problem: "'entries' must be a list of entries: " + trimYAMLError(err)}}
+	}
+	var out []Entry
+	var problems []*CalendarError
+	for i := range f.Entries {
+		n := &f.Entries[i]
+		e, err := parseEntry(name, n)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, problems
+}
+
+func parseEntry(file string, n *yaml.Node) (Entry, *CalendarError) {
+	fail := func(id string, line int, format string, args ...any) (Entry, *CalendarError) {
+		return Entry{}, &CalendarError{File: file, Line: line, EntryID: id, Problem: fmt.Sprintf(format, args...)}
+	}
+	if n.Kind != yaml.MappingNode {
+		return fail("", n.Line, "an entry must be a mapping")
+	}
+	keyLine := map[string]int{}
+	known := map[string]bool{"id": true, "site": true, "actor": true, "type": true, "at": true, "text": true, "parts": true, "target": true}
+	var id string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		keyLine[k] = n.Content[i].Line
+		if k == "id" {
+			id = n.Content[i+1].Value
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; !known[k] {
+			return fail(id, n.Content[i].Line, "unknown key %q (known: id, site, actor, type, at, text, parts, target)", k)
+		}
+	}
+	var y entryYAML
+	if err := n.Decode(&y); err != nil {
+		return fail(id, n.Line, "%s", trimYAMLError(err))
+	}
+	line := func(k string) int {
+		if l, ok := keyLine[k]; ok {
+			return l
+		}
+		return n.Line
+	}
+	e := Entry{ID: y.ID, Site: y.Site, Actor: strings.TrimPrefix(y.Actor, "@"), Type: y.Type, Text: y.Text,
+		Parts: y.Parts, Target: y.Target, File: file, Line: n.Line}
+	switch {
+	case !entryIDPattern.MatchString(e.ID):
+		return fail(id, line("id"), "id %q must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", e.ID)
+	case e.Site == "":
+		return fail(id, line("site"), "site is required")
+	case e.Actor == "":
+		return fail(id, line("actor"), "actor is required")
+	}
+	at, err := time.Parse(time.RFC3339, y.At)
+	if err != nil {
+		return fail(id, line("at"), "at %q is not an RFC 3339 time with a zone (e.g. 2026-12-01T09:30:00+01:00)", y.At)
+	}
+	e.At = at
+	if key, err := e.check(); err != nil {
+		return fail(id, line(key), "%v", err)
+	}
+	return e, nil
+}
+
+// validateAction checks what an entry (or a planner candidate) asks for:
+// its type, target and texts.
+func (e Entry) validateAction() error {
+	_, err := e.check()
+	return err
+}
+
+// check returns the key at fault with the problem.
+func (e Entry) check() (key string, err error) {
+	typeOK := false
+	for _, t := range EntryTypes {
+		typeOK = typeOK || t == e.Type
+	}
+	if !typeOK {
+		return "type", fmt.Errorf("type %q is not one of %s", e.Type, strings.Join(EntryTypes, ", "))
+	}
+	checkText := func(s string) error {
+		switch {
+		case strings.TrimSpace(s) == "":
+			return errors.New("is empty")
+		case !utf8.ValidString(s):
+			return errors.New("is not valid UTF-8")
+		case utf8.RuneCountInString(s) > MaxTextRunes:
+			return fmt.Errorf("is longer than %d characters", MaxTextRunes)
+		}
+		return nil
+	}
+	needTarget := e.Type == EntryReply || e.Type == EntryLike || e.Type == EntryFollow
+	switch {
+	case needTarget && !isHTTPURL(e.Target):
+		return "target", fmt.Errorf("a %s needs target: the absolute http(s) URL it acts on", e.Type)
+	case !needTarget && e.Target != "" && e.Type != EntryThread:
+		return "target", fmt.Errorf("a %s takes no target", e.Type)
+	case e.Type == EntryThread && e.Target != "" && !isHTTPURL(e.Target):
+		return "target", fmt.Errorf("target %q is not an absolute http(s) URL", e.Target)
+	}
+	switch e.Type {
+	case EntryPost, EntryReply:
+		if err := checkText(e.Text); err != nil {
+			return "text", fmt.Errorf("text %v", err)
+		}
+		if len(e.Parts) > 0 {
+			return "parts", fmt.Errorf("a %s takes text, not parts", e.Type)
+		}
+	case EntryThread:
+		if e.Text != "" {
+			return "text", errors.New("a thread takes parts, not text")
+		}
+		if len(e.Parts) < 2 {
+			return "parts", fmt.Errorf("a thread needs at least 2 parts, got %d", len(e.Parts))
+		}
+		for i, p := range e.Parts {
+			if err := checkText(p); err != nil {
+				return "parts", fmt.Errorf("parts[%d] %v", i, err)
+			}
+		}
+	case EntryLike, EntryFollow:
+		if e.Text != "" || len(e.Parts) > 0 {
+			return "text", fmt.Errorf("a %s takes no text", e.Type)
+		}
+	}
+	return "", nil
+}
+
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+func yamlErrorLine(err error) int {
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
+	var n int
+	fmt.Sscan(m[1], &n)
+	return n
+}
+
+func trimYAMLError(err error) string {
+	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "yaml: "), "unmarshal errors:\n  ")
+}
+
+// Capability is the contract capability an entry type needs.
+func (e Entry) Capability() string { return e.Type }

@@ -1,0 +1,197 @@
+package operator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+// Planner runs an external command that proposes candidate actions. Its
+// output is untrusted: it is parsed strictly against a fixed schema, and a
+// candidate can only name what to do, never authority or budgets, which
+// come from the configuration alone.
+type Planner struct {
+	// Command is the argv to run; empty means no planner.
+	Command []string
+	// Timeout bounds one run. Defaults to 30s.
+	Timeout time.Duration
+	// MaxOutput bounds stdout in bytes. Defaults to 1 MiB.
+	MaxOutput int
+}
+
+// Observations is what the planner is shown on stdin.
+type Observations struct {
+	Now     time.Time          `json:"now"`
+	Sites   []ObservedSite     `json:"sites"`
+	Budgets []ObservedBudget   `json:"budgets"`
+	Recent  []ObservedAction   `json:"recent_actions"`
+	Due     []ObservedCalendar `json:"due_calendar_entries"`
+}
+
+// ObservedSite is a configured site and the actor browserop acts as there.
+type ObservedSite struct {
+	Name    string   `json:"name"`
+	Origins []string `json:"origins"`
+}
+
+// ObservedBudget is one limit's remaining room.
+type ObservedBudget struct {
+	Limit     string   `json:"limit"`
+	Formats   []string `json:"formats"`
+	Remaining int      `json:"remaining"`
+}
+
+// ObservedAction is a recent action, without its payload.
+type ObservedAction struct {
+	Type      string `json:"type"`
+	Status    string `json:"status"`
+	TargetURL string `json:"target_url,omitempty"`
+	Result    string `json:"result,omitempty"`
+}
+
+// ObservedCalendar is a due calendar entry, by id and type.
+type ObservedCalendar struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+// Candidate is one action the planner proposes.
+type Candidate struct {
+	Site     string   `json:"site"`
+	Actor    string   `json:"actor"`
+	Type     string   `json:"type"`
+	Target   string   `json:"target,omitempty"`
+	Text     string   `json:"text,omitempty"`
+	Parts    []string `json:"parts,omitempty"`
+	Score    float64  `json:"score"`
+	Evidence string   `json:"evidence"`
+}
+
+// MaxCandidates bounds one planner answer.
+const MaxCandidates = 100
+
+// ErrPlanner wraps every planner failure; the pass goes on without its
+// candidates.
+var ErrPlanner = errors.New("planner")
+
+// Plan runs the planner with obs on stdin and returns its validated
+// candidates. A timeout, a non-zero exit, output over MaxOutput, or output
+// that is not the schema is an error wrapping ErrPlanner; a single invalid
+// candidate makes the whole answer invalid (a planner that emits garbage is
+// not trusted for the rest).
+func (p Planner) Plan(ctx context.Context, obs Observations) ([]Candidate, error) {
+	if len(p.Command) == 0 {
+		return nil, nil
+	}
+	timeout, limit := p.Timeout, p.MaxOutput
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	if limit <= 0 {
+		limit = 1 << 20
+	}
+	in, err := json.Marshal(obs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: encode observations: %v", ErrPlanner, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.Command[0], p.Command[1:]...)
+	cmd.Stdin = bytes.NewReader(in)
+	// Its own process group, so a timeout kills whatever it started too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrPlanner, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%w: start %s: %v", ErrPlanner, p.Command[0], err)
+	}
+	out, readErr := io.ReadAll(io.LimitReader(stdout, int64(limit)+1))
+	if len(out) > limit {
+		_ = cmd.Cancel()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("%w: output exceeds %d bytes", ErrPlanner, limit)
+	}
+	waitErr := cmd.Wait()
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("%w: no answer within %s", ErrPlanner, timeout)
+	case waitErr != nil:
+		return nil, fmt.Errorf("%w: %s: %v (stderr: %s)", ErrPlanner, p.Command[0], waitErr, strings.TrimSpace(stderr.String()))
+	case readErr != nil:
+		return nil, fmt.Errorf("%w: read output: %v", ErrPlanner, readErr)
+	}
+	return ParseCandidates(out)
+}
+
+// ParseCandidates validates a planner answer:
+// {"candidates": [{site, actor, type, target, text, parts, score, evidence}]}
+// with no other fields anywhere.
+func ParseCandidates(out []byte) ([]Candidate, error) {
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	var answer struct {
+		Candidates []Candidate `json:"candidates"`
+	}
+	if err := dec.Decode(&answer); err != nil {
+		return nil, fmt.Errorf("%w: output is not the candidate schema: %v", ErrPlanner, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: output has data after the answer", ErrPlanner)
+	}
+	if answer.Candidates == nil {
+		return nil, fmt.Errorf("%w: output has no \"candidates\" list", ErrPlanner)
+	}
+	if len(answer.Candidates) > MaxCandidates {
+		return nil, fmt.Errorf("%w: %d candidates, at most %d", ErrPlanner, len(answer.Candidates), MaxCandidates)
+	}
+	for i, c := range answer.Candidates {
+		if err := c.validate(); err != nil {
+			return nil, fmt.Errorf("%w: candidates[%d]: %v", ErrPlanner, i, err)
+		}
+	}
+	return answer.Candidates, nil
+}
+
+func (c Candidate) validate() error {
+	switch {
+	case c.Site == "" || c.Actor == "":
+		return errors.New("site and actor are required")
+	case c.Score < 0 || c.Score > 1 || c.Score != c.Score:
+		return fmt.Errorf("score %v is not within 0..1", c.Score)
+	case strings.TrimSpace(c.Evidence) == "":
+		return errors.New("evidence is required")
+	case utf8.RuneCountInString(c.Evidence) > 2000:
+		return errors.New("evidence is longer than 2000 characters")
+	}
+	// The same rules as a calendar entry.
+	e := Entry{ID: "planner", Site: c.Site, Actor: c.Actor, Type: c.Type, Text: c.Text, Parts: c.Parts, Target: c.Target}
+	return e.validateAction()
+}
+
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
+}
