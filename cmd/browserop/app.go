@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// env holds what every command gets: its output streams, the parsed common
+// flags and the environment.
+type env struct {
+	stdout, stderr io.Writer
+	configPath     string
+	ledgerPath     string
+	json           bool
+	environ        []string
+	skipMigrate    bool // only `migrate` opens without migrating, to report what it applies
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"version", "print the version", cmdVersion},
+		{"status", "lease, action counts, ambiguous actions and budget use (exit 5 while ambiguous actions wait)", cmdStatus},
+		{"actions", "list, show or resolve actions: actions list [--status S] [--task T] | show ID | resolve ID (--verified URL | --absent --reason TEXT)", cmdActions},
+		{"lease", "show the operator lease: holder, generation, expiry", cmdLease},
+		{"migrate", "apply pending ledger migrations", cmdMigrate},
+	}
+}
+
+// usageError marks a malformed command line (exit 2).
+func usageError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", operator.ErrUsage, fmt.Sprintf(format, args...))
+}
+
+// Run runs browserop with args (without the program name) and returns its
+// exit code. Tests call it directly.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return RunEnv(ctx, args, stdout, stderr, os.Environ())
+}
+
+// RunEnv is Run with an explicit environment.
+func RunEnv(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string) int {
+	e := &env{stdout: stdout, stderr: stderr, environ: environ}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printUsage(stdout)
+		if len(args) == 0 {
+			return operator.ExitUsage
+		}
+		return operator.ExitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(ctx, e, args[1:])
+			return report(e, err)
+		}
+	}
+	fmt.Fprintf(stderr, "browserop: unknown command %q; run 'browserop help'\n", args[0])
+	return operator.ExitUsage
+}
+
+func report(e *env, err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return operator.ExitOK
+	}
+	var q quietExit
+	if errors.As(err, &q) {
+		return q.code
+	}
+	fmt.Fprintf(e.stderr, "browserop: %v\n", err)
+	return operator.KindOf(err).Exit
+}
+
+// quietExit ends a command with a code and no message: the command has
+// already said everything.
+type quietExit struct{ code int }
+
+func (q quietExit) Error() string { return fmt.Sprintf("exit %d", q.code) }
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: browserop COMMAND [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "common flags: --config FILE, --ledger FILE, --json")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "exit codes:")
+	for _, x := range operator.ExitCodes {
+		fmt.Fprintf(w, "  %d  %s\n", x.Code, x.Meaning)
+	}
+}
+
+// flags returns a flag set with the common flags bound to e.
+func (e *env) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("browserop "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.StringVar(&e.configPath, "config", "", "configuration file (default $XDG_CONFIG_HOME/browserop/config.yaml)")
+	fs.StringVar(&e.ledgerPath, "ledger", "", "ledger file (default from config, else the XDG state directory)")
+	fs.BoolVar(&e.json, "json", false, "print JSON for scripts")
+	return fs
+}
+
+// parse parses args, allowing flags after positional arguments, and
+// returns the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %v", operator.ErrUsage, err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// config loads the configuration named by the flags.
+func (e *env) config() (Config, error) {
+	cfg, err := LoadConfig(e.configPath, e.configPath != "", e.environ)
+	if err != nil {
+		return Config{}, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+	}
+	return cfg, nil
+}
+
+// open loads the configuration and opens the ledger (applying migrations).
+func (e *env) open(ctx context.Context) (Config, *ledger.DB, error) {
+	cfg, err := e.config()
+	if err != nil {
+		return Config{}, nil, err
+	}
+	path := e.ledgerPath
+	if path == "" {
+		path = cfg.Ledger.Path
+	}
+	if path == "" {
+		if path, err = ledger.DefaultPathEnv(envLookup(e.environ)); err != nil {
+			return Config{}, nil, err
+		}
+	}
+	db, err := ledger.Open(ctx, path, ledger.Options{SkipMigrate: e.skipMigrate})
+	if err != nil {
+		return Config{}, nil, err
+	}
+	return cfg, db, nil
+}
+
+// policy builds the budget policy from the configuration.
+func policy(cfg Config) (budgets.Policy, error) {
+	formats := map[string]budgets.FormatLimit{}
+	for name, f := range cfg.Budgets.Formats {
+		formats[name] = budgets.FormatLimit{Max: f.Limit, Window: f.Window}
+	}
+	groups := map[string]budgets.GroupLimit{}
+	for name, g := range cfg.Budgets.Groups {
+		groups[name] = budgets.GroupLimit{Formats: g.Formats, Max: g.Limit, Window: g.Window}
+	}
+	p, err := budgets.NewPolicy(formats, groups)
+	if err != nil {
+		return budgets.Policy{}, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+	}
+	return p, nil
+}
+
+func sortedStrings(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func cmdVersion(_ context.Context, e *env, args []string) error {
+	fs := e.flags("version")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if e.json {
+		return writeJSON(e.stdout, map[string]string{"version": version})
+	}
+	fmt.Fprintf(e.stdout, "browserop %s\n", version)
+	return nil
+}
+
+func oneArg(pos []string, what string) (string, error) {
+	if len(pos) != 1 {
+		return "", usageError("expected %s, got %d arguments (%s)", what, len(pos), strings.Join(pos, " "))
+	}
+	return pos[0], nil
+}

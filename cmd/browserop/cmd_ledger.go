@@ -1,0 +1,325 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+)
+
+func cmdStatus(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("status")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	cfg, db, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	p, err := policy(cfg)
+	if err != nil {
+		return err
+	}
+	r, err := db.Status(ctx, cfg.Operator.LeaseName, p)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		counts := map[string]int{}
+		for s, n := range r.Counts {
+			counts[string(s)] = n
+		}
+		amb := []actionJSON{}
+		for _, a := range r.Ambiguous {
+			amb = append(amb, toActionJSON(a, nil))
+		}
+		err = writeJSON(e.stdout, map[string]any{"ledger": db.Path(), "lease": toLeaseJSON(r.Lease, r.LeaseHeld),
+			"counts": counts, "ambiguous": amb, "budgets": toBudgetJSON(r.Budgets)})
+	} else {
+		w := e.stdout
+		fmt.Fprintf(w, "ledger: %s\n", db.Path())
+		printLease(w, r.Lease, r.LeaseHeld)
+		fmt.Fprintln(w)
+		tw := table(w)
+		fmt.Fprintln(tw, "STATUS\tACTIONS")
+		for _, s := range ledger.Statuses {
+			fmt.Fprintf(tw, "%s\t%d\n", s, r.Counts[s])
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+		if len(r.Budgets) > 0 {
+			tw = table(w)
+			fmt.Fprintln(tw, "LIMIT\tFORMATS\tUSED\tIN FLIGHT\tMAX\tWINDOW")
+			for _, u := range r.Budgets {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", u.Limit.Name, strings.Join(u.Limit.Formats, ","), u.Used, u.InFlight, u.Limit.Max, u.Limit.Window)
+			}
+			tw.Flush()
+			fmt.Fprintln(w)
+		}
+		if len(r.Ambiguous) == 0 {
+			fmt.Fprintln(w, "no ambiguous actions")
+		} else {
+			fmt.Fprintf(w, "%d ambiguous action(s) need a person (browserop actions resolve ID --verified URL | --absent --reason TEXT):\n", len(r.Ambiguous))
+			printActions(w, r.Ambiguous)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if len(r.Ambiguous) > 0 {
+		return quietExit{operator.ExitNeedsPerson}
+	}
+	return nil
+}
+
+func printActions(w interface{ Write([]byte) (int, error) }, as []ledger.Action) {
+	tw := table(w)
+	fmt.Fprintln(tw, "ID\tSTATUS\tTYPE\tACTOR\tATTEMPT\tUPDATED\tRESULT / REASON")
+	for _, a := range as {
+		detail := a.CanonicalResult
+		if detail == "" {
+			detail = a.FailureReason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Status, a.Type, a.Actor, a.Attempt, fmtTime(a.UpdatedAt), detail)
+	}
+	tw.Flush()
+}
+
+func cmdActions(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return usageError("actions needs a subcommand: list, show or resolve")
+	}
+	switch args[0] {
+	case "list":
+		return actionsList(ctx, e, args[1:])
+	case "show":
+		return actionsShow(ctx, e, args[1:])
+	case "resolve":
+		return actionsResolve(ctx, e, args[1:])
+	}
+	return usageError("unknown actions subcommand %q: use list, show or resolve", args[0])
+}
+
+func actionsList(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("actions list")
+	status := fs.String("status", "", "only actions in this status ("+strings.Join(statusNames(), ", ")+")")
+	task := fs.String("task", "", "only actions of this task")
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usageError("actions list takes no arguments, got %q", pos)
+	}
+	var fl ledger.ActionFilter
+	if *status != "" {
+		s := ledger.Status(*status)
+		if !s.Valid() {
+			return usageError("--status %q is not one of %s", *status, strings.Join(statusNames(), ", "))
+		}
+		fl.Statuses = []ledger.Status{s}
+	}
+	fl.TaskID = *task
+	_, db, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	as, err := db.ListActions(ctx, fl)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		out := []actionJSON{}
+		for _, a := range as {
+			out = append(out, toActionJSON(a, nil))
+		}
+		return writeJSON(e.stdout, out)
+	}
+	if len(as) == 0 {
+		fmt.Fprintln(e.stdout, "no actions")
+		return nil
+	}
+	printActions(e.stdout, as)
+	return nil
+}
+
+func statusNames() []string {
+	var out []string
+	for _, s := range ledger.Statuses {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+func actionsShow(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("actions show")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	id, err := oneArg(pos, "one action id")
+	if err != nil {
+		return err
+	}
+	_, db, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	a, err := db.GetAction(ctx, id)
+	if err != nil {
+		return err
+	}
+	evs, err := db.Events(ctx, id)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return writeJSON(e.stdout, toActionJSON(a, evs))
+	}
+	w := e.stdout
+	tw := table(w)
+	for _, kv := range [][2]string{
+		{"id", a.ID}, {"status", string(a.Status)}, {"type", a.Type}, {"format", a.Format}, {"site", a.Site},
+		{"actor", a.Actor}, {"target", a.TargetURL}, {"payload", string(a.Payload)}, {"attempt", fmt.Sprint(a.Attempt)},
+		{"result", a.CanonicalResult}, {"failure", strings.TrimSpace(string(a.FailureClass) + " " + a.FailureReason)},
+		{"task", a.TaskID}, {"run", a.RunID}, {"key", a.IdempotencyKey}, {"created", fmtTime(a.CreatedAt)},
+		{"updated", fmtTime(a.UpdatedAt)},
+	} {
+		if kv[1] != "" {
+			fmt.Fprintf(tw, "%s:\t%s\n", kv[0], kv[1])
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nhistory:")
+	tw = table(w)
+	fmt.Fprintln(tw, "AT\tFROM\tTO\tGEN\tBY\tREASON")
+	for _, ev := range evs {
+		from := string(ev.From)
+		if from == "" {
+			from = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", fmtTime(ev.At), from, ev.To, ev.Generation, ev.By, ev.Reason)
+	}
+	return tw.Flush()
+}
+
+func actionsResolve(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("actions resolve")
+	verified := fs.String("verified", "", "the canonical URL of the effect you found on the site")
+	absent := fs.Bool("absent", false, "the effect is not on the site: the action ends failed, not to be retried")
+	reason := fs.String("reason", "", "why (required with --absent)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	id, err := oneArg(pos, "one action id")
+	if err != nil {
+		return err
+	}
+	var c ledger.Change
+	switch {
+	case *verified != "" && *absent:
+		return usageError("give either --verified URL or --absent, not both")
+	case *verified != "":
+		u, perr := url.Parse(*verified)
+		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageError("--verified %q is not an absolute http(s) URL", *verified)
+		}
+		c = ledger.Change{To: ledger.Verified, Result: *verified, Reason: "verified by a person"}
+		if *reason != "" {
+			c.Reason = "verified by a person: " + *reason
+		}
+	case *absent:
+		if strings.TrimSpace(*reason) == "" {
+			return usageError("--absent needs --reason TEXT saying how you know")
+		}
+		c = ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "absent by a person: " + *reason}
+	default:
+		return usageError("give --verified URL or --absent --reason TEXT")
+	}
+	cfg, db, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if c.Budget, err = policy(cfg); err != nil {
+		return err
+	}
+	a, err := db.Resolve(ctx, id, c)
+	if err != nil {
+		if errors.Is(err, ledger.ErrIllegalTransition) {
+			return fmt.Errorf("%w: %v", operator.ErrUsage, err)
+		}
+		return err
+	}
+	if e.json {
+		return writeJSON(e.stdout, toActionJSON(a, nil))
+	}
+	fmt.Fprintf(e.stdout, "%s is now %s\n", a.ID, a.Status)
+	return nil
+}
+
+func cmdLease(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("lease")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	cfg, db, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	l, err := db.GetLease(ctx, cfg.Operator.LeaseName)
+	var lp *ledger.Lease
+	switch {
+	case err == nil:
+		lp = &l
+	case !errors.Is(err, ledger.ErrNotFound):
+		return err
+	}
+	held := lp != nil && lp.Held(time.Now())
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{"lease": toLeaseJSON(lp, held)})
+	}
+	printLease(e.stdout, lp, held)
+	return nil
+}
+
+func cmdMigrate(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("migrate")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	e.skipMigrate = true
+	_, db, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	applied, err := db.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	v, err := db.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		names := []string{}
+		for _, m := range applied {
+			names = append(names, fmt.Sprintf("%04d_%s", m.Version, m.Name))
+		}
+		return writeJSON(e.stdout, map[string]any{"ledger": db.Path(), "schema_version": v, "applied": names})
+	}
+	for _, m := range applied {
+		fmt.Fprintf(e.stdout, "applied %04d_%s\n", m.Version, m.Name)
+	}
+	fmt.Fprintf(e.stdout, "ledger %s is at schema version %d\n", db.Path(), v)
+	return nil
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/ledger"
+)
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format(time.RFC3339)
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// actionJSON is an action as scripts see it.
+type actionJSON struct {
+	ID              string          `json:"id"`
+	IdempotencyKey  string          `json:"idempotency_key"`
+	TaskID          string          `json:"task_id,omitempty"`
+	RunID           string          `json:"run_id,omitempty"`
+	Type            string          `json:"type"`
+	Format          string          `json:"format,omitempty"`
+	Site            string          `json:"site,omitempty"`
+	Actor           string          `json:"actor"`
+	TargetURL       string          `json:"target_url,omitempty"`
+	Payload         json.RawMessage `json:"payload"`
+	Status          ledger.Status   `json:"status"`
+	Attempt         int             `json:"attempt"`
+	CanonicalResult string          `json:"canonical_result,omitempty"`
+	FailureReason   string          `json:"failure_reason,omitempty"`
+	FailureClass    string          `json:"failure_class,omitempty"`
+	Generation      int64           `json:"generation"`
+	CreatedAt       time.Time       `json:"created_at"`
+	UpdatedAt       time.Time       `json:"updated_at"`
+	ExecutingAt     *time.Time      `json:"executing_at,omitempty"`
+	SettledAt       *time.Time      `json:"settled_at,omitempty"`
+	History         []eventJSON     `json:"history,omitempty"`
+}
+
+type eventJSON struct {
+	From       ledger.Status `json:"from"`
+	To         ledger.Status `json:"to"`
+	Generation int64         `json:"generation"`
+	By         string        `json:"by"`
+	Reason     string        `json:"reason"`
+	At         time.Time     `json:"at"`
+}
+
+func toActionJSON(a ledger.Action, evs []ledger.Event) actionJSON {
+	out := actionJSON{ID: a.ID, IdempotencyKey: a.IdempotencyKey, TaskID: a.TaskID, RunID: a.RunID, Type: a.Type,
+		Format: a.Format, Site: a.Site, Actor: a.Actor, TargetURL: a.TargetURL, Payload: a.Payload, Status: a.Status,
+		Attempt: a.Attempt, CanonicalResult: a.CanonicalResult, FailureReason: a.FailureReason,
+		FailureClass: string(a.FailureClass), Generation: a.Generation, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+		ExecutingAt: timePtr(a.ExecutingAt), SettledAt: timePtr(a.SettledAt)}
+	for _, e := range evs {
+		out.History = append(out.History, eventJSON{From: e.From, To: e.To, Generation: e.Generation, By: e.By, Reason: e.Reason, At: e.At})
+	}
+	return out
+}
+
+type leaseJSON struct {
+	Name        string    `json:"name"`
+	Holder      string    `json:"holder"`
+	Generation  int64     `json:"generation"`
+	Held        bool      `json:"held"`
+	AcquiredAt  time.Time `json:"acquired_at"`
+	HeartbeatAt time.Time `json:"heartbeat_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+}
+
+func toLeaseJSON(l *ledger.Lease, held bool) *leaseJSON {
+	if l == nil {
+		return nil
+	}
+	return &leaseJSON{Name: l.Name, Holder: l.Holder, Generation: l.Generation, Held: held,
+		AcquiredAt: l.AcquiredAt, HeartbeatAt: l.HeartbeatAt, ExpiresAt: l.ExpiresAt}
+}
+
+type budgetJSON struct {
+	Limit     string   `json:"limit"`
+	Formats   []string `json:"formats"`
+	Max       int      `json:"max"`
+	Window    string   `json:"window"`
+	Used      int      `json:"used"`
+	InFlight  int      `json:"in_flight"`
+	Remaining int      `json:"remaining"`
+}
+
+func toBudgetJSON(us []budgets.Usage) []budgetJSON {
+	out := []budgetJSON{}
+	for _, u := range us {
+		out = append(out, budgetJSON{Limit: u.Limit.Name, Formats: u.Limit.Formats, Max: u.Limit.Max,
+			Window: u.Limit.Window.String(), Used: u.Used, InFlight: u.InFlight, Remaining: u.Remaining()})
+	}
+	return out
+}
+
+func printLease(w io.Writer, l *ledger.Lease, held bool) {
+	if l == nil {
+		fmt.Fprintln(w, "lease: never acquired")
+		return
+	}
+	state := "free (expired or released)"
+	if held {
+		state = "held"
+	}
+	fmt.Fprintf(w, "lease %s: %s by %s, generation %d, heartbeat %s, expires %s\n",
+		l.Name, state, l.Holder, l.Generation, fmtTime(l.HeartbeatAt), fmtTime(l.ExpiresAt))
+}

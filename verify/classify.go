@@ -1,0 +1,225 @@
+package verify
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// The intent types verify knows. Post, reply and thread parts are checked
+// with Classify against search results; likes and follows with
+// ClassifyState against a control's state.
+const (
+	TypePost       = "post"
+	TypeReply      = "reply"
+	TypeThreadPart = "thread_part"
+	TypeLike       = "like"
+	TypeFollow     = "follow"
+)
+
+// Intent is what one action set out to do, in the terms a site shows.
+type Intent struct {
+	// Type is one of TypePost, TypeReply, TypeThreadPart, TypeLike,
+	// TypeFollow.
+	Type string
+	// Actor is the handle the action was performed as; a leading "@" is
+	// ignored.
+	Actor string
+	// Text is the intended text, compared after Normalize.
+	Text string
+	// MediaCount is the number of attached media items.
+	MediaCount int
+	// ExpectedParent is the URL the result must reply to: required for a
+	// reply, the previous part (or the thread's root target, "" for a new
+	// top-level thread) for a thread part, and empty for a post.
+	ExpectedParent string
+	// Target is the URL of the object a like or follow acts on.
+	Target string
+	// NotBefore is when the action went executing. No result can be older
+	// than it (allowing Options.Skew), and absence counts only after
+	// NotBefore + Options.Settle.
+	NotBefore time.Time
+}
+
+// Item is one post-like object read from a site's page.
+type Item struct {
+	// Author is the author's handle as shown; a leading "@" is ignored.
+	Author string
+	// Text is the item's text as rendered.
+	Text string
+	// Parent is the URL of the item this one replies to, "" for a
+	// top-level post.
+	Parent string
+	// URL is the item's canonical permalink, "" when the page did not show
+	// one.
+	URL string
+	// MediaCount is the number of media items attached.
+	MediaCount int
+	// At is the item's publication time, zero when unknown.
+	At time.Time
+}
+
+// Search is an observation of the items a site shows for an actor or
+// destination.
+type Search struct {
+	// Items are the items read, in page order.
+	Items []Item
+	// Complete reports whether the view covers the whole window since the
+	// intent's NotBefore (no "load more", no truncation, no filtering).
+	Complete bool
+	// ObservedAt is when the page was read.
+	ObservedAt time.Time
+}
+
+// Options tune classification to a site. Negative values count as zero.
+type Options struct {
+	// Settle is how long after an action a site may take to show its
+	// result; absence before NotBefore + Settle is not definitive.
+	Settle time.Duration
+	// Skew is the tolerated difference between the local clock and the
+	// site's timestamps.
+	Skew time.Duration
+}
+
+// Reasons are fixed strings: they reach logs, so they never carry observed
+// or intended values.
+const (
+	reasonOneMatch         = "exactly one exact match"
+	reasonDuplicate        = "more than one distinct exact match"
+	reasonMatchPlusUnclear = "one exact match and another payload match without a canonical URL or time"
+	reasonUnclearMatch     = "payload match without a canonical URL or publication time"
+	reasonIncomplete       = "no exact match, but the view does not cover the whole window"
+	reasonSettling         = "no exact match yet, inside the settle window"
+	reasonAbsent           = "no exact match in a complete view after the settle time"
+	reasonStateType        = "like and follow are verified by their control state"
+	reasonNotPostType      = "intent type is not a post, reply or thread part"
+	reasonUnknownType      = "unknown intent type"
+	reasonNoActor          = "intent has no actor"
+	reasonNoTime           = "intent has no execution time"
+	reasonBadMedia         = "intent has a negative media count"
+	reasonEmptyPayload     = "intent has neither text nor media"
+	reasonReplyNoParent    = "reply intent has no expected parent"
+	reasonPostWithParent   = "post intent has an expected parent"
+)
+
+// Classify decides what a search proves about a post, reply or thread part.
+//
+// An item is an exact match when its author equals the intent's actor
+// exactly (case-sensitive, ignoring one leading "@"), its Normalize'd text
+// equals the intent's, its media count is equal, its parent equals the
+// expected parent by NormalizeURL (both empty for a post), its time is not
+// before NotBefore - Skew, and it has an absolute http(s) URL. Items with
+// the same canonical URL are one match.
+//
+// Classify returns Duplicate for two or more distinct exact matches (even in
+// an incomplete view), Verified for exactly one when no other item matches
+// the payload without a usable URL or time, Absent only for no match at all
+// in a Complete view observed at or after NotBefore + Settle, and Ambiguous
+// for everything else, including an invalid intent. An identical item older
+// than NotBefore - Skew is ignored: it is not this action's result.
+func Classify(in Intent, s Search, o Options) Verdict {
+	if reason := checkPostIntent(in); reason != "" {
+		return Verdict{Outcome: Ambiguous, Reason: reason}
+	}
+	settle, skew := max(o.Settle, 0), max(o.Skew, 0)
+	earliest := in.NotBefore.Add(-skew)
+
+	want := payload{
+		author: handle(in.Actor),
+		text:   Normalize(in.Text),
+		media:  in.MediaCount,
+		parent: NormalizeURL(in.ExpectedParent),
+	}
+	var exact []string
+	unclear := 0
+	for _, it := range s.Items {
+		if !want.matches(it) {
+			continue
+		}
+		if it.At.IsZero() {
+			unclear++
+			continue
+		}
+		if it.At.Before(earliest) {
+			continue
+		}
+		u := NormalizeURL(it.URL)
+		if !isAbsoluteHTTP(u) {
+			unclear++
+			continue
+		}
+		if !slices.Contains(exact, u) {
+			exact = append(exact, u)
+		}
+	}
+
+	switch {
+	case len(exact) >= 2:
+		return Verdict{Outcome: Duplicate, URLs: exact, Reason: reasonDuplicate}
+	case len(exact) == 1 && unclear == 0:
+		return Verdict{Outcome: Verified, URL: exact[0], URLs: exact, Reason: reasonOneMatch}
+	case len(exact) == 1:
+		return Verdict{Outcome: Ambiguous, URLs: exact, Reason: reasonMatchPlusUnclear}
+	case unclear > 0:
+		return Verdict{Outcome: Ambiguous, Reason: reasonUnclearMatch}
+	case !s.Complete:
+		return Verdict{Outcome: Ambiguous, Reason: reasonIncomplete}
+	case s.ObservedAt.Before(in.NotBefore.Add(settle)):
+		return Verdict{Outcome: Ambiguous, Reason: reasonSettling}
+	default:
+		return Verdict{Outcome: Absent, Reason: reasonAbsent}
+	}
+}
+
+// checkPostIntent returns why in cannot be classified against a search, or
+// "" when it can.
+func checkPostIntent(in Intent) string {
+	switch in.Type {
+	case TypePost, TypeReply, TypeThreadPart:
+	case TypeLike, TypeFollow:
+		return reasonStateType
+	default:
+		return reasonUnknownType
+	}
+	switch {
+	case handle(in.Actor) == "":
+		return reasonNoActor
+	case in.NotBefore.IsZero():
+		return reasonNoTime
+	case in.MediaCount < 0:
+		return reasonBadMedia
+	case Normalize(in.Text) == "" && in.MediaCount == 0:
+		return reasonEmptyPayload
+	case in.Type == TypeReply && NormalizeURL(in.ExpectedParent) == "":
+		return reasonReplyNoParent
+	case in.Type == TypePost && NormalizeURL(in.ExpectedParent) != "":
+		return reasonPostWithParent
+	}
+	return ""
+}
+
+// payload is the normalized part of an intent an item must equal exactly.
+type payload struct {
+	author, text, parent string
+	media                int
+}
+
+// matches compares everything but time and URL.
+func (p payload) matches(it Item) bool {
+	return handle(it.Author) == p.author &&
+		it.MediaCount == p.media &&
+		NormalizeURL(it.Parent) == p.parent &&
+		Normalize(it.Text) == p.text
+}
+
+// handle trims surrounding spaces and one leading "@"; case is kept.
+func handle(s string) string {
+	return strings.TrimPrefix(strings.TrimSpace(s), "@")
+}
+
+// isAbsoluteHTTP reports whether u (already normalized) is an absolute http
+// or https URL, the only form a canonical result may take.
+func isAbsoluteHTTP(u string) bool {
+	out, ok := normalizeURLOnce(u)
+	return ok && out == u
+}

@@ -1,0 +1,161 @@
+package verify_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browserop/browserop/verify"
+)
+
+var (
+	t0   = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	opts = verify.Options{Settle: 2 * time.Minute, Skew: 5 * time.Second}
+)
+
+func postIntent() verify.Intent {
+	return verify.Intent{Type: verify.TypePost, Actor: "@alice", Text: "Hello, world 🚀", NotBefore: t0}
+}
+
+func replyIntent() verify.Intent {
+	return verify.Intent{Type: verify.TypeReply, Actor: "alice", Text: "Agreed.", ExpectedParent: "https://site.test/bob/status/1", NotBefore: t0}
+}
+
+// item returns an item that exactly matches postIntent.
+func item(url string) verify.Item {
+	return verify.Item{Author: "alice", Text: "Hello, world 🚀", URL: url, At: t0.Add(time.Second)}
+}
+
+func with(it verify.Item, f func(*verify.Item)) verify.Item { f(&it); return it }
+
+func complete(items ...verify.Item) verify.Search {
+	return verify.Search{Items: items, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}
+}
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	const u1, u2 = "https://site.test/alice/status/10", "https://site.test/alice/status/11"
+	tests := []struct {
+		name    string
+		in      verify.Intent
+		search  verify.Search
+		want    verify.Outcome
+		wantURL string
+		wantN   int // len(URLs)
+	}{
+		{name: "VerifiedOneExactMatch", in: postIntent(), search: complete(item(u1)), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedInIncompleteView", in: postIntent(), search: verify.Search{Items: []verify.Item{item(u1)}}, want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedInsideSettle", in: postIntent(), search: verify.Search{Items: []verify.Item{item(u1)}, Complete: true, ObservedAt: t0.Add(time.Second)}, want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedURLNormalized", in: postIntent(), search: complete(item("HTTPS://Site.test:443/alice/status/10#top")), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedAmongOthers", in: postIntent(), search: complete(
+			with(item(u2), func(i *verify.Item) { i.Text = "Something else" }),
+			item(u1),
+		), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedSameURLTwiceIsOnePost", in: postIntent(), search: complete(item(u1), item(u1+"#x")), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedWithinSkew", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = t0.Add(-4 * time.Second) })), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedNBSPAndCRLF", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "line one\nline two", NotBefore: t0},
+			search: complete(with(item(u1), func(i *verify.Item) { i.Text = "line\u00a0one  \r\nline two" })), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedNFDvsNFC", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "caf\u00e9", NotBefore: t0},
+			search: complete(with(item(u1), func(i *verify.Item) { i.Text = "cafe\u0301" })), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedReply", in: replyIntent(), search: complete(verify.Item{Author: "@alice", Text: "Agreed.", Parent: "https://SITE.test/bob/status/1", URL: u1, At: t0}), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedMediaOnly", in: verify.Intent{Type: verify.TypePost, Actor: "alice", MediaCount: 2, NotBefore: t0},
+			search: complete(verify.Item{Author: "alice", MediaCount: 2, URL: u1, At: t0}), want: verify.Verified, wantURL: u1, wantN: 1},
+
+		{name: "DuplicateTwoExactMatches", in: postIntent(), search: complete(item(u1), item(u2)), want: verify.Duplicate, wantN: 2},
+		{name: "DuplicateEvenIncomplete", in: postIntent(), search: verify.Search{Items: []verify.Item{item(u1), item(u2)}}, want: verify.Duplicate, wantN: 2},
+
+		{name: "AbsentCompleteAfterSettle", in: postIntent(), search: complete(), want: verify.Absent},
+		{name: "AbsentAtExactSettleEnd", in: postIntent(), search: verify.Search{Complete: true, ObservedAt: t0.Add(opts.Settle)}, want: verify.Absent},
+		{name: "AbsentIdenticalOlderPostIgnored", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = t0.Add(-time.Hour) })), want: verify.Absent},
+		{name: "AbsentWrongAuthor", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Author = "mallory" })), want: verify.Absent},
+		{name: "AbsentAuthorCaseDiffers", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Author = "Alice" })), want: verify.Absent},
+		{name: "AbsentTextCaseDiffers", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "hello, world 🚀" })), want: verify.Absent},
+		{name: "AbsentVaguelySimilar", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀!" })), want: verify.Absent},
+		{name: "AbsentEmojiDiffers", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀🚀" })), want: verify.Absent},
+		{name: "AbsentMediaCountDiffers", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.MediaCount = 1 })), want: verify.Absent},
+		{name: "AbsentPostVsReply", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Parent = "https://site.test/bob/status/1" })), want: verify.Absent},
+		{name: "AbsentReplyWrongParent", in: replyIntent(), search: complete(verify.Item{Author: "alice", Text: "Agreed.", Parent: "https://site.test/bob/status/2", URL: u1, At: t0}), want: verify.Absent},
+
+		{name: "AmbiguousDelayedVisibilityInsideSettle", in: postIntent(), search: verify.Search{Complete: true, ObservedAt: t0.Add(30 * time.Second)}, want: verify.Ambiguous},
+		{name: "AmbiguousIncompleteView", in: postIntent(), search: verify.Search{Complete: false, ObservedAt: t0.Add(time.Hour)}, want: verify.Ambiguous},
+		{name: "AmbiguousNoObservedAt", in: postIntent(), search: verify.Search{Complete: true}, want: verify.Ambiguous},
+		{name: "AmbiguousMatchWithoutURL", in: postIntent(), search: complete(item("")), want: verify.Ambiguous},
+		{name: "AmbiguousMatchWithRelativeURL", in: postIntent(), search: complete(item("/alice/status/10")), want: verify.Ambiguous},
+		{name: "AmbiguousMatchWithoutTime", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = time.Time{} })), want: verify.Ambiguous},
+		{name: "AmbiguousMatchPlusURLLessMatch", in: postIntent(), search: complete(item(u1), item("")), want: verify.Ambiguous, wantN: 1},
+		{name: "AmbiguousLikeIntent", in: verify.Intent{Type: verify.TypeLike, Actor: "alice", Target: u1, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousUnknownType", in: verify.Intent{Type: "repost", Actor: "alice", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousNoActor", in: verify.Intent{Type: verify.TypePost, Actor: "@", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousNoNotBefore", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "x"}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousEmptyPayload", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "  ", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousNegativeMedia", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "x", MediaCount: -1, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousReplyWithoutParent", in: verify.Intent{Type: verify.TypeReply, Actor: "alice", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousPostWithParent", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "x", ExpectedParent: u2, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			v := verify.Classify(tt.in, tt.search, opts)
+			if v.Outcome != tt.want {
+				t.Fatalf("got %v (%s), want %v", v.Outcome, v.Reason, tt.want)
+			}
+			if v.URL != tt.wantURL {
+				t.Errorf("URL: got %q, want %q", v.URL, tt.wantURL)
+			}
+			if len(v.URLs) != tt.wantN {
+				t.Errorf("URLs: got %v, want %d", v.URLs, tt.wantN)
+			}
+			if v.Reason == "" {
+				t.Error("empty reason")
+			}
+			if len(verify.Normalize(tt.in.Text)) > 3 && strings.Contains(v.Reason, verify.Normalize(tt.in.Text)) {
+				t.Errorf("reason %q contains the post text", v.Reason)
+			}
+		})
+	}
+}
+
+func TestClassifyDuplicateListsAll(t *testing.T) {
+	t.Parallel()
+	const u1, u2, u3 = "https://site.test/s/1", "https://site.test/s/2", "https://site.test/s/3"
+	v := verify.Classify(postIntent(), complete(item(u1), item(u2), item(u3)), opts)
+	if v.Outcome != verify.Duplicate {
+		t.Fatalf("got %v, want %v", v.Outcome, verify.Duplicate)
+	}
+	if v.URL != "" {
+		t.Errorf("URL: got %q, want empty", v.URL)
+	}
+	want := []string{u1, u2, u3}
+	for i := range want {
+		if i >= len(v.URLs) || v.URLs[i] != want[i] {
+			t.Fatalf("URLs: got %v, want %v", v.URLs, want)
+		}
+	}
+}
+
+func TestClassifyNegativeOptionsClamp(t *testing.T) {
+	t.Parallel()
+	// A negative settle must not make absence definitive before NotBefore.
+	s := verify.Search{Complete: true, ObservedAt: t0.Add(-time.Minute)}
+	v := verify.Classify(postIntent(), s, verify.Options{Settle: -time.Hour, Skew: -time.Hour})
+	if v.Outcome != verify.Ambiguous {
+		t.Fatalf("got %v, want %v", v.Outcome, verify.Ambiguous)
+	}
+}
+
+func TestOutcomeString(t *testing.T) {
+	t.Parallel()
+	var zero verify.Verdict
+	if zero.Outcome != verify.Ambiguous {
+		t.Fatalf("zero Verdict: got %v, want %v", zero.Outcome, verify.Ambiguous)
+	}
+	for o, want := range map[verify.Outcome]string{verify.Ambiguous: "ambiguous", verify.Verified: "verified", verify.Absent: "absent", verify.Duplicate: "duplicate", 42: "unknown"} {
+		if o.String() != want {
+			t.Errorf("got %q, want %q", o.String(), want)
+		}
+		b, _ := o.MarshalText()
+		if string(b) != want {
+			t.Errorf("MarshalText: got %q, want %q", b, want)
+		}
+	}
+}
