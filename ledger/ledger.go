@@ -54,6 +54,9 @@ type Options struct {
 	// BusyTimeout is how long a writer waits for another process's lock.
 	// Defaults to 10s.
 	BusyTimeout time.Duration
+	// SkipMigrate leaves pending migrations for an explicit Migrate call
+	// (`browserop migrate` reports what it applies).
+	SkipMigrate bool
 }
 
 // DB is an open ledger: one writer connection (every transaction begins
@@ -69,29 +72,29 @@ type DB struct {
 // DefaultPath returns the ledger file's default location: on macOS
 // ~/Library/Application Support/browserop/ledger.db, elsewhere
 // $XDG_STATE_HOME/browserop/ledger.db, else ~/.local/state/browserop/ledger.db.
-func DefaultPath() (string, error) {
-	dir, err := StateDir()
+func DefaultPath() (string, error) { return DefaultPathEnv(os.Getenv) }
+
+// DefaultPathEnv is DefaultPath reading the environment through getenv.
+func DefaultPathEnv(getenv func(string) string) (string, error) {
+	dir, err := StateDirEnv(getenv)
 	if err != nil {
 		return "", err
 	}
 	return filepath.Join(dir, "ledger.db"), nil
 }
 
-// StateDir returns browserop's state directory (see DefaultPath).
-func StateDir() (string, error) {
-	if runtime.GOOS == "darwin" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find home directory: %w", err)
-		}
+// StateDirEnv returns browserop's state directory (see DefaultPath),
+// reading the environment through getenv.
+func StateDirEnv(getenv func(string) string) (string, error) {
+	home := getenv("HOME")
+	if runtime.GOOS == "darwin" && home != "" {
 		return filepath.Join(home, "Library", "Application Support", "browserop"), nil
 	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "browserop"), nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find home directory (set XDG_STATE_HOME or ledger.path): %w", err)
+	if home == "" {
+		return "", errors.New("no HOME to put the ledger under: set XDG_STATE_HOME, ledger.path or --ledger")
 	}
 	return filepath.Join(home, ".local", "state", "browserop"), nil
 }
@@ -144,9 +147,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open ledger %s: %w", abs, err)
 	}
 	db.read.SetMaxOpenConns(4)
-	if err := db.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
+	if !opts.SkipMigrate {
+		if err := db.migrate(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	if err := secureSidecars(abs); err != nil {
 		db.Close()
