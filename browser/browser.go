@@ -1,0 +1,616 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+)
+
+// Browser is one connection to a Chrome: either a process that browserop
+// launched on the dedicated profile (Launch) or a running browser it attached
+// to (Attach). It lists targets, creates and tracks the tabs browserop owns,
+// and hands out Tab values only for those. It is safe for concurrent use.
+type Browser struct {
+	cfg      Config
+	launched bool
+	profile  string // absolute profile dir, "" when unknown (attach by URL)
+
+	allocCtx    context.Context
+	allocCancel context.CancelFunc
+	// root is the chromedp context of the browser connection. No action
+	// ever runs on it directly: in attach mode its first Run would open a
+	// tab, and its cancellation must close nothing.
+	root       context.Context
+	rootCancel context.CancelFunc
+	cdp        *chromedp.Browser
+
+	mu     sync.Mutex
+	owned  map[target.ID]bool
+	tabs   map[target.ID]*Tab
+	closed bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Launch starts Chrome on cfg.ProfileDir (created 0700, prepared by
+// PrepareProfile) with a deliberate flag list (see launchOptions) and an
+// ephemeral loopback DevTools port, and connects to it. ctx bounds the start only; the browser lives until Close.
+// It returns an error wrapping ErrNoBrowser when no executable is found and
+// ErrConfig for an unusable Config.
+func Launch(ctx context.Context, cfg Config) (*Browser, error) {
+	profile, err := ensureProfileDir(cfg.ProfileDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := PrepareProfile(profile); err != nil {
+		return nil, err
+	}
+	if os.Geteuid() == 0 && !cfg.NoSandbox {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, errRootSandbox)
+	}
+	execPath, err := FindExecutable(cfg.ExecPath)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := launchOptions(cfg, execPath, profile)
+	if err != nil {
+		return nil, err
+	}
+	b := &Browser{cfg: cfg, launched: true, profile: profile}
+	b.allocCtx, b.allocCancel = chromedp.NewExecAllocator(context.Background(), opts...)
+	if err := b.connect(ctx); err != nil {
+		return nil, fmt.Errorf("launch %s: %w", filepath.Base(execPath), err)
+	}
+	return b, nil
+}
+
+// launchOptions is the whole command line of a launched browser. It does not
+// start from chromedp.DefaultExecAllocatorOptions: that list disables the
+// repost prompt and swaps the keychain, which are wrong for a person's
+// profile.
+func launchOptions(cfg Config, execPath, profile string) ([]chromedp.ExecAllocatorOption, error) {
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(execPath),
+		// The dedicated profile: Chrome 136+ refuses remote debugging on the
+		// default one, and the person's everyday profile stays untouched.
+		chromedp.UserDataDir(profile),
+		// An ephemeral DevTools port on loopback (Chrome's default address).
+		// Chrome writes it to <profile>/DevToolsActivePort, so browserop can
+		// re-attach after its own restart without restarting the browser.
+		chromedp.Flag("remote-debugging-port", "0"),
+		remote.WebSocket,
+		// No first-run wizard or default-browser prompt on a fresh profile.
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("no-default-browser-check", true),
+		// No background traffic browserop did not ask for: no field trials,
+		// component downloads, crash uploads or sync. It also keeps tests
+		// hermetic on machines without internet.
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-breakpad", true),
+		// Explicit either way, so that chromedp never adds it on its own.
+		chromedp.Flag("no-sandbox", cfg.NoSandbox),
+		// Not passed on purpose: --disable-prompt-on-repost (a reload would
+		// re-submit a POST), --password-store and --use-mock-keychain (they
+		// can log the profile out), --enable-automation and
+		// --disable-extensions (they change the person's browser).
+	}
+	if cfg.Headless {
+		opts = append(opts,
+			chromedp.Flag("headless", true),
+			// A fixed viewport, so layout and click points do not depend
+			// on the machine.
+			chromedp.Flag("window-size", "1280,1000"),
+			// Headless has nothing to draw on; the GPU process only costs.
+			chromedp.Flag("disable-gpu", true),
+			chromedp.Flag("mute-audio", true),
+		)
+	}
+	for _, f := range cfg.ExtraFlags {
+		name, value, err := parseFlag(f)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, chromedp.Flag(name, value))
+	}
+	return opts, nil
+}
+
+// Attach connects to a running Chrome: cfg.DevToolsURL when set (loopback
+// only), else the DevToolsActivePort file (cfg.DevToolsActivePortFile, or the
+// one in cfg.ProfileDir). Close only disconnects: it never closes a tab or the
+// browser. It returns an error wrapping ErrNoBrowser when nothing answers.
+func Attach(ctx context.Context, cfg Config) (*Browser, error) {
+	wsURL := cfg.DevToolsURL
+	if wsURL != "" {
+		if err := checkDevToolsURL(wsURL); err != nil {
+			return nil, err
+		}
+	} else {
+		file := cfg.DevToolsActivePortFile
+		if file == "" {
+			if cfg.ProfileDir == "" {
+				return nil, fmt.Errorf("%w: attach needs browser.devtools_url, browser.devtools_active_port_file or browser.profile_dir", ErrConfig)
+			}
+			file = filepath.Join(cfg.ProfileDir, ActivePortFileName)
+		}
+		var err error
+		if wsURL, err = ReadActivePort(file); err != nil {
+			return nil, err
+		}
+	}
+	b := &Browser{cfg: cfg}
+	if cfg.ProfileDir != "" {
+		b.profile, _ = filepath.Abs(cfg.ProfileDir)
+	}
+	b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), wsURL, remote.WithDialTimeout(10*time.Second))
+	if err := b.connect(ctx); err != nil {
+		return nil, fmt.Errorf("attach: %w: %w", ErrNoBrowser, err)
+	}
+	return b, nil
+}
+
+// connect opens the browser-level connection and subscribes to the target
+// events that turn into ErrTabGone.
+func (b *Browser) connect(ctx context.Context) error {
+	b.owned = map[target.ID]bool{}
+	b.tabs = map[target.ID]*Tab{}
+	b.root, b.rootCancel = chromedp.NewContext(b.allocCtx,
+		chromedp.WithBrowserOption(
+			// chromedp logs raw session ids; browserop's logs must not.
+			chromedp.WithBrowserLogf(func(string, ...any) {}),
+			chromedp.WithBrowserErrorf(func(string, ...any) {}),
+		))
+
+	// The first call on root allocates the browser and binds its life to
+	// root, so it must not carry ctx's deadline. Bound the wait instead.
+	done := make(chan error, 1)
+	go func() { done <- chromedp.ListenBrowser(b.root, b.onBrowserEvent) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			b.shutdown()
+			return scrub(err)
+		}
+	case <-ctx.Done():
+		b.shutdown()
+		<-done
+		return ctx.Err()
+	}
+	b.cdp = chromedp.FromContext(b.root).Browser
+
+	cctx, cancel := b.callCtx(ctx)
+	defer cancel()
+	if _, err := chromedp.CallBrowser(cctx, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
+		b.shutdown()
+		return scrub(err)
+	}
+	return nil
+}
+
+// onBrowserEvent runs on chromedp's read loop: it must be quick and must not
+// send commands.
+func (b *Browser) onBrowserEvent(ev any) {
+	var id target.ID
+	var why string
+	switch ev := ev.(type) {
+	case *target.EventTargetDestroyed:
+		id, why = ev.TargetID, "closed"
+	case *target.EventTargetCrashed:
+		id, why = ev.TargetID, "crashed"
+	default:
+		return
+	}
+	b.mu.Lock()
+	t := b.tabs[id]
+	b.mu.Unlock()
+	if t == nil {
+		return
+	}
+	if why == "closed" {
+		t.markDestroyed()
+	}
+	t.markGone(fmt.Errorf("%w: %s %s", ErrTabGone, TargetID(id), why))
+}
+
+// callCtx derives a context for one browser-level command: it carries the
+// chromedp browser, ends with caller, and has the action deadline.
+func (b *Browser) callCtx(caller context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(b.root, b.cfg.actionTimeout())
+	stop := context.AfterFunc(caller, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// goneErr returns a non-nil error wrapping ErrBrowserGone once the
+// connection is lost or the Browser is closed.
+func (b *Browser) goneErr() error {
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed {
+		return fmt.Errorf("%w: closed", ErrBrowserGone)
+	}
+	if b.root.Err() != nil {
+		return fmt.Errorf("%w: connection lost", ErrBrowserGone)
+	}
+	if b.cdp != nil {
+		select {
+		case <-b.cdp.LostConnection:
+			return fmt.Errorf("%w: connection lost", ErrBrowserGone)
+		default:
+		}
+	}
+	return nil
+}
+
+// browserErr turns the error of a browser-level command into a typed one.
+func (b *Browser) browserErr(op string, caller, cctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if gone := b.goneErr(); gone != nil {
+		return fmt.Errorf("%s: %w", op, gone)
+	}
+	if caller.Err() != nil {
+		return fmt.Errorf("%s: %w", op, caller.Err())
+	}
+	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", op, ErrTimeout)
+	}
+	return scrub(fmt.Errorf("%s: %w", op, err))
+}
+
+// Launched reports whether browserop started this browser (Close stops it)
+// rather than attached to it (Close only disconnects).
+func (b *Browser) Launched() bool { return b.launched }
+
+// ProfileDir returns the absolute profile directory, or "" when attached by
+// URL without one.
+func (b *Browser) ProfileDir() string { return b.profile }
+
+// Done returns a channel that closes when the connection to the browser ends:
+// the process exited, the socket closed, or Close was called.
+func (b *Browser) Done() <-chan struct{} { return b.root.Done() }
+
+// Target is one page target (a tab) in an inventory.
+type Target struct {
+	// ID is the raw DevTools id. Keep it in memory or the local tab table
+	// only; it prints as a short hash.
+	ID TargetID
+	// URL and Title are what the browser reports for the tab.
+	URL   string
+	Title string
+	// Attached reports whether some DevTools client is attached to it.
+	Attached bool
+	// Owned reports whether this Browser owns the tab (created it with
+	// NewTab, or the caller adopted it).
+	Owned bool
+	// Subtype is Chrome's page subtype, such as "prerender"; "" for a tab.
+	Subtype string
+	// OpenerID is the raw id of the tab that opened this one, if any.
+	OpenerID TargetID
+}
+
+// Inventory is a listing of the page targets of the connected browser.
+// Complete is true only when the listing call itself succeeded, so that
+// absence from it proves a tab is gone; a partial or failed listing proves
+// nothing.
+type Inventory struct {
+	Targets  []Target
+	Complete bool
+	// At is when the listing was taken.
+	At time.Time
+}
+
+// Has reports whether the inventory lists the target id.
+func (inv Inventory) Has(id TargetID) bool {
+	return slices.ContainsFunc(inv.Targets, func(t Target) bool { return t.ID == id })
+}
+
+// Targets lists every page target of the browser, the person's tabs
+// included. On error it returns an incomplete Inventory and an error wrapping
+// ErrBrowserGone or ErrTimeout where that applies.
+func (b *Browser) Targets(ctx context.Context) (Inventory, error) {
+	if err := b.goneErr(); err != nil {
+		return Inventory{}, fmt.Errorf("list targets: %w", err)
+	}
+	cctx, cancel := b.callCtx(ctx)
+	defer cancel()
+	res, err := chromedp.CallBrowser(cctx, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return Inventory{}, b.browserErr("list targets", ctx, cctx, err)
+	}
+	inv := Inventory{Complete: true, At: time.Now()}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, info := range res.TargetInfos {
+		if info == nil || info.Type != "page" {
+			continue
+		}
+		inv.Targets = append(inv.Targets, Target{
+			ID:       TargetID(info.TargetID),
+			URL:      info.URL,
+			Title:    info.Title,
+			Attached: info.Attached,
+			Owned:    b.owned[info.TargetID],
+			Subtype:  info.Subtype,
+			OpenerID: TargetID(info.OpenerID),
+		})
+	}
+	return inv, nil
+}
+
+// NewTab opens a tab in the person's profile (the default browser context,
+// never an incognito one), records it as owned by this Browser, attaches to
+// it and, when url is not empty, navigates it there. When the navigation
+// fails the tab is still returned with the error, so the caller can record
+// and close it; when the tab cannot be created or attached, the tab is nil.
+func (b *Browser) NewTab(ctx context.Context, url string) (*Tab, error) {
+	if url != "" {
+		if err := checkNavURL(url); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.goneErr(); err != nil {
+		return nil, fmt.Errorf("new tab: %w", err)
+	}
+	cctx, cancel := b.callCtx(ctx)
+	defer cancel()
+	res, err := chromedp.CallBrowser(cctx, target.CreateTarget, target.CreateTargetParams{
+		URL: "about:blank",
+		// Its own window: a background tab in a shared window gets no
+		// frames and throttled timers. Focus stays where the person has it.
+		NewWindow: new(true),
+		Focus:     new(false),
+	})
+	if err != nil {
+		return nil, b.browserErr("new tab", ctx, cctx, err)
+	}
+	id := res.TargetID
+	b.mu.Lock()
+	b.owned[id] = true
+	b.mu.Unlock()
+
+	t, err := b.attach(ctx, id)
+	if err != nil {
+		// The tab is blank and ours: do not leave it behind.
+		cl, cancel := b.callCtx(context.Background())
+		_, _ = chromedp.CallBrowser(cl, target.CloseTarget, target.CloseTargetParams{TargetID: id})
+		cancel()
+		b.mu.Lock()
+		delete(b.owned, id)
+		b.mu.Unlock()
+		return nil, fmt.Errorf("new tab: %w", err)
+	}
+	if url == "" || url == "about:blank" {
+		return t, nil
+	}
+	if _, err := t.Navigate(ctx, url); err != nil {
+		return t, fmt.Errorf("new tab: %w", err)
+	}
+	return t, nil
+}
+
+// Adopt marks a tab as owned by this Browser, after the caller proved from
+// the ledger that browserop created it (for example before a restart). It
+// refuses ids that a complete inventory does not list as a page. Adopting a
+// tab the person opened breaks the rule that browserop never touches it:
+// only the operator's reconciliation may call it.
+func (b *Browser) Adopt(ctx context.Context, id TargetID) error {
+	inv, err := b.Targets(ctx)
+	if err != nil {
+		return fmt.Errorf("adopt %s: %w", id, err)
+	}
+	if !inv.Complete || !inv.Has(id) {
+		return fmt.Errorf("adopt %s: %w: no such page target", id, ErrTabGone)
+	}
+	b.mu.Lock()
+	b.owned[target.ID(id)] = true
+	b.mu.Unlock()
+	return nil
+}
+
+// Owns reports whether the id is in this Browser's owned set.
+func (b *Browser) Owns(id TargetID) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.owned[target.ID(id)]
+}
+
+// AttachOwned returns a Tab for an owned target: the live one when this
+// Browser is attached to it already, else a new attachment. It returns an
+// error wrapping ErrNotOwned for any other id, ErrTabGone when the target
+// does not exist.
+func (b *Browser) AttachOwned(ctx context.Context, id TargetID) (*Tab, error) {
+	tid := target.ID(id)
+	b.mu.Lock()
+	owned := b.owned[tid]
+	live := b.tabs[tid]
+	b.mu.Unlock()
+	if !owned {
+		return nil, fmt.Errorf("attach %s: %w", id, ErrNotOwned)
+	}
+	if live != nil && live.Err() == nil {
+		return live, nil
+	}
+	t, err := b.attach(ctx, tid)
+	if err != nil {
+		return nil, fmt.Errorf("attach %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// attach connects a Tab to an owned target. Detaching (cancel of its
+// context) never closes the tab: WithDetachOnCancel.
+func (b *Browser) attach(ctx context.Context, id target.ID) (*Tab, error) {
+	if err := b.goneErr(); err != nil {
+		return nil, err
+	}
+	t := newTab(b, id)
+	tabCtx, tabCancel := chromedp.NewContext(b.root,
+		chromedp.WithTargetID(id),
+		chromedp.WithDetachOnCancel(),
+		chromedp.WithListener(t.onEvent),
+	)
+	t.ctx, t.cancel = tabCtx, tabCancel
+
+	// The first Run binds the session to its context, so it gets tabCtx
+	// itself, and a watchdog bounds it instead of a deadline.
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(tabCtx) }()
+	timer := time.NewTimer(b.cfg.actionTimeout())
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-done:
+	case <-timer.C:
+		tabCancel()
+		<-done
+		err = ErrTimeout
+	case <-ctx.Done():
+		tabCancel()
+		<-done
+		err = ctx.Err()
+	}
+	if err != nil {
+		tabCancel()
+		if gone := b.goneErr(); gone != nil {
+			return nil, gone
+		}
+		if errors.Is(err, chromedp.ErrTargetDetached) || errors.Is(err, chromedp.ErrInvalidTarget) || isNoTarget(err) {
+			return nil, fmt.Errorf("%w: %v", ErrTabGone, scrub(err))
+		}
+		return nil, scrub(err)
+	}
+	if err := t.start(ctx); err != nil {
+		tabCancel()
+		return nil, err
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		tabCancel()
+		return nil, fmt.Errorf("%w: closed", ErrBrowserGone)
+	}
+	b.tabs[id] = t
+	b.mu.Unlock()
+	return t, nil
+}
+
+// CloseReceipt is what CloseTab observed. Sent means the browser accepted
+// the close command; Confirmed means the target-destroyed event for the tab
+// arrived. A closure is proven only together with the tab's absence from a
+// complete inventory taken afterwards.
+type CloseReceipt struct {
+	Sent      bool
+	Confirmed bool
+}
+
+// CloseTab closes an owned tab and waits (up to the action timeout) for the
+// browser to confirm it is destroyed. It returns an error wrapping ErrNotOwned
+// for a tab this Browser does not own, ErrTabGone when the tab was already
+// gone (the receipt then says whether its destruction was seen).
+func (b *Browser) CloseTab(ctx context.Context, t *Tab) (CloseReceipt, error) {
+	if t == nil || t.b != b || !b.Owns(TargetID(t.id)) {
+		return CloseReceipt{}, fmt.Errorf("close tab: %w", ErrNotOwned)
+	}
+	if t.isDestroyed() {
+		t.Release()
+		return CloseReceipt{Confirmed: true}, fmt.Errorf("close %s: %w: already closed", t.ID(), ErrTabGone)
+	}
+	if err := b.goneErr(); err != nil {
+		return CloseReceipt{}, fmt.Errorf("close %s: %w", t.ID(), err)
+	}
+	cctx, cancel := b.callCtx(ctx)
+	defer cancel()
+	_, err := chromedp.CallBrowser(cctx, target.CloseTarget, target.CloseTargetParams{TargetID: t.id})
+	if err != nil {
+		if t.isDestroyed() {
+			t.Release()
+			return CloseReceipt{Confirmed: true}, fmt.Errorf("close %s: %w: already closed", t.ID(), ErrTabGone)
+		}
+		return CloseReceipt{}, b.browserErr("close "+t.ID().String(), ctx, cctx, err)
+	}
+	rcpt := CloseReceipt{Sent: true}
+	select {
+	case <-t.destroyed:
+		rcpt.Confirmed = true
+	case <-cctx.Done():
+	}
+	t.Release()
+	if rcpt.Sent {
+		b.mu.Lock()
+		delete(b.owned, t.id)
+		b.mu.Unlock()
+	}
+	if !rcpt.Confirmed {
+		return rcpt, b.browserErr("close "+t.ID().String(), ctx, cctx, errors.New("no destroyed event"))
+	}
+	return rcpt, nil
+}
+
+// forget removes a released tab from the attached set.
+func (b *Browser) forget(t *Tab) {
+	b.mu.Lock()
+	if b.tabs[t.id] == t {
+		delete(b.tabs, t.id)
+	}
+	b.mu.Unlock()
+}
+
+// Close ends the connection. For a launched browser it stops the process
+// (gracefully, then by force); for an attached one it only detaches and
+// disconnects, and no tab is closed. Pending tab actions fail with
+// ErrBrowserGone. Close is idempotent and safe to call concurrently.
+func (b *Browser) Close() error {
+	b.closeOnce.Do(func() {
+		b.mu.Lock()
+		b.closed = true
+		tabs := make([]*Tab, 0, len(b.tabs))
+		for _, t := range b.tabs {
+			tabs = append(tabs, t)
+		}
+		b.mu.Unlock()
+		for _, t := range tabs {
+			t.markGone(fmt.Errorf("%w: closed", ErrBrowserGone))
+			t.Release()
+		}
+		b.closeErr = b.shutdown()
+	})
+	return b.closeErr
+}
+
+// shutdown stops the chromedp contexts: a graceful Browser.close for a
+// launched browser, a plain disconnect for an attached one.
+func (b *Browser) shutdown() error {
+	var err error
+	if b.launched && b.root != nil && chromedp.FromContext(b.root).Browser != nil && b.root.Err() == nil {
+		cctx, cancel := context.WithTimeout(b.root, 10*time.Second)
+		err = chromedp.Cancel(cctx)
+		cancel()
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			err = nil // the browser went away while closing: that is the goal
+		}
+	}
+	if b.rootCancel != nil {
+		b.rootCancel()
+	}
+	if b.allocCancel != nil {
+		b.allocCancel()
+	}
+	if c := chromedp.FromContext(b.allocCtx); c != nil && c.Allocator != nil {
+		c.Allocator.Wait()
+	}
+	return scrub(err)
+}

@@ -1,0 +1,88 @@
+package browser
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors that callers branch on. Test them with errors.Is: the package wraps
+// them with context.
+var (
+	// ErrTabGone means the tab went away while browserop used it: it was
+	// closed (by a person or by a page), it crashed, or browserop detached
+	// from it. Nothing more can be done in it.
+	ErrTabGone = errors.New("tab gone")
+
+	// ErrBrowserGone means the connection to the browser is lost: the
+	// process exited or was killed, the DevTools socket closed, or the
+	// Browser was closed.
+	ErrBrowserGone = errors.New("browser gone")
+
+	// ErrTimeout means a page action did not finish within its deadline.
+	ErrTimeout = errors.New("browser action timed out")
+
+	// ErrOutcomeUnknown means a mutation was dispatched to the page and then
+	// something failed (timeout, connection loss, failed navigation), so the
+	// effect may or may not have happened. The action is ambiguous: it must
+	// be reconciled, never retried.
+	ErrOutcomeUnknown = errors.New("outcome unknown")
+
+	// ErrSelectorAmbiguous means a selector that must name exactly one
+	// element matched zero or several. The action was refused before any
+	// input reached the page.
+	ErrSelectorAmbiguous = errors.New("selector does not match exactly one element")
+
+	// ErrNotFound means a read found no element for its selector, or the
+	// element lacks the attribute asked for.
+	ErrNotFound = errors.New("element not found")
+
+	// ErrNotOwned means the caller asked for a tab that this Browser does
+	// not own. browserop never attaches to, navigates, types into or closes
+	// such a tab.
+	ErrNotOwned = errors.New("tab not owned by browserop")
+
+	// ErrNotClickable means the single element of a click is covered by
+	// another element or has no box, so a click at its centre would land
+	// elsewhere. The click was refused before any input reached the page.
+	ErrNotClickable = errors.New("element not clickable")
+
+	// ErrBadURL means a URL was refused before navigation (not http, https
+	// or about:blank).
+	ErrBadURL = errors.New("url refused")
+
+	// ErrNoBrowser means no usable browser executable or no browser at the
+	// DevTools address was found.
+	ErrNoBrowser = errors.New("no browser")
+
+	// ErrConfig means the Config cannot be used.
+	ErrConfig = errors.New("browser config")
+)
+
+// SelectorError reports a selector that did not match exactly one element.
+// It matches ErrSelectorAmbiguous with errors.Is, and also ErrNotFound when
+// nothing matched.
+type SelectorError struct {
+	Selector string
+	Count    int
+}
+
+// Error describes the selector and how many elements it matched.
+func (e *SelectorError) Error() string {
+	return fmt.Sprintf("selector %q matched %d elements, want exactly 1", e.Selector, e.Count)
+}
+
+// Is reports whether target is ErrSelectorAmbiguous, or ErrNotFound for a
+// selector that matched nothing.
+func (e *SelectorError) Is(target error) bool {
+	return target == ErrSelectorAmbiguous || (target == ErrNotFound && e.Count == 0)
+}
+
+// redacted wraps an error and replaces its text, so that raw target ids and
+// DevTools addresses that chromedp puts in its messages never reach a log.
+type redacted struct {
+	msg string
+	err error
+}
+
+func (r *redacted) Error() string { return r.msg }
+func (r *redacted) Unwrap() error { return r.err }

@@ -1,0 +1,475 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// All selectors of the page primitives are CSS selectors, evaluated with
+// querySelectorAll in the main frame.
+
+// checkNavURL allows http, https and about:blank; a javascript:, data:,
+// file: or chrome: URL is never navigated to.
+func checkNavURL(raw string) error {
+	if raw == "about:blank" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrBadURL, redactURL(raw))
+	}
+	return nil
+}
+
+// transientNetErrors are load failures worth another try: the request most
+// likely never reached a server that could act on it, and a GET is an
+// observation anyway.
+var transientNetErrors = []string{
+	"net::ERR_CONNECTION_RESET", "net::ERR_CONNECTION_CLOSED", "net::ERR_CONNECTION_REFUSED",
+	"net::ERR_EMPTY_RESPONSE", "net::ERR_NETWORK_CHANGED", "net::ERR_INTERNET_DISCONNECTED",
+	"net::ERR_NAME_NOT_RESOLVED", "net::ERR_ADDRESS_UNREACHABLE", "net::ERR_NETWORK_IO_SUSPENDED",
+	// Another navigation (a script, a late form response) cancelled ours.
+	"net::ERR_ABORTED",
+}
+
+func isTransient(err error) bool {
+	var le *chromedp.LoadError
+	if !errors.As(err, &le) {
+		return false
+	}
+	for _, s := range transientNetErrors {
+		if strings.Contains(le.ErrorText, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Navigate loads url (http, https or about:blank) in the tab and waits until
+// its document is parsed. It returns the HTTP status of the main document
+// after redirects (0 for about:blank). It is an observation: a transient
+// network failure is retried twice. Errors wrap ErrBadURL, chromedp's
+// ErrPageLoad, ErrTimeout, ErrTabGone or ErrBrowserGone.
+func (t *Tab) Navigate(ctx context.Context, rawURL string) (int, error) {
+	if err := checkNavURL(rawURL); err != nil {
+		return 0, err
+	}
+	var status int
+	var err error
+	for attempt := 1; attempt <= 3; attempt++ {
+		status, err = t.navigateOnce(ctx, rawURL)
+		if err == nil || !isTransient(err) || attempt == 3 {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(attempt) * 250 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	return status, err
+}
+
+func (t *Tab) navigateOnce(ctx context.Context, rawURL string) (int, error) {
+	var status int
+	err := t.run(ctx, "navigate to "+redactURL(rawURL), 0, func(actx context.Context) error {
+		res, err := chromedp.Call(actx, page.Navigate, page.NavigateParams{URL: rawURL})
+		if err != nil {
+			return err
+		}
+		if res.ErrorText != "" {
+			return &chromedp.LoadError{ErrorText: res.ErrorText}
+		}
+		if res.IsDownload {
+			return fmt.Errorf("%w: the URL is a download", chromedp.ErrPageLoad)
+		}
+		if res.LoaderID == "" { // same-document navigation
+			status = t.snapshot().status
+			return nil
+		}
+		var c commit
+		err = t.waitNav(actx, func(n *navState) (bool, error) {
+			got := n.loaders[res.LoaderID]
+			if got == nil {
+				return false, nil
+			}
+			// A later commit (a script redirect) ends the wait too.
+			if got.domReady || got.errorPage || n.seq > got.seq {
+				c = *got
+				return true, nil
+			}
+			return false, nil
+		})
+		if err != nil {
+			return err
+		}
+		if c.errorPage {
+			return &chromedp.LoadError{ErrorText: c.errorText}
+		}
+		status = c.status
+		return nil
+	})
+	return status, err
+}
+
+// WaitVisible waits up to timeout (the action timeout when zero) until some
+// element matching sel has a box and is not hidden. It returns an error
+// wrapping ErrTimeout when none appears.
+func (t *Tab) WaitVisible(ctx context.Context, sel string, timeout time.Duration) error {
+	return t.run(ctx, fmt.Sprintf("wait for %q", sel), timeout, func(actx context.Context) error {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var ok bool
+			if err := t.eval(actx, jsVisible, &ok, sel); err != nil && !isStaleContext(err) {
+				return err
+			}
+			if ok {
+				return nil
+			}
+			select {
+			case <-tick.C:
+			case <-actx.Done():
+				return actx.Err()
+			}
+		}
+	})
+}
+
+// Count returns how many elements match sel now. It never waits.
+func (t *Tab) Count(ctx context.Context, sel string) (int, error) {
+	var n int
+	err := t.run(ctx, fmt.Sprintf("count %q", sel), 0, func(actx context.Context) error {
+		return t.eval(actx, jsCount, &n, sel)
+	})
+	return n, err
+}
+
+// Text returns the text content of the one element matching sel: the exact
+// DOM text, not its CSS rendering. It returns a *SelectorError (ErrNotFound,
+// ErrSelectorAmbiguous) unless exactly one element matches.
+func (t *Tab) Text(ctx context.Context, sel string) (string, error) {
+	all, err := t.Texts(ctx, sel)
+	if err != nil {
+		return "", err
+	}
+	if len(all) != 1 {
+		return "", fmt.Errorf("text: %w", &SelectorError{Selector: sel, Count: len(all)})
+	}
+	return all[0], nil
+}
+
+// Texts returns the text content of every element matching sel, in document
+// order; none is an empty slice, not an error.
+func (t *Tab) Texts(ctx context.Context, sel string) ([]string, error) {
+	var out []string
+	err := t.run(ctx, fmt.Sprintf("read text of %q", sel), 0, func(actx context.Context) error {
+		return t.eval(actx, jsTexts, &out, sel)
+	})
+	return out, err
+}
+
+// Attr returns the attribute name of the one element matching sel. It
+// returns a *SelectorError unless exactly one element matches, and an error
+// wrapping ErrNotFound when the element lacks the attribute.
+func (t *Tab) Attr(ctx context.Context, sel, name string) (string, error) {
+	var all []*string
+	err := t.run(ctx, fmt.Sprintf("read %s of %q", name, sel), 0, func(actx context.Context) error {
+		return t.eval(actx, jsAttrs, &all, sel, name)
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(all) != 1 {
+		return "", fmt.Errorf("attribute %s: %w", name, &SelectorError{Selector: sel, Count: len(all)})
+	}
+	if all[0] == nil {
+		return "", fmt.Errorf("attribute %s of %q: %w", name, sel, ErrNotFound)
+	}
+	return *all[0], nil
+}
+
+// Attrs returns the attribute name of every element matching sel, in
+// document order, with "" for an element that lacks it.
+func (t *Tab) Attrs(ctx context.Context, sel, name string) ([]string, error) {
+	var all []*string
+	err := t.run(ctx, fmt.Sprintf("read %s of %q", name, sel), 0, func(actx context.Context) error {
+		return t.eval(actx, jsAttrs, &all, sel, name)
+	})
+	out := make([]string, len(all))
+	for i, v := range all {
+		if v != nil {
+			out[i] = *v
+		}
+	}
+	return out, err
+}
+
+type valueResult struct {
+	N   int     `json:"n"`
+	V   *string `json:"v"`
+	Err string  `json:"err"`
+}
+
+// Value returns the value of the one input, textarea or select matching sel
+// (the text of a contenteditable element). It returns a *SelectorError unless
+// exactly one element matches.
+func (t *Tab) Value(ctx context.Context, sel string) (string, error) {
+	var v valueResult
+	err := t.run(ctx, fmt.Sprintf("read value of %q", sel), 0, func(actx context.Context) error {
+		return t.eval(actx, jsValue, &v, sel, 0)
+	})
+	if err != nil {
+		return "", err
+	}
+	return v.value(sel)
+}
+
+func (v valueResult) value(sel string) (string, error) {
+	if v.N != 1 {
+		return "", &SelectorError{Selector: sel, Count: v.N}
+	}
+	if v.Err != "" || v.V == nil {
+		return "", fmt.Errorf("value of %q: %s", sel, v.Err)
+	}
+	return *v.V, nil
+}
+
+// fillSettle is how long Fill lets the page's own handlers run before it
+// reads the field back.
+const fillSettle = 30
+
+// Fill replaces the content of the one editable element matching sel with
+// text: it focuses it, selects everything in it and inserts text as one
+// input (as an IME commit does), then reads the element back after the
+// page's handlers ran. It returns what the page holds, which the caller
+// compares with what it meant: a page script can change it. Nothing is
+// submitted. It returns a *SelectorError unless exactly one element matches.
+func (t *Tab) Fill(ctx context.Context, sel, text string) (string, error) {
+	var v valueResult
+	err := t.run(ctx, fmt.Sprintf("fill %q", sel), 0, func(actx context.Context) error {
+		var prep struct {
+			N     int    `json:"n"`
+			Err   string `json:"err"`
+			Empty bool   `json:"empty"`
+		}
+		if err := t.eval(actx, jsPrepareFill, &prep, sel); err != nil {
+			return err
+		}
+		if prep.N != 1 {
+			return &SelectorError{Selector: sel, Count: prep.N}
+		}
+		if prep.Err != "" {
+			return fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, prep.Err)
+		}
+		switch {
+		case text != "":
+			if _, err := chromedp.Call(actx, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+				return err
+			}
+		case !prep.Empty:
+			if err := pressKey(actx, "Backspace", 8); err != nil {
+				return err
+			}
+		}
+		return t.eval(actx, jsValue, &v, sel, fillSettle)
+	})
+	if err != nil {
+		return "", err
+	}
+	return v.value(sel)
+}
+
+func pressKey(actx context.Context, key string, code int64) error {
+	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+		_, err := chromedp.Call(actx, input.DispatchKeyEvent, input.DispatchKeyEventParams{
+			Type: typ, Key: key, Code: key, WindowsVirtualKeyCode: code, NativeVirtualKeyCode: code,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ClickOnce clicks the one element matching sel exactly once with a real
+// mouse press and release at its centre, and never retries. Before any input
+// reaches the page it refuses, with a *SelectorError (ErrSelectorAmbiguous),
+// a selector that matches zero or several elements, and with ErrNotClickable
+// an element that is hidden, disabled or covered by another. Once the press
+// was dispatched, any failure (timeout, lost tab or browser) returns an error
+// wrapping ErrOutcomeUnknown: the click may have landed.
+func (t *Tab) ClickOnce(ctx context.Context, sel string) error {
+	_, err := t.click(ctx, sel, false)
+	return err
+}
+
+// ClickOnceAndWait is ClickOnce followed by a wait for the main-frame
+// navigation the click starts (a form submission): it returns the HTTP status
+// of the document that commits, once it is parsed. A navigation that does not
+// commit in time, fails, or ends on an error page returns an error wrapping
+// ErrOutcomeUnknown: the request may have reached the server.
+func (t *Tab) ClickOnceAndWait(ctx context.Context, sel string) (int, error) {
+	return t.click(ctx, sel, true)
+}
+
+func (t *Tab) click(ctx context.Context, sel string, wait bool) (int, error) {
+	dispatched := false
+	status := 0
+	err := t.run(ctx, fmt.Sprintf("click %q", sel), 0, func(actx context.Context) error {
+		var pt struct {
+			N   int     `json:"n"`
+			X   float64 `json:"x"`
+			Y   float64 `json:"y"`
+			Err string  `json:"err"`
+		}
+		if err := t.eval(actx, jsClickPoint, &pt, sel); err != nil {
+			return err
+		}
+		if pt.N != 1 {
+			return &SelectorError{Selector: sel, Count: pt.N}
+		}
+		if pt.Err != "" {
+			return fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, pt.Err)
+		}
+		if err := actx.Err(); err != nil {
+			return err
+		}
+		before := t.snapshot()
+
+		dispatched = true
+		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
+			_, err := chromedp.Call(actx, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+				Type: typ, X: pt.X, Y: pt.Y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1,
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if !wait {
+			return nil
+		}
+		var c navState
+		err := t.waitNav(actx, func(n *navState) (bool, error) {
+			if n.seq > before.seq && (n.domReady || n.errorPage) {
+				c = *n
+				return true, nil
+			}
+			if n.seq == before.seq && n.failSeq > before.failSeq {
+				return false, fmt.Errorf("navigation failed: %s", n.failText)
+			}
+			return false, nil
+		})
+		if err != nil {
+			return err
+		}
+		if c.errorPage {
+			return fmt.Errorf("navigation failed: %s", c.errorText)
+		}
+		status = c.status
+		return nil
+	})
+	if err != nil && dispatched && !errors.Is(err, ErrOutcomeUnknown) {
+		err = fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+	}
+	return status, err
+}
+
+// URL returns the URL of the document committed in the tab, as the document
+// itself reports it.
+func (t *Tab) URL(ctx context.Context) (string, error) {
+	var u string
+	err := t.run(ctx, "read url", 0, func(actx context.Context) error {
+		return t.eval(actx, jsLocation, &u)
+	})
+	return u, err
+}
+
+// Origin returns scheme://host[:port] of the committed document, or "" for
+// a document without an http(s) origin (about:blank, an error page).
+func (t *Tab) Origin(ctx context.Context) (string, error) {
+	u, err := t.URL(ctx)
+	if err != nil {
+		return "", err
+	}
+	return Origin(u), nil
+}
+
+// Status returns the HTTP status of the main document committed in the tab:
+// from the response browserop saw, else from the page's navigation timing,
+// else 0 (unknown, or not an HTTP document).
+func (t *Tab) Status(ctx context.Context) (int, error) {
+	n := t.snapshot()
+	if n.status > 0 {
+		return n.status, nil
+	}
+	var s int
+	err := t.run(ctx, "read status", 0, func(actx context.Context) error {
+		return t.eval(actx, jsNavStatus, &s)
+	})
+	return s, err
+}
+
+// Field is one value Extract reads from each item.
+type Field struct {
+	// Name keys the value in the result.
+	Name string
+	// Selector is a CSS selector inside the item; "" is the item itself.
+	Selector string
+	// Attr is the attribute to read; "" reads the text content.
+	Attr string
+}
+
+// Found is a value Extract read: from the first element that matched the
+// field's selector inside the item, with the number of matches, so that a
+// missing (0) or doubled (>1) field is visible to the caller.
+type Found struct {
+	Value   string
+	Count   int
+	Present bool // an element matched and, for an attribute, has it
+}
+
+// Extract reads fields from every element matching itemSel, in document
+// order. It never waits.
+func (t *Tab) Extract(ctx context.Context, itemSel string, fields []Field) ([]map[string]Found, error) {
+	type jsField struct {
+		Name string `json:"name"`
+		Sel  string `json:"sel"`
+		Attr string `json:"attr"`
+	}
+	spec := make([]jsField, len(fields))
+	for i, f := range fields {
+		spec[i] = jsField{f.Name, f.Selector, f.Attr}
+	}
+	var raw []map[string]struct {
+		N int     `json:"n"`
+		V *string `json:"v"`
+	}
+	err := t.run(ctx, fmt.Sprintf("read items %q", itemSel), 0, func(actx context.Context) error {
+		return t.eval(actx, jsExtract, &raw, itemSel, spec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]Found, len(raw))
+	for i, item := range raw {
+		m := make(map[string]Found, len(item))
+		for k, v := range item {
+			f := Found{Count: v.N, Present: v.V != nil}
+			if v.V != nil {
+				f.Value = *v.V
+			}
+			m[k] = f
+		}
+		out[i] = m
+	}
+	return out, nil
+}

@@ -1,0 +1,275 @@
+package browser_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/browser"
+)
+
+func TestNavigate(t *testing.T) {
+	s := newSite(t)
+	_, tab := newTab(t, "")
+	ctx := ctxT(t)
+
+	t.Run("OK", func(t *testing.T) {
+		status, err := tab.Navigate(ctx, s.URL+"/page")
+		require.NoError(t, err)
+		require.Equal(t, 200, status)
+		got, err := tab.Status(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 200, got)
+		origin, err := tab.Origin(ctx)
+		require.NoError(t, err)
+		require.Equal(t, s.URL, origin)
+	})
+	t.Run("NotFound", func(t *testing.T) {
+		status, err := tab.Navigate(ctx, s.URL+"/missing")
+		require.NoError(t, err)
+		require.Equal(t, 404, status)
+	})
+	t.Run("Redirect", func(t *testing.T) {
+		status, err := tab.Navigate(ctx, s.URL+"/redirect")
+		require.NoError(t, err)
+		require.Equal(t, 200, status)
+		u, err := tab.URL(ctx)
+		require.NoError(t, err)
+		require.Equal(t, s.URL+"/page", u)
+	})
+	t.Run("ErrBadURL", func(t *testing.T) {
+		for _, u := range []string{"javascript:alert(1)", "file:///etc/passwd", "data:text/html,x", "chrome://settings", "/relative"} {
+			_, err := tab.Navigate(ctx, u)
+			require.ErrorIs(t, err, browser.ErrBadURL, u)
+		}
+	})
+	t.Run("ErrTimeout", func(t *testing.T) {
+		tab.SetActionTimeout(700 * time.Millisecond)
+		defer tab.SetActionTimeout(0)
+		_, err := tab.Navigate(ctx, s.URL+"/slow")
+		require.ErrorIs(t, err, browser.ErrTimeout)
+	})
+	t.Run("ConnectionRefused", func(t *testing.T) {
+		_, err := tab.Navigate(ctx, "http://127.0.0.1:1/")
+		require.Error(t, err)
+		require.NotErrorIs(t, err, browser.ErrTimeout)
+	})
+}
+
+func TestReads(t *testing.T) {
+	s := newSite(t)
+	_, tab := newTab(t, s.URL+"/page")
+	ctx := ctxT(t)
+
+	n, err := tab.Count(ctx, "p.p")
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	n, err = tab.Count(ctx, "#nothing")
+	require.NoError(t, err)
+	require.Zero(t, n)
+
+	txt, err := tab.Text(ctx, "#whoami")
+	require.NoError(t, err)
+	require.Equal(t, "signed in as @alice", txt)
+
+	_, err = tab.Text(ctx, "p.p")
+	require.ErrorIs(t, err, browser.ErrSelectorAmbiguous)
+	_, err = tab.Text(ctx, "#nothing")
+	require.ErrorIs(t, err, browser.ErrNotFound)
+
+	texts, err := tab.Texts(ctx, "p.p")
+	require.NoError(t, err)
+	require.Equal(t, []string{"one", "two"}, texts)
+
+	h, err := tab.Attr(ctx, "#whoami", "data-handle")
+	require.NoError(t, err)
+	require.Equal(t, "alice", h)
+	_, err = tab.Attr(ctx, "#whoami", "data-nope")
+	require.ErrorIs(t, err, browser.ErrNotFound)
+
+	authors, err := tab.Attrs(ctx, "article.post", "data-author")
+	require.NoError(t, err)
+	require.Equal(t, []string{"alice", "bob"}, authors)
+
+	v, err := tab.Value(ctx, "#t")
+	require.NoError(t, err)
+	require.Equal(t, "old text", v)
+
+	items, err := tab.Extract(ctx, "article.post", []browser.Field{
+		{Name: "author", Attr: "data-author"},
+		{Name: "text", Selector: ".post-text"},
+		{Name: "link", Selector: "a.permalink", Attr: "href"},
+		{Name: "time", Selector: "time", Attr: "datetime"},
+	})
+	require.NoError(t, err)
+	require.Len(t, items, 2)
+	require.Equal(t, browser.Found{Value: "alice", Count: 1, Present: true}, items[0]["author"])
+	require.Equal(t, browser.Found{Value: "first", Count: 1, Present: true}, items[0]["text"])
+	require.Equal(t, "/p/1", items[0]["link"].Value)
+	require.Equal(t, browser.Found{}, items[0]["time"])
+	require.Equal(t, 2, items[1]["text"].Count, "a doubled field is visible")
+
+	t.Run("WaitVisible", func(t *testing.T) {
+		require.NoError(t, tab.WaitVisible(ctx, "#late", 5*time.Second))
+		err := tab.WaitVisible(ctx, "#hidden", 300*time.Millisecond)
+		require.ErrorIs(t, err, browser.ErrTimeout)
+	})
+	t.Run("BadSelector", func(t *testing.T) {
+		_, err := tab.Count(ctx, "[[[")
+		require.Error(t, err)
+	})
+}
+
+// TestIsolatedFromPageScripts: a page that rewrites querySelectorAll,
+// getAttribute and textContent in its own world cannot lie to the reads.
+func TestIsolatedFromPageScripts(t *testing.T) {
+	s := newSite(t)
+	_, tab := newTab(t, s.URL+"/evil")
+	ctx := ctxT(t)
+	h, err := tab.Attr(ctx, "#whoami", "data-handle")
+	require.NoError(t, err)
+	require.Equal(t, "alice", h)
+	txt, err := tab.Text(ctx, "#whoami")
+	require.NoError(t, err)
+	require.Equal(t, "@alice", txt)
+}
+
+func TestFill(t *testing.T) {
+	s := newSite(t)
+	_, tab := newTab(t, s.URL+"/page")
+	ctx := ctxT(t)
+
+	t.Run("Replace", func(t *testing.T) {
+		text := "new text\nsecond line – ünïcödé 🙂"
+		got, err := tab.Fill(ctx, "#t", text)
+		require.NoError(t, err)
+		require.Equal(t, text, got)
+		v, err := tab.Value(ctx, "#t")
+		require.NoError(t, err)
+		require.Equal(t, text, v)
+		// Again: replace, never append.
+		got, err = tab.Fill(ctx, "#t", "short")
+		require.NoError(t, err)
+		require.Equal(t, "short", got)
+	})
+	t.Run("Input", func(t *testing.T) {
+		got, err := tab.Fill(ctx, "#i", "value")
+		require.NoError(t, err)
+		require.Equal(t, "value", got)
+	})
+	t.Run("ContentEditable", func(t *testing.T) {
+		got, err := tab.Fill(ctx, "#ce", "rich")
+		require.NoError(t, err)
+		require.Equal(t, "rich", got)
+	})
+	t.Run("Empty", func(t *testing.T) {
+		got, err := tab.Fill(ctx, "#t", "")
+		require.NoError(t, err)
+		require.Equal(t, "", got)
+	})
+	t.Run("ErrSelectorAmbiguous", func(t *testing.T) {
+		_, err := tab.Fill(ctx, "p.p", "x")
+		require.ErrorIs(t, err, browser.ErrSelectorAmbiguous)
+		_, err = tab.Fill(ctx, "#nothing", "x")
+		require.ErrorIs(t, err, browser.ErrNotFound)
+	})
+	t.Run("NotEditable", func(t *testing.T) {
+		_, err := tab.Fill(ctx, "#whoami", "x")
+		require.Error(t, err)
+	})
+	t.Run("PageRewrites", func(t *testing.T) {
+		_, err := tab.Navigate(ctx, s.URL+"/append")
+		require.NoError(t, err)
+		got, err := tab.Fill(ctx, "#t", "hello")
+		require.NoError(t, err)
+		require.Equal(t, "DRAFT hello", got, "Fill reports what the page holds")
+	})
+	require.Zero(t, s.posts.Load(), "filling never submits")
+}
+
+func TestClickOnce(t *testing.T) {
+	s := newSite(t)
+	_, tab := newTab(t, s.URL+"/page")
+	ctx := ctxT(t)
+
+	t.Run("ErrSelectorAmbiguous", func(t *testing.T) {
+		err := tab.ClickOnce(ctx, "button.dup")
+		require.ErrorIs(t, err, browser.ErrSelectorAmbiguous)
+		require.NotErrorIs(t, err, browser.ErrOutcomeUnknown)
+		var se *browser.SelectorError
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, 2, se.Count)
+		err = tab.ClickOnce(ctx, "#nothing")
+		require.ErrorIs(t, err, browser.ErrSelectorAmbiguous)
+		require.ErrorIs(t, err, browser.ErrNotFound)
+	})
+	t.Run("ErrNotClickable", func(t *testing.T) {
+		err := tab.ClickOnce(ctx, "#hidden")
+		require.ErrorIs(t, err, browser.ErrNotClickable)
+		_, err = tab.Navigate(ctx, s.URL+"/page?covered")
+		require.NoError(t, err)
+		err = tab.ClickOnce(ctx, "#go")
+		require.ErrorIs(t, err, browser.ErrNotClickable)
+		require.NotErrorIs(t, err, browser.ErrOutcomeUnknown)
+	})
+	require.Zero(t, s.posts.Load(), "a refused click sends nothing")
+
+	t.Run("OK", func(t *testing.T) {
+		_, err := tab.Navigate(ctx, s.URL+"/page")
+		require.NoError(t, err)
+		_, err = tab.Fill(ctx, "#t", "hi")
+		require.NoError(t, err)
+		status, err := tab.ClickOnceAndWait(ctx, "#go")
+		require.NoError(t, err)
+		require.Equal(t, 200, status)
+		u, err := tab.URL(ctx)
+		require.NoError(t, err)
+		require.Equal(t, s.URL+"/done?text=hi", u)
+		require.EqualValues(t, 1, s.posts.Load())
+	})
+	t.Run("HangIsOutcomeUnknown", func(t *testing.T) {
+		s.posts.Store(0)
+		_, err := tab.Navigate(ctx, s.URL+"/page")
+		require.NoError(t, err)
+		tab.SetActionTimeout(time.Second)
+		defer tab.SetActionTimeout(0)
+		_, err = tab.ClickOnceAndWait(ctx, "#hang")
+		require.ErrorIs(t, err, browser.ErrOutcomeUnknown)
+		require.ErrorIs(t, err, browser.ErrTimeout)
+		require.EqualValues(t, 1, s.posts.Load(), "the server got it: ambiguous, not failed")
+	})
+	t.Run("DropIsOutcomeUnknownAndSentOnce", func(t *testing.T) {
+		// The server commits and closes the connection without a byte.
+		// Chrome re-sends such a POST on a reused or preconnected
+		// connection; owned tabs leave it neither (Connection: close, and
+		// PrepareProfile turned preconnects off), even after the history
+		// of earlier submissions taught the predictor this origin.
+		for range 3 {
+			_, err := tab.Navigate(ctx, s.URL+"/page")
+			require.NoError(t, err)
+			_, err = tab.ClickOnceAndWait(ctx, "#go")
+			require.NoError(t, err)
+		}
+		s.posts.Store(0)
+		for i := range 3 {
+			_, err := tab.Navigate(ctx, s.URL+"/page")
+			require.NoError(t, err)
+			_, err = tab.ClickOnceAndWait(ctx, "#drop")
+			require.ErrorIs(t, err, browser.ErrOutcomeUnknown)
+			require.EqualValues(t, i+1, s.posts.Load(), "one click, one request")
+		}
+	})
+	t.Run("CallerCancelAfterDispatch", func(t *testing.T) {
+		s.posts.Store(0)
+		_, err := tab.Navigate(ctx, s.URL+"/page")
+		require.NoError(t, err)
+		cctx, cancel := context.WithTimeout(ctx, 800*time.Millisecond)
+		defer cancel()
+		_, err = tab.ClickOnceAndWait(cctx, "#hang")
+		require.ErrorIs(t, err, browser.ErrOutcomeUnknown)
+		require.True(t, errors.Is(err, context.DeadlineExceeded))
+	})
+}

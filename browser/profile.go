@@ -1,0 +1,128 @@
+package browser
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// networkPredictionNever is Chrome's value of the preference
+// net.network_prediction_options that turns off preconnects and preloading
+// ("Preload pages" off in Settings).
+const networkPredictionNever = 2
+
+// PrepareProfile makes a dedicated profile safe to drive before Chrome starts
+// on it (Launch calls it; `browserop login` should too). It creates the
+// directory 0700 and turns off network prediction in
+// <dir>/Default/Preferences, keeping every other preference.
+//
+// Why: Chrome re-sends a request, a form POST included, when the connection
+// it went out on closes before any response header and that connection was
+// reused or opened speculatively (a preconnect). Preconnects make that
+// likely on every submission; with them off, and with the "Connection: close"
+// that owned tabs send, a submission goes out once. See
+// docs/decisions/2026-11-30-browser-no-silent-resend.md.
+//
+// It must not run while Chrome uses the profile (Chrome would overwrite the
+// file); it returns an error wrapping ErrConfig when the profile is locked by a
+// running Chrome or its Preferences file is not JSON.
+func PrepareProfile(dir string) error {
+	abs, err := ensureProfileDir(dir)
+	if err != nil {
+		return err
+	}
+	if pid, ok := profileInUse(abs); ok {
+		return fmt.Errorf("%w: profile %s is in use by a running Chrome (pid %d): attach to it instead, or quit it first", ErrConfig, abs, pid)
+	}
+	def := filepath.Join(abs, "Default")
+	if err := os.MkdirAll(def, 0o700); err != nil {
+		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
+	}
+	path := filepath.Join(def, "Preferences")
+	prefs := map[string]any{}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
+	default:
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber() // keep Chrome's 64-bit numbers exact
+		if err := dec.Decode(&prefs); err != nil {
+			return fmt.Errorf("%w: profile Preferences is not JSON (%v): start Chrome on the profile once, or remove the file", ErrConfig, err)
+		}
+	}
+	netPrefs, _ := prefs["net"].(map[string]any)
+	if netPrefs == nil {
+		netPrefs = map[string]any{}
+	}
+	if n, ok := netPrefs["network_prediction_options"].(json.Number); ok && n.String() == strconv.Itoa(networkPredictionNever) {
+		return nil
+	}
+	netPrefs["network_prediction_options"] = networkPredictionNever
+	prefs["net"] = netPrefs
+	out, err := json.Marshal(prefs)
+	if err != nil {
+		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
+	}
+	tmp, err := os.CreateTemp(def, ".Preferences-browserop-*")
+	if err != nil {
+		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
+	}
+	return nil
+}
+
+// profileInUse reads Chrome's SingletonLock (a symlink to "host-pid") and
+// reports whether a process with that pid runs on this host.
+func profileInUse(dir string) (int, bool) {
+	if runtime.GOOS == "windows" {
+		return 0, false
+	}
+	target, err := os.Readlink(filepath.Join(dir, "SingletonLock"))
+	if err != nil {
+		return 0, false
+	}
+	i := strings.LastIndexByte(target, '-')
+	if i < 0 {
+		return 0, false
+	}
+	host, _ := os.Hostname()
+	if target[:i] != host {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(target[i+1:])
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return 0, false
+	}
+	if err := p.Signal(syscall.Signal(0)); err != nil && !errors.Is(err, os.ErrPermission) {
+		return 0, false
+	}
+	return pid, true
+}

@@ -1,0 +1,181 @@
+// Package sites describes where things are on a site: how to read the
+// signed-in identity, how to recognise blocker screens, where each action's
+// editor and button are, how to read the landed result, and how to search for
+// an exact live result. An adapter says where things are; the rules about
+// when to act, retry or stop live in the operator and in verify.
+//
+// A site is a Go value implementing Adapter, usually a *Declarative loaded
+// from YAML (configs/sites/*.yaml). Adapters touch pages only through the
+// primitives of *browser.Tab.
+package sites
+
+import (
+	"context"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+)
+
+// Kind is the type of an action.
+type Kind string
+
+// The action kinds.
+const (
+	KindPost       Kind = "post"
+	KindReply      Kind = "reply"
+	KindThreadPart Kind = "thread_part"
+	KindLike       Kind = "like"
+	KindFollow     Kind = "follow"
+)
+
+// Kinds lists every action kind.
+var Kinds = []Kind{KindPost, KindReply, KindThreadPart, KindLike, KindFollow}
+
+// Creates reports whether the kind creates a post (post, reply, thread part)
+// rather than toggling a control (like, follow).
+func (k Kind) Creates() bool {
+	return k == KindPost || k == KindReply || k == KindThreadPart
+}
+
+// Intent is one action as the adapter needs it.
+type Intent struct {
+	Kind Kind
+	// Actor is the handle that must be signed in and act.
+	Actor string
+	// Target is the absolute URL of the object acted on: the post replied
+	// to (reply, and the previous part for thread_part), the post liked, the
+	// profile followed. Empty for post.
+	Target string
+	// Text is the exact payload of post, reply and thread_part.
+	Text string
+}
+
+// BlockerKind names a screen that stops a run.
+type BlockerKind string
+
+// The blocker kinds; BlockerNone is the empty kind.
+const (
+	BlockerNone       BlockerKind = ""
+	BlockerLogin      BlockerKind = "login"
+	BlockerCaptcha    BlockerKind = "captcha"
+	BlockerRateLimit  BlockerKind = "rate_limit"
+	BlockerRestricted BlockerKind = "restricted"
+)
+
+// Blocker is what Adapter.Blocker found.
+type Blocker struct {
+	Kind BlockerKind
+	// Detail says which rule matched (selector or status), for a person.
+	Detail string
+}
+
+// Blocked reports whether a blocker screen is showing.
+func (b Blocker) Blocked() bool { return b.Kind != BlockerNone }
+
+// Observed is what Result read on the page a submission landed on.
+type Observed struct {
+	// URL is the canonical URL of the created post, absolute, on one of
+	// the site's origins; "" for like and follow.
+	URL string
+	// PageURL is the URL of the landed page.
+	PageURL string
+	Author  string
+	Text    string
+	// Parent is the canonical URL of the post replied to, "" for a
+	// top-level post.
+	Parent string
+	// Time is the post's time as the page states it; zero when unknown.
+	Time time.Time
+	// State is the like or follow control's state value, and Done whether
+	// it is the done value.
+	State string
+	Done  bool
+}
+
+// Query asks Search for the live results of one intent's kind and actor.
+type Query struct {
+	Kind  Kind
+	Actor string
+	// Target is the object of a like or follow (whose control Search
+	// reads); unused for the kinds that create posts.
+	Target string
+	// Since is the start of the window to search back to. Zero means the
+	// site's lookback before now.
+	Since time.Time
+}
+
+// Item is one result Search read.
+type Item struct {
+	Link   string // canonical URL, absolute, on a site origin; "" if unusable
+	Author string
+	Text   string
+	Parent string    // canonical URL of the parent; "" for a top-level post
+	Time   time.Time // zero when missing or unparsable
+	State  string    // like and follow: the control state
+	Done   bool      // like and follow: State is the done value
+	// Problems lists fields that were missing, doubled, unparsable or
+	// offsite. An item with problems is never an exact match.
+	Problems []string
+}
+
+// OK reports whether every field of the item was read unambiguously.
+func (it Item) OK() bool { return len(it.Problems) == 0 }
+
+// SearchResult is what Search saw.
+type SearchResult struct {
+	Items []Item
+	// Complete is true when the walk reached the window's start or the last
+	// page, so that absence from Items means absence from the site's view.
+	// It is false when max_pages ran out first.
+	Complete bool
+	// Since is the window start the search used.
+	Since time.Time
+	// Settle is how long after an action the site may still hide its
+	// result; absence inside it is never definitive.
+	Settle time.Duration
+	// Pages is how many pages were read.
+	Pages int
+}
+
+// Adapter is a site. Every method works in a tab browserop owns and returns
+// errors of the browser package (ErrTabGone, ErrBrowserGone, ErrTimeout),
+// or of this one: *HardStop, ErrReadBackMismatch, ErrOutcomeUnknown,
+// ErrAlreadyDone, ErrUnsupported.
+type Adapter interface {
+	// Name is the site's name, such as "demo".
+	Name() string
+	// Origins are the site's origins (scheme://host[:port]); the first is
+	// the primary one.
+	Origins() []string
+	// Supports reports whether the site is configured for the kind.
+	Supports(Kind) bool
+
+	// OpenHome navigates to the page where the identity is read.
+	OpenHome(ctx context.Context, tab *browser.Tab) (status int, err error)
+	// Identity returns the handle signed in on the current page. It returns
+	// a *HardStop of kind login when no one is signed in.
+	Identity(ctx context.Context, tab *browser.Tab) (string, error)
+	// Blocker reports a blocker screen on the current page, given the HTTP
+	// status of its document.
+	Blocker(ctx context.Context, tab *browser.Tab, status int) (Blocker, error)
+
+	// Open navigates to where the intent is performed (a compose page, the
+	// post replied to, the profile followed). It refuses, with a HardStop of
+	// kind offsite, a target or a landing page outside the origins.
+	Open(ctx context.Context, tab *browser.Tab, in Intent) (status int, err error)
+	// Fill puts the intent's text in the editor and returns what the page
+	// holds; it returns ErrReadBackMismatch when that differs. Nothing is
+	// submitted. Like and follow have nothing to fill.
+	Fill(ctx context.Context, tab *browser.Tab, in Intent) (readBack string, err error)
+	// Submit clicks the action's control exactly once. Errors before the
+	// click are definitive (a HardStop, ErrAlreadyDone); after it, they wrap
+	// ErrOutcomeUnknown.
+	Submit(ctx context.Context, tab *browser.Tab, in Intent) error
+	// Result reads the landed page after Submit: the created post, or the
+	// control state. Any failure wraps ErrOutcomeUnknown, because Submit
+	// already happened.
+	Result(ctx context.Context, tab *browser.Tab, in Intent) (Observed, error)
+	// Search looks for the live results of the query: the actor's recent
+	// posts within the window, or the control state of a like or follow.
+	Search(ctx context.Context, tab *browser.Tab, q Query) (SearchResult, error)
+}

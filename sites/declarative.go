@@ -1,0 +1,551 @@
+package sites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+)
+
+// Declarative is an Adapter built from a validated Spec. It is immutable and
+// safe for concurrent use; each call works in the tab it is given.
+type Declarative struct {
+	name    string
+	spec    Spec
+	origins []string
+	// now is the clock of the search window; tests replace it.
+	now func() time.Time
+}
+
+var _ Adapter = (*Declarative)(nil)
+
+func newDeclarative(name string, spec Spec) *Declarative {
+	return &Declarative{name: name, spec: spec, origins: slices.Clone(spec.Origins), now: time.Now}
+}
+
+// Name returns the site's name.
+func (d *Declarative) Name() string { return d.name }
+
+// Origins returns the site's origins; the first is primary.
+func (d *Declarative) Origins() []string { return slices.Clone(d.origins) }
+
+// Spec returns a copy of the adapter's configuration.
+func (d *Declarative) Spec() Spec { return d.spec }
+
+// Supports reports whether the site configures the kind.
+func (d *Declarative) Supports(k Kind) bool { return d.spec.Actions.get(k) != nil }
+
+// WithOrigins returns a copy of the adapter on other origins, for example a
+// demosite on a random loopback port. The templates are checked again.
+func (d *Declarative) WithOrigins(origins ...string) (*Declarative, error) {
+	spec := d.spec
+	spec.Origins = slices.Clone(origins)
+	if p := spec.validate(); len(p) > 0 {
+		return nil, fmt.Errorf("%w: %s: %s", ErrInvalid, d.name, strings.Join(p, "; "))
+	}
+	return newDeclarative(d.name, spec), nil
+}
+
+func (d *Declarative) action(k Kind) (*ActionSpec, error) {
+	a := d.spec.Actions.get(k)
+	if a == nil {
+		return nil, fmt.Errorf("%s: %w: %q", d.name, ErrUnsupported, k)
+	}
+	return a, nil
+}
+
+// checkOrigin returns a HardStop of kind offsite unless the tab shows a page
+// on one of the site's origins.
+func (d *Declarative) checkOrigin(ctx context.Context, tab *browser.Tab) (string, error) {
+	u, err := tab.URL(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := d.onOrigin(u); err != nil {
+		return u, hardStop(StopOffsite, err, "the tab left the site")
+	}
+	return u, nil
+}
+
+// OpenHome navigates to the identity page.
+func (d *Declarative) OpenHome(ctx context.Context, tab *browser.Tab) (int, error) {
+	u, err := d.expandURL(d.spec.Identity.URL, "", "")
+	if err != nil {
+		return 0, err
+	}
+	return d.navigate(ctx, tab, u)
+}
+
+func (d *Declarative) navigate(ctx context.Context, tab *browser.Tab, u string) (int, error) {
+	status, err := tab.Navigate(ctx, u)
+	if err != nil {
+		return status, err
+	}
+	if _, err := d.checkOrigin(ctx, tab); err != nil {
+		return status, err
+	}
+	return status, nil
+}
+
+// Identity reads the signed-in handle on the current page. No identity
+// element is a HardStop of kind login; several are one of kind
+// selector_ambiguous.
+func (d *Declarative) Identity(ctx context.Context, tab *browser.Tab) (string, error) {
+	id := d.spec.Identity
+	var v string
+	var err error
+	if id.Attribute != "" {
+		v, err = tab.Attr(ctx, id.Selector, id.Attribute)
+	} else {
+		v, err = tab.Text(ctx, id.Selector)
+	}
+	switch {
+	case errors.Is(err, browser.ErrNotFound):
+		return "", hardStop(StopLogin, err, "no signed-in identity on the page")
+	case errors.Is(err, browser.ErrSelectorAmbiguous):
+		return "", hardStop(StopSelectorAmbiguous, err, "identity")
+	case err != nil:
+		return "", err
+	}
+	v = strings.TrimPrefix(strings.TrimSpace(v), "@")
+	if v == "" {
+		return "", hardStop(StopLogin, nil, "empty identity on the page")
+	}
+	return v, nil
+}
+
+// Blocker checks the blocker rules in order and returns the first that
+// matches: its selector matches at least one element and, when it has a
+// status, the document's status is that status.
+func (d *Declarative) Blocker(ctx context.Context, tab *browser.Tab, status int) (Blocker, error) {
+	for _, b := range d.spec.Blockers {
+		if b.Status != 0 && b.Status != status {
+			continue
+		}
+		detail := fmt.Sprintf("status %d", status)
+		if b.Selector != "" {
+			n, err := tab.Count(ctx, b.Selector)
+			if err != nil {
+				return Blocker{}, err
+			}
+			if n == 0 {
+				continue
+			}
+			detail = fmt.Sprintf("%q on the page", b.Selector)
+			if b.Status != 0 {
+				detail += fmt.Sprintf(" with status %d", status)
+			}
+		}
+		return Blocker{Kind: BlockerKind(b.Kind), Detail: detail}, nil
+	}
+	return Blocker{}, nil
+}
+
+// Open navigates to where the intent is performed. A target or landing page
+// off the site's origins is a HardStop of kind target or offsite, and the
+// target is refused before any navigation.
+func (d *Declarative) Open(ctx context.Context, tab *browser.Tab, in Intent) (int, error) {
+	a, err := d.action(in.Kind)
+	if err != nil {
+		return 0, err
+	}
+	u, err := d.expandURL(a.Open, in.Actor, in.Target)
+	if err != nil {
+		return 0, err
+	}
+	return d.navigate(ctx, tab, u)
+}
+
+// Fill replaces the editor's content with the intent's text and reads it
+// back. A read-back that differs from the text (with "\r\n" as "\n", as
+// every editor stores it) returns ErrReadBackMismatch with what the page
+// holds. Like and follow have nothing to fill and return "", nil.
+func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (string, error) {
+	a, err := d.action(in.Kind)
+	if err != nil {
+		return "", err
+	}
+	if a.Fill == nil {
+		return "", nil
+	}
+	if err := tab.WaitVisible(ctx, a.Fill.Selector, 0); err != nil {
+		return "", err
+	}
+	got, err := tab.Fill(ctx, a.Fill.Selector, in.Text)
+	if err != nil {
+		if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
+			return "", hardStop(StopSelectorAmbiguous, err, "editor")
+		}
+		return "", err
+	}
+	want := strings.ReplaceAll(in.Text, "\r\n", "\n")
+	if got != want {
+		return got, fmt.Errorf("%w: %s", ErrReadBackMismatch, describeMismatch(want, got))
+	}
+	return got, nil
+}
+
+// describeMismatch says where two texts part, without quoting them whole.
+func describeMismatch(want, got string) string {
+	w, g := []rune(want), []rune(got)
+	i := 0
+	for i < len(w) && i < len(g) && w[i] == g[i] {
+		i++
+	}
+	return fmt.Sprintf("the page holds %d characters where %d were meant, differing from character %d", len(g), len(w), i)
+}
+
+// Submit clicks the action's control once and waits for the page it leads
+// to. For like and follow it first reads the control: already done is
+// ErrAlreadyDone (a click would undo it), an unknown state a HardStop; both
+// happen before any click. A selector that does not name one clickable
+// element is a HardStop of kind selector_ambiguous, also before any click.
+// After the click, a failed or timed-out navigation or a 5xx answer wraps
+// ErrOutcomeUnknown.
+func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) error {
+	a, err := d.action(in.Kind)
+	if err != nil {
+		return err
+	}
+	if a.State != nil {
+		state, done, err := d.readState(ctx, tab, a.State)
+		if err != nil {
+			return err
+		}
+		if done {
+			return fmt.Errorf("%w: %s shows %q", ErrAlreadyDone, in.Kind, state)
+		}
+	}
+	status, err := tab.ClickOnceAndWait(ctx, a.Submit.Selector)
+	if err != nil {
+		if errors.Is(err, browser.ErrOutcomeUnknown) {
+			return err
+		}
+		if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
+			return hardStop(StopSelectorAmbiguous, err, "submit control")
+		}
+		return err
+	}
+	if status >= 500 {
+		return fmt.Errorf("%w: the site answered %d to the submission", ErrOutcomeUnknown, status)
+	}
+	return nil
+}
+
+// readState reads a toggle control. Anything but exactly one element with
+// the done value or (when configured) the not-done value is a HardStop.
+func (d *Declarative) readState(ctx context.Context, tab *browser.Tab, st *StateSpec) (string, bool, error) {
+	v, err := tab.Attr(ctx, st.Selector, st.Attribute)
+	switch {
+	case errors.Is(err, browser.ErrSelectorAmbiguous):
+		return "", false, hardStop(StopStateUnknown, err, "control")
+	case err != nil:
+		return "", false, err
+	}
+	switch {
+	case v == st.DoneValue:
+		return v, true, nil
+	case st.NotDoneValue == "" || v == st.NotDoneValue:
+		return v, false, nil
+	}
+	return v, false, hardStop(StopStateUnknown, nil, "control shows %q", excerpt(v))
+}
+
+// Result reads the page the submission landed on. Every failure wraps
+// ErrOutcomeUnknown: a page off the site (HardStop offsite), a blocker screen
+// (HardStop of its kind), or a result that cannot be read exactly.
+func (d *Declarative) Result(ctx context.Context, tab *browser.Tab, in Intent) (Observed, error) {
+	a, err := d.action(in.Kind)
+	if err != nil {
+		return Observed{}, err
+	}
+	obs, err := d.result(ctx, tab, a)
+	return obs, ambiguous(err)
+}
+
+func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpec) (Observed, error) {
+	page, err := d.checkOrigin(ctx, tab)
+	if err != nil {
+		return Observed{PageURL: page}, err
+	}
+	obs := Observed{PageURL: page}
+	status, err := tab.Status(ctx)
+	if err != nil {
+		return obs, err
+	}
+	if blk, err := d.Blocker(ctx, tab, status); err != nil {
+		return obs, err
+	} else if blk.Blocked() {
+		return obs, hardStop(StopKindOf(blk.Kind), nil, "%s", blk.Detail)
+	}
+	if a.State != nil {
+		obs.State, obs.Done, err = d.readState(ctx, tab, a.State)
+		return obs, err
+	}
+	r := a.Result
+	if status >= 400 {
+		return obs, fmt.Errorf("the landed page answered %d", status)
+	}
+	if err := tab.WaitVisible(ctx, r.Item, 0); err != nil {
+		return obs, fmt.Errorf("no result on the landed page (status %d): %w", status, err)
+	}
+	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{r.Text, r.Author, r.Time, r.Parent, r.Link})
+	if err != nil {
+		return obs, err
+	}
+	if len(items) != 1 {
+		return obs, hardStop(StopSelectorAmbiguous, &browser.SelectorError{Selector: r.Item, Count: len(items)}, "result")
+	}
+	it := items[0]
+	if !it.OK() {
+		return obs, fmt.Errorf("result not readable: %s", strings.Join(it.Problems, "; "))
+	}
+	obs.URL, obs.Author, obs.Text, obs.Parent, obs.Time = it.Link, it.Author, it.Text, it.Parent, it.Time
+	return obs, nil
+}
+
+// StopKindOf maps a blocker to the HardStop kind of the same name.
+func StopKindOf(k BlockerKind) HardStopKind { return HardStopKind(k) }
+
+// itemFields are the fields read from a result or search item.
+type itemFields struct {
+	text, author, time, parent, link *FieldSpec
+}
+
+// readItems reads every item on the page and checks each field: exactly one
+// element (or the item itself), a parsable time, links on the site.
+func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, itemSel string, f itemFields) ([]Item, error) {
+	var fields []browser.Field
+	add := func(name string, fs *FieldSpec) {
+		if fs.set() {
+			fields = append(fields, browser.Field{Name: name, Selector: fs.Selector, Attr: fs.Attribute})
+		}
+	}
+	add("text", f.text)
+	add("author", f.author)
+	add("time", f.time)
+	add("parent", f.parent)
+	add("link", f.link)
+	raw, err := tab.Extract(ctx, itemSel, fields)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]Item, 0, len(raw))
+	for _, m := range raw {
+		var it Item
+		get := func(name string, fs *FieldSpec) (string, bool) {
+			if !fs.set() {
+				return "", false
+			}
+			v := m[name]
+			switch {
+			case v.Count == 0 || !v.Present:
+				it.Problems = append(it.Problems, name+" missing")
+				return "", false
+			case v.Count > 1:
+				it.Problems = append(it.Problems, fmt.Sprintf("%s matched %d elements", name, v.Count))
+				return "", false
+			}
+			return v.Value, true
+		}
+		if v, ok := get("text", f.text); ok {
+			it.Text = v
+		}
+		if v, ok := get("author", f.author); ok {
+			it.Author = strings.TrimPrefix(strings.TrimSpace(v), "@")
+		}
+		if v, ok := get("time", f.time); ok {
+			t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v))
+			if err != nil {
+				it.Problems = append(it.Problems, "time unparsable")
+			} else {
+				it.Time = t
+			}
+		}
+		if v, ok := get("parent", f.parent); ok && strings.TrimSpace(v) != "" {
+			if u, err := d.fieldURL(pageURL, f.parent, strings.TrimSpace(v)); err != nil {
+				it.Problems = append(it.Problems, "parent: "+err.Error())
+			} else {
+				it.Parent = u
+			}
+		}
+		if v, ok := get("link", f.link); ok {
+			if u, err := d.fieldURL(pageURL, f.link, strings.TrimSpace(v)); err != nil {
+				it.Problems = append(it.Problems, "link: "+err.Error())
+			} else {
+				it.Link = u
+			}
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// fieldURL turns a link field's value into an absolute URL on the site.
+func (d *Declarative) fieldURL(pageURL string, fs *FieldSpec, v string) (string, error) {
+	if fs.Template != "" {
+		u, err := d.expandValue(fs.Template, v)
+		if err != nil {
+			return "", err
+		}
+		v = u
+	}
+	return d.resolve(pageURL, v)
+}
+
+// Search finds the live results of q. For like and follow it opens the
+// target and reads the control. For the kinds that create posts it walks the
+// actor's timeline from the newest item, page by page, until an item of the
+// actor older than the window's start (Complete), the last page (Complete),
+// or max_pages (not Complete). Items are every item on the pages read, with
+// the author the page states; filtering and exact matching are verify's.
+func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (SearchResult, error) {
+	a, err := d.action(q.Kind)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	if a.State != nil {
+		return d.searchState(ctx, tab, q, a)
+	}
+	s := d.spec.Search
+	res := SearchResult{Settle: time.Duration(*s.Settle), Since: q.Since}
+	if res.Since.IsZero() {
+		res.Since = d.now().Add(-time.Duration(s.Lookback))
+	}
+	next, err := d.expandURL(s.URL, q.Actor, "")
+	if err != nil {
+		return res, err
+	}
+	fields := itemFields{s.Text, s.Author, s.Time, s.Parent, s.Link}
+	for res.Pages < s.MaxPages {
+		status, err := d.navigate(ctx, tab, next)
+		if err != nil {
+			return res, err
+		}
+		res.Pages++
+		if blk, err := d.Blocker(ctx, tab, status); err != nil {
+			return res, err
+		} else if blk.Blocked() {
+			return res, hardStop(StopKindOf(blk.Kind), nil, "%s", blk.Detail)
+		}
+		if status != 200 {
+			return res, fmt.Errorf("search page answered %d", status)
+		}
+		page, err := tab.URL(ctx)
+		if err != nil {
+			return res, err
+		}
+		items, err := d.readItems(ctx, tab, page, s.Item, fields)
+		if err != nil {
+			return res, err
+		}
+		res.Items = append(res.Items, items...)
+		// The timeline is newest first, so once an item of the actor is
+		// older than the window, the window is covered. Items of other
+		// authors (injected or shared) do not count: their times prove
+		// nothing about the actor's timeline.
+		for _, it := range items {
+			if it.OK() && it.Author == q.Actor && it.Time.Before(res.Since) {
+				res.Complete = true
+			}
+		}
+		if res.Complete {
+			return res, nil
+		}
+		if s.CompleteMarker != "" {
+			n, err := tab.Count(ctx, s.CompleteMarker)
+			if err != nil {
+				return res, err
+			}
+			if n > 0 {
+				res.Complete = true
+				return res, nil
+			}
+		}
+		if s.Next == "" {
+			return res, nil
+		}
+		href, err := tab.Attr(ctx, s.Next, "href")
+		if errors.Is(err, browser.ErrNotFound) {
+			if s.CompleteMarker == "" {
+				// No next link and no marker to say otherwise: the end.
+				res.Complete = true
+			}
+			return res, nil
+		}
+		if err != nil {
+			return res, err
+		}
+		if next, err = d.resolve(page, href); err != nil {
+			return res, hardStop(StopOffsite, err, "next page link")
+		}
+	}
+	return res, nil
+}
+
+// searchState reads a like or follow control on the target.
+func (d *Declarative) searchState(ctx context.Context, tab *browser.Tab, q Query, a *ActionSpec) (SearchResult, error) {
+	res := SearchResult{Since: q.Since, Settle: 0}
+	if d.spec.Search != nil && d.spec.Search.Settle != nil {
+		res.Settle = time.Duration(*d.spec.Search.Settle)
+	}
+	u, err := d.expandURL(a.Open, q.Actor, q.Target)
+	if err != nil {
+		return res, err
+	}
+	status, err := d.navigate(ctx, tab, u)
+	if err != nil {
+		return res, err
+	}
+	res.Pages = 1
+	if blk, err := d.Blocker(ctx, tab, status); err != nil {
+		return res, err
+	} else if blk.Blocked() {
+		return res, hardStop(StopKindOf(blk.Kind), nil, "%s", blk.Detail)
+	}
+	state, done, err := d.readState(ctx, tab, a.State)
+	if err != nil {
+		return res, err
+	}
+	page, err := tab.URL(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Items = []Item{{Link: page, Author: q.Actor, State: state, Done: done}}
+	res.Complete = true
+	return res, nil
+}
+
+// Preflight runs the checks due before every mutation on the current page:
+// the page is on the site's origins, no blocker screen shows (given the
+// document's status), and the signed-in identity is actor. Each failure is a
+// *HardStop of kind offsite, the blocker's kind, login or identity_mismatch.
+func Preflight(ctx context.Context, a Adapter, tab *browser.Tab, actor string, status int) error {
+	u, err := tab.URL(ctx)
+	if err != nil {
+		return err
+	}
+	origin := browser.Origin(u)
+	if !slices.Contains(a.Origins(), origin) {
+		return hardStop(StopOffsite, nil, "the page is on %q, not on the site", origin)
+	}
+	blk, err := a.Blocker(ctx, tab, status)
+	if err != nil {
+		return err
+	}
+	if blk.Blocked() {
+		return hardStop(StopKindOf(blk.Kind), nil, "%s", blk.Detail)
+	}
+	who, err := a.Identity(ctx, tab)
+	if err != nil {
+		return err
+	}
+	if who != actor {
+		return hardStop(StopIdentityMismatch, nil, "signed in as %q, the action is for %q", who, actor)
+	}
+	return nil
+}

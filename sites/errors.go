@@ -1,0 +1,97 @@
+package sites
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/browserop/browserop/browser"
+)
+
+// Errors the operator branches on. Test them with errors.Is and errors.As.
+var (
+	// ErrReadBackMismatch means the field read back after Fill differs
+	// from the intended text. It is definitive: nothing was submitted.
+	ErrReadBackMismatch = errors.New("read back differs from the intended text")
+
+	// ErrOutcomeUnknown is browser.ErrOutcomeUnknown: the mutation was
+	// dispatched and its effect could not be established. The action is
+	// ambiguous and must be reconciled, never retried.
+	ErrOutcomeUnknown = browser.ErrOutcomeUnknown
+
+	// ErrSelectorAmbiguous is browser.ErrSelectorAmbiguous: a selector that
+	// must name one element named zero or several. Nothing was clicked.
+	ErrSelectorAmbiguous = browser.ErrSelectorAmbiguous
+
+	// ErrAlreadyDone means a like or follow control already shows the done
+	// state, so Submit clicked nothing (a click would undo it). It is
+	// definitive for this attempt; whether the state is this action's effect
+	// is for reconciliation to decide.
+	ErrAlreadyDone = errors.New("control already in the done state")
+
+	// ErrUnsupported means the adapter has no configuration for the kind.
+	ErrUnsupported = errors.New("action kind not supported by this site")
+)
+
+// HardStopKind names why the run must stop mutating.
+type HardStopKind string
+
+// The kinds of HardStop. The first four come from a site's blocker screens.
+const (
+	StopLogin             HardStopKind = "login"
+	StopCaptcha           HardStopKind = "captcha"
+	StopRateLimit         HardStopKind = "rate_limit"
+	StopRestricted        HardStopKind = "restricted"
+	StopIdentityMismatch  HardStopKind = "identity_mismatch"
+	StopOffsite           HardStopKind = "offsite"
+	StopSelectorAmbiguous HardStopKind = "selector_ambiguous"
+	StopStateUnknown      HardStopKind = "state_unknown"
+	StopTarget            HardStopKind = "target"
+)
+
+// HardStop means no further mutation may happen in this run: a blocker
+// screen, the wrong signed-in account, a page outside the site's origins, an
+// ambiguous selector or control state. Detail is for a person; it never holds
+// page text beyond a short excerpt. Err, when set, is the underlying error
+// (for example a *browser.SelectorError).
+type HardStop struct {
+	Kind   HardStopKind
+	Detail string
+	Err    error
+}
+
+// Error says what stopped the run.
+func (h *HardStop) Error() string {
+	msg := "hard stop: " + string(h.Kind)
+	if h.Detail != "" {
+		msg += ": " + h.Detail
+	}
+	if h.Err != nil {
+		msg += ": " + h.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the underlying error.
+func (h *HardStop) Unwrap() error { return h.Err }
+
+func hardStop(kind HardStopKind, err error, format string, args ...any) *HardStop {
+	return &HardStop{Kind: kind, Detail: fmt.Sprintf(format, args...), Err: err}
+}
+
+// AsHardStop returns the HardStop in err's chain, or nil.
+func AsHardStop(err error) *HardStop {
+	var h *HardStop
+	if errors.As(err, &h) {
+		return h
+	}
+	return nil
+}
+
+// ambiguous marks err as happening after a submission was dispatched: the
+// effect may have happened. It keeps err's own chain (a HardStop stays one).
+func ambiguous(err error) error {
+	if err == nil || errors.Is(err, ErrOutcomeUnknown) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+}
