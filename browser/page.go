@@ -354,6 +354,12 @@ func (t *Tab) click(ctx context.Context, sel string, wait bool) (int, error) {
 				return err
 			}
 		}
+		t.mu.Lock()
+		hook := t.clickHook
+		t.mu.Unlock()
+		if hook != nil {
+			hook()
+		}
 		if !wait {
 			return nil
 		}

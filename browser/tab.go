@@ -51,6 +51,17 @@ type Tab struct {
 	nav     navState
 	changed chan struct{} // closed and replaced on every nav state change
 	world   runtime.ExecutionContextID
+	// clickHook runs right after a click's mouse events are dispatched.
+	clickHook func()
+}
+
+// OnClickDispatched sets a function to run right after ClickOnce has sent
+// its mouse events and before it waits for their effect. The operator's
+// crash points use it; nil removes it.
+func (t *Tab) OnClickDispatched(f func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clickHook = f
 }
 
 // navState is what the event listener learned about the main frame.

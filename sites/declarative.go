@@ -36,6 +36,17 @@ func (d *Declarative) Origins() []string { return slices.Clone(d.origins) }
 // Spec returns a copy of the adapter's configuration.
 func (d *Declarative) Spec() Spec { return d.spec }
 
+// StateLabels returns the values of a like or follow control that mean
+// done and not done, as the adapter declares them; ok is false for other
+// kinds or when the site does not configure the kind.
+func (d *Declarative) StateLabels(k Kind) (done, notDone string, ok bool) {
+	a := d.spec.Actions.get(k)
+	if a == nil || a.State == nil {
+		return "", "", false
+	}
+	return a.State.DoneValue, a.State.NotDoneValue, true
+}
+
 // Supports reports whether the site configures the kind.
 func (d *Declarative) Supports(k Kind) bool { return d.spec.Actions.get(k) != nil }
 

@@ -39,10 +39,15 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"version", "print the version", cmdVersion},
+		{"login", "open a visible browser on the dedicated profile to sign in to a site once: login [--site NAME]", cmdLogin},
 		{"status", "lease, action counts, ambiguous actions and budget use (exit 5 while ambiguous actions wait)", cmdStatus},
 		{"actions", "list, show or resolve actions: actions list [--status S] [--task T] | show ID | resolve ID (--verified URL | --absent --reason TEXT)", cmdActions},
 		{"lease", "show the operator lease: holder, generation, expiry", cmdLease},
 		{"migrate", "apply pending ledger migrations", cmdMigrate},
+		{"run", "one operator pass: reconcile, then publish what is due (exit 3 hard stop, 4 locked, 5 needs a person)", cmdRun},
+		{"serve", "run passes on the configured cron schedule until SIGINT or SIGTERM", cmdServe},
+		{"demo", "the demo: demosite + headless Chromium + a small calendar, two passes, nothing published twice", cmdDemo},
+		{"demosite", "run the demo site on its own: demosite --addr 127.0.0.1:8787 [--fault name=value]", cmdDemosite},
 	}
 }
 

@@ -197,7 +197,9 @@ const EnvPrefix = "BROWSEROP_"
 // nonConfigEnv lists BROWSEROP_* variables that are not config keys, so the
 // unknown-variable check leaves them alone.
 var nonConfigEnv = map[string]bool{
-	"BROWSEROP_CONFIG": true,
+	"BROWSEROP_CONFIG":      true,
+	"BROWSEROP_CRASH_AT":    true, // operator crash points, for the torture harness
+	"BROWSEROP_TEST_CHROME": true, // the browser the tests use
 }
 
 // maxConfigSize bounds the config file; anything larger is a mistake.

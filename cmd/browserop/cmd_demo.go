@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/sites"
+)
+
+// faultFlags collects repeated --fault name=value flags.
+type faultFlags struct{ f demosite.Faults }
+
+func (ff *faultFlags) String() string { return strings.Join(ff.f.Active(), ",") }
+
+func (ff *faultFlags) Set(v string) error {
+	name, value, ok := strings.Cut(v, "=")
+	if !ok {
+		value = "true"
+	}
+	return ff.f.Set(name, value)
+}
+
+func cmdDemosite(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("browserop demosite", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	addr := fs.String("addr", "127.0.0.1:8787", "address to listen on (loopback)")
+	var faults faultFlags
+	fs.Var(&faults, "fault", "turn on a fault switch, name=value (repeatable): "+strings.Join(demosite.FaultNames(), ", "))
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usageError("demosite takes no arguments, got %q", pos)
+	}
+	srv := demosite.New(demosite.Options{Oracle: true, Faults: faults.f})
+	base, err := srv.Start(*addr)
+	if err != nil {
+		return fmt.Errorf("demosite: %w", err)
+	}
+	defer srv.Close()
+	fmt.Fprintf(e.stdout, "demosite listening on %s (accounts %s, password %q; oracle at %s/_oracle/effects)\n",
+		base, strings.Join(demosite.Accounts(), ", "), demosite.Password, base)
+	<-ctx.Done()
+	return nil
+}
+
+// cmdDemo shows the main job end to end on the bundled demo site: a small
+// calendar published through headless Chromium, then a second pass that
+// publishes nothing twice.
+func cmdDemo(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("browserop demo", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	keep := fs.String("keep", "", "keep the ledger, profile and calendar in this directory (default: a temporary one, removed)")
+	execPath := fs.String("browser", "", "Chrome or Chromium to use (default: found on PATH)")
+	jsonOut := fs.Bool("json", false, "print the summaries as JSON")
+	var faults faultFlags
+	fs.Var(&faults, "fault", "turn on a demosite fault switch, name=value (repeatable)")
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usageError("demo takes no arguments, got %q", pos)
+	}
+	e.json = *jsonOut
+	start := time.Now()
+	dir := *keep
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "browserop-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	say := func(format string, args ...any) {
+		if !e.json {
+			fmt.Fprintf(e.stdout, format+"\n", args...)
+		}
+	}
+
+	srv := demosite.New(demosite.Options{Oracle: true, Faults: faults.f})
+	base, err := srv.Start("127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo: start demosite: %w", err)
+	}
+	defer srv.Close()
+	say("demosite at %s", base)
+
+	exe, err := browser.FindExecutable(*execPath)
+	if err != nil {
+		return fmt.Errorf("%w: %v (the README's `make demo` installs Chromium with scripts/setup.sh)", operator.ErrConfig, err)
+	}
+	b, err := browser.Launch(ctx, browser.Config{ExecPath: exe, ProfileDir: filepath.Join(dir, "profile"), Headless: true,
+		NoSandbox: os.Geteuid() == 0, ActionTimeout: 15 * time.Second})
+	if err != nil {
+		return fmt.Errorf("demo: launch the browser: %w", err)
+	}
+	if err := demoLogin(ctx, b, base, "alice"); err != nil {
+		b.Close()
+		return fmt.Errorf("demo: log in as alice: %w", err)
+	}
+	say("headless Chromium signed in to demosite as @alice (profile %s)", filepath.Join(dir, "profile"))
+
+	// Something of bob's to reply to and like, and carol to follow.
+	bobPost := srv.SeedPost("bob", "What should a browser operator never do twice?", time.Now().Add(-time.Hour))
+	calDir := filepath.Join(dir, "calendar")
+	if err := writeDemoCalendar(calDir, base, bobPost, time.Now().Add(-time.Second)); err != nil {
+		b.Close()
+		return err
+	}
+	say("calendar %s: a post, a thread of three, a reply, a like and a follow, all due now", calDir)
+
+	db, err := ledger.Open(ctx, filepath.Join(dir, "ledger.db"), ledger.Options{})
+	if err != nil {
+		b.Close()
+		return err
+	}
+	defer db.Close()
+	cfg := DefaultConfig()
+	p, err := policy(cfg)
+	if err != nil {
+		b.Close()
+		return err
+	}
+	bundled, err := sites.LoadFS(configs.Sites, "sites")
+	if err != nil {
+		b.Close()
+		return err
+	}
+	var demo *sites.Declarative
+	for _, d := range bundled {
+		if d.Name() == "demo" {
+			demo, err = d.WithOrigins(base)
+		}
+	}
+	if demo == nil || err != nil {
+		b.Close()
+		return fmt.Errorf("demo: the bundled demo adapter: %v", err)
+	}
+	quiet := DefaultConfig()
+	quiet.Log.Level = "warn"
+	r := operator.NewRunner(db, []sites.Adapter{demo}, p, operator.Planner{},
+		func(context.Context) (*browser.Browser, error) { return b, nil },
+		operator.Config{CalendarDir: calDir, ActionTimeout: 15 * time.Second}, logger(quiet, e.stderr))
+	defer r.Close()
+
+	say("\nfirst pass:")
+	first, err := r.Pass(ctx)
+	if err != nil {
+		return err
+	}
+	if err := printSummary(e, first); err != nil {
+		return err
+	}
+	effects := len(srv.Effects())
+	say("demosite committed %d effects", effects)
+
+	say("\nsecond pass (the same calendar again):")
+	second, err := r.Pass(ctx)
+	if err != nil {
+		return err
+	}
+	if err := printSummary(e, second); err != nil {
+		return err
+	}
+	again := len(srv.Effects())
+	say("demosite committed %d effects in the second pass: nothing was published twice", again-effects)
+	say("\ndone in %s; ledger %s", time.Since(start).Round(100*time.Millisecond), filepath.Join(dir, "ledger.db"))
+
+	verified := first.Counts["verified"]
+	if first.Outcome != operator.OutcomeOK || verified != 7 || again != effects || second.Counts["already_verified"] != 7 {
+		return fmt.Errorf("%w: expected 7 verified actions and no new effect in the second pass; got %d verified (%s) and %d new effects",
+			errDemo, verified, first.Outcome, again-effects)
+	}
+	return nil
+}
+
+// demoLogin signs in to demosite in a tab browserop owns, then closes it.
+func demoLogin(ctx context.Context, b *browser.Browser, base, handle string) error {
+	tab, err := b.NewTab(ctx, "about:blank")
+	if err != nil {
+		return err
+	}
+	defer b.CloseTab(context.WithoutCancel(ctx), tab)
+	if _, err := tab.Navigate(ctx, base+"/login"); err != nil {
+		return err
+	}
+	if _, err := tab.Fill(ctx, "input#login-handle", handle); err != nil {
+		return err
+	}
+	if _, err := tab.Fill(ctx, "input#login-password", demosite.Password); err != nil {
+		return err
+	}
+	if _, err := tab.ClickOnceAndWait(ctx, "button#login-submit"); err != nil {
+		return err
+	}
+	who, err := tab.Attr(ctx, "span#whoami", "data-handle")
+	if err != nil {
+		return err
+	}
+	if who != handle {
+		return fmt.Errorf("signed in as %q, not %q", who, handle)
+	}
+	return nil
+}
+
+func writeDemoCalendar(dir, base string, bobPost int64, at time.Time) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	ts := at.UTC().Format(time.RFC3339)
+	cal := fmt.Sprintf(`# The demo's calendar: everything is due now.
+entries:
+  - id: hello
+    site: demo
+    actor: alice
+    type: post
+    at: %[1]s
+    text: "Hello from browserop: reserved, done once, verified."
+  - id: how-it-works
+    site: demo
+    actor: alice
+    type: thread
+    at: %[1]s
+    parts:
+      - "How browserop publishes, 1/3: every action is reserved under an idempotency key first."
+      - "2/3: it is marked executing on disk before the one click, then verified on the live page."
+      - "3/3: an uncertain outcome is reconciled by searching the site, never blindly retried."
+  - id: answer-bob
+    site: demo
+    actor: alice
+    type: reply
+    at: %[1]s
+    target: %[2]s/p/%[3]d
+    text: "Publish the same post twice. Hence the ledger."
+  - id: like-bob
+    site: demo
+    actor: alice
+    type: like
+    at: %[1]s
+    target: %[2]s/p/%[3]d
+  - id: follow-carol
+    site: demo
+    actor: alice
+    type: follow
+    at: %[1]s
+    target: %[2]s/u/carol
+`, ts, base, bobPost)
+	return os.WriteFile(filepath.Join(dir, "demo.yaml"), []byte(cal), 0o600)
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/browserop/browserop/operator"
+	"github.com/robfig/cron/v3"
+)
+
+func cmdRun(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("run")
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usageError("run takes no arguments, got %q", pos)
+	}
+	cfg, db, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := e.runner(cfg, db)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	sum, err := r.Pass(ctx)
+	if err != nil {
+		if sum != nil {
+			printSummary(e, sum)
+		}
+		return err
+	}
+	if err := printSummary(e, sum); err != nil {
+		return err
+	}
+	if err := sum.Err(); err != nil {
+		return quietExit{operator.KindOf(err).Exit}
+	}
+	return nil
+}
+
+func cmdServe(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("serve")
+	once := fs.Bool("once-now", false, "also run one pass at start, before the first scheduled time")
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usageError("serve takes no arguments, got %q", pos)
+	}
+	cfg, db, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := e.runner(cfg, db)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	log := logger(cfg, e.stderr)
+	sched, err := cron.ParseStandard(cfg.Schedule)
+	if err != nil {
+		return fmt.Errorf("%w: schedule %q: %v", operator.ErrConfig, cfg.Schedule, err)
+	}
+	log.Info("serving", "schedule", cfg.Schedule, "jitter", cfg.Jitter.String(), "ledger", db.Path())
+	pass := func() {
+		// A signal lets the current mutation finish and be recorded: the
+		// pass stops before the next one, and its context outlives the
+		// signal by a bounded grace.
+		pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		stop := context.AfterFunc(ctx, func() {
+			r.Drain()
+			time.AfterFunc(time.Minute, cancel)
+		})
+		defer stop()
+		sum, err := r.Pass(pctx)
+		switch {
+		case err != nil:
+			log.Error("pass failed", "err", err)
+		case sum != nil:
+			log.Info("pass", "outcome", sum.Outcome, "run", sum.RunID, "counts", sum.Counts, "needs_person", len(sum.NeedsPerson))
+		}
+	}
+	if *once {
+		pass()
+	}
+	for {
+		next := sched.Next(time.Now())
+		if cfg.Jitter > 0 {
+			next = next.Add(rand.N(cfg.Jitter))
+		}
+		select {
+		case <-ctx.Done():
+			log.Info("stopped", "reason", context.Cause(ctx))
+			return nil
+		case <-time.After(time.Until(next)):
+		}
+		if ctx.Err() != nil {
+			continue
+		}
+		pass()
+	}
+}
+
+// errDemo marks a demo that did not show what it should.
+var errDemo = errors.New("demo")

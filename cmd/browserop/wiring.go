@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/sites"
+)
+
+// logger builds the slog logger: text on a terminal, JSON otherwise (under
+// a service), or as log.format says. Logs carry ids, states and reasons,
+// never page text, cookies or tokens.
+func logger(cfg Config, w io.Writer) *slog.Logger {
+	level := slog.LevelInfo
+	switch cfg.Log.Level {
+	case "debug":
+		level = slog.LevelDebug
+	case "warn":
+		level = slog.LevelWarn
+	case "error":
+		level = slog.LevelError
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	format := cfg.Log.Format
+	if format == "" || format == "auto" {
+		format = "json"
+		if f, ok := w.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+				format = "text"
+			}
+		}
+	}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// loadSites returns the bundled adapters, replaced or extended by those in
+// sites.dir.
+func loadSites(cfg Config) ([]sites.Adapter, error) {
+	bundled, err := sites.LoadFS(configs.Sites, "sites")
+	if err != nil {
+		return nil, fmt.Errorf("%w: bundled sites: %v", operator.ErrConfig, err)
+	}
+	byName := map[string]sites.Adapter{}
+	var order []string
+	for _, d := range bundled {
+		byName[d.Name()] = d
+		order = append(order, d.Name())
+	}
+	if cfg.Sites.Dir != "" {
+		own, err := sites.LoadDir(cfg.Sites.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+		}
+		for _, d := range own {
+			if _, ok := byName[d.Name()]; !ok {
+				order = append(order, d.Name())
+			}
+			byName[d.Name()] = d
+		}
+	}
+	out := make([]sites.Adapter, 0, len(order))
+	for _, n := range order {
+		out = append(out, byName[n])
+	}
+	return out, nil
+}
+
+// browserConfig is the browser part of the configuration.
+func browserConfig(cfg Config, environ []string) (browser.Config, error) {
+	profile, err := cfg.profileDir(envLookup(environ))
+	if err != nil {
+		return browser.Config{}, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+	}
+	return browser.Config{ExecPath: cfg.Browser.ExecPath, ProfileDir: profile, Headless: cfg.Browser.Headless,
+		DevToolsURL: cfg.Browser.DevtoolsURL, DevToolsActivePortFile: cfg.Browser.DevtoolsActivePortFile,
+		ExtraFlags: cfg.Browser.ExtraFlags, NoSandbox: cfg.Browser.NoSandbox, ActionTimeout: cfg.Browser.ActionTimeout}, nil
+}
+
+// connector launches the browser on the dedicated profile, or attaches to
+// a running one when browser.devtools_url or its active-port file is set.
+func connector(bc browser.Config) operator.ConnectFunc {
+	return func(ctx context.Context) (*browser.Browser, error) {
+		if bc.DevToolsURL != "" || bc.DevToolsActivePortFile != "" {
+			return browser.Attach(ctx, bc)
+		}
+		return browser.Launch(ctx, bc)
+	}
+}
+
+// runner wires a Runner from the configuration.
+func (e *env) runner(cfg Config, db *ledger.DB) (*operator.Runner, error) {
+	adapters, err := loadSites(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p, err := policy(cfg)
+	if err != nil {
+		return nil, err
+	}
+	bc, err := browserConfig(cfg, e.environ)
+	if err != nil {
+		return nil, err
+	}
+	calDir, err := cfg.calendarDir(envLookup(e.environ))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+	}
+	planner := operator.Planner{Command: cfg.Planner.Command, Timeout: cfg.Planner.Timeout, MaxOutput: cfg.Planner.MaxOutput}
+	rc := operator.Config{LeaseName: cfg.Operator.LeaseName, LeaseTTL: cfg.Operator.LeaseTTL, Heartbeat: cfg.Operator.Heartbeat,
+		Skew: cfg.Operator.IdentitySkew, CalendarDir: calDir, Grace: cfg.Calendar.Grace, PublishLate: cfg.Calendar.PublishLate,
+		QualityThreshold: cfg.Planner.QualityThreshold, ActionTimeout: cfg.Browser.ActionTimeout, Ceiling: cfg.Authority.Ceiling}
+	return operator.NewRunner(db, adapters, p, planner, connector(bc), rc, logger(cfg, e.stderr)), nil
+}
+
+// printSummary prints a pass's summary as a table, or JSON.
+func printSummary(e *env, sum *operator.Summary) error {
+	if e.json {
+		return writeJSON(e.stdout, sum)
+	}
+	w := e.stdout
+	switch sum.Outcome {
+	case operator.OutcomeLockedSkip:
+		fmt.Fprintln(w, "another operator holds the lease: nothing done (locked_skip)")
+		return nil
+	}
+	fmt.Fprintf(w, "run %s (generation %d): %s\n", sum.RunID, sum.Generation, sum.Outcome)
+	if len(sum.Actions) > 0 {
+		tw := table(w)
+		fmt.Fprintln(tw, "ENTRY\tTYPE\tOUTCOME\tPERMALINK / REASON")
+		for _, a := range sum.Actions {
+			detail := a.Result
+			if detail == "" {
+				detail = a.Reason
+			}
+			outcome := a.Status
+			if a.Note != "" && a.Note != a.Status {
+				outcome = a.Status + " (" + strings.ReplaceAll(a.Note, "_", " ") + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", dash(a.Entry), a.Type, outcome, detail)
+		}
+		tw.Flush()
+	} else {
+		fmt.Fprintln(w, "nothing was due")
+	}
+	if sum.HardStop != "" {
+		fmt.Fprintf(w, "hard stop: %s\n", sum.HardStop)
+	}
+	for _, id := range sum.NeedsPerson {
+		fmt.Fprintf(w, "needs a person: %s (browserop actions show %s)\n", id, id)
+	}
+	for _, p := range sum.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,396 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/verify"
+)
+
+// entry carries one due calendar entry through its task and its intents.
+func (p *pass) entry(e Entry) error {
+	site, ok := p.r.sites[e.Site]
+	if !ok {
+		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q: site %q has no adapter", e.File, e.Line, e.ID, e.Site))
+		return nil
+	}
+	origin := "calendar:" + e.ID
+	capability := e.Type
+	task, _, err := p.r.db.CreateTask(p.ctx, origin, ledger.TaskRequest{Title: e.ID, Source: "calendar",
+		Contract: contractFor(site, capability), Input: entryInput(e)})
+	if errors.Is(err, ledger.ErrConflict) {
+		// Edited after it was reserved: never publish the edited version.
+		p.sum.count("conflicts")
+		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: e.Type, Status: "conflict",
+			Reason: "the entry changed after it was reserved; it is not published"})
+		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q changed after it was reserved; restore it or give it a new id", e.File, e.Line, e.ID))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if task.Status == ledger.TaskCancelled {
+		return nil
+	}
+	late := !p.r.cfg.PublishLate && p.r.now().Sub(e.At) > p.r.cfg.Grace
+	if late {
+		// Missed only while nothing of the entry has been performed: a thread
+		// already begun is finished, not left half published.
+		acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{TaskID: task.ID})
+		if err != nil {
+			return err
+		}
+		for _, a := range acts {
+			if !a.ExecutingAt.IsZero() || a.Status != ledger.Planned && a.Status != ledger.Failed {
+				late = false
+			}
+		}
+	}
+	if e.Type != EntryThread {
+		_, err := p.process(entryIntent(e, task, origin), e.ID, late)
+		return err
+	}
+	parent := e.Target
+	for i := range e.Parts {
+		a, err := p.process(threadPart(e, task, origin, i, parent), e.ID, late)
+		if err != nil {
+			return err
+		}
+		if a.Status != ledger.Verified {
+			// Part n+1 waits for part n's verified URL.
+			return nil
+		}
+		parent = a.CanonicalResult
+	}
+	return nil
+}
+
+func (p *pass) problem(msg string) {
+	p.sum.Problems = append(p.sum.Problems, msg)
+	p.r.log.Warn("problem", "detail", msg)
+}
+
+func (p *pass) report(a ledger.Action, entry, note string) {
+	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: string(a.Status), Result: a.CanonicalResult, Note: note}
+	if a.Status != ledger.Verified {
+		rep.Reason = a.FailureReason
+	}
+	p.sum.Actions = append(p.sum.Actions, rep)
+	p.sum.count(note)
+	p.r.log.Info("action", "run", p.run.ID, "action", a.ID, "type", a.Type, "status", a.Status, "note", note)
+}
+
+// transition moves an action under the pass's fence.
+func (p *pass) transition(a ledger.Action, c ledger.Change) (ledger.Action, error) {
+	if c.To == ledger.Executing || c.To == ledger.Verified {
+		c.Budget = p.r.policy
+	}
+	// A transition is recorded even when the pass is being cancelled: the
+	// outcome of a mutation must never be lost for want of a context.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 30*time.Second)
+	defer cancel()
+	return p.r.db.Transition(ctx, p.fence(), a.ID, c)
+}
+
+// process carries one intent through reserve, preflight, prepare, perform
+// once, verify and budget commit. It returns the action as it ended. Only
+// failures of the pass itself (the ledger, a lost lease) are errors.
+func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error) {
+	li := in.ledgerIntent(p.run.ID)
+	if p.stopped != "" || p.r.draining.Load() {
+		why := "the pass stopped: " + p.stopped
+		if p.stopped == "" {
+			why = "browserop is shutting down"
+		}
+		p.sum.count("held")
+		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: in.typ, Status: "not_attempted", Reason: why})
+		return ledger.Action{}, nil
+	}
+	key, err := li.Key()
+	if err != nil {
+		return ledger.Action{}, err
+	}
+	existing, err := p.r.db.ActionByKey(p.ctx, key)
+	switch {
+	case err == nil:
+	case errors.Is(err, ledger.ErrNotFound):
+		if !late {
+			// Check before acting; the authoritative check runs again when
+			// the action goes executing.
+			if err := p.r.db.CheckBudget(p.ctx, p.r.policy, in.format); errors.Is(err, budgets.ErrExhausted) {
+				p.sum.count("budget_skips")
+				p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: in.typ, Status: "budget_skip", Reason: err.Error()})
+				return ledger.Action{}, nil
+			} else if err != nil {
+				return ledger.Action{}, err
+			}
+		}
+	default:
+		return ledger.Action{}, err
+	}
+	a, reserved, err := p.r.db.Reserve(p.ctx, p.fence(), li)
+	if err != nil {
+		return ledger.Action{}, err
+	}
+	if reserved {
+		crashPoint("after-reserve")
+	} else {
+		a = existing
+		switch a.Status {
+		case ledger.Verified:
+			p.report(a, entry, "already_verified")
+			return a, nil
+		case ledger.Failed:
+			if a.FailureClass != ledger.Definitive || a.Attempt >= p.r.cfg.MaxAttempts || late {
+				p.report(a, entry, "failed_before")
+				return a, nil
+			}
+			if a, err = p.transition(a, ledger.Change{To: ledger.Planned, Reason: "replanned after a definitive failure"}); err != nil {
+				return a, err
+			}
+		case ledger.Executing, ledger.Ambiguous:
+			// Reconciliation runs first; one left means it could not be settled.
+			p.hardStop("an unresolved ambiguous action")
+			p.report(a, entry, "ambiguous_waiting")
+			return a, nil
+		}
+	}
+	if late {
+		a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned,
+			Reason: fmt.Sprintf("missed: due more than %s ago; not published late", p.r.cfg.Grace)})
+		if err != nil {
+			return a, err
+		}
+		p.report(a, entry, "missed")
+		return a, nil
+	}
+	return p.perform(in, a, entry)
+}
+
+// perform runs preflight, preparation, the one mutation and verification
+// for a planned action.
+func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action, error) {
+	ctx := p.ctx
+	if reason := p.authorize(in); reason != "" {
+		p.hardStop(reason)
+		p.report(a, entry, "held")
+		return a, nil
+	}
+	st, err := p.tabFor(in.site)
+	if err != nil {
+		return a, p.stopOn(err, a, entry)
+	}
+	site, tab, si := st.site, st.tab, in.sitesIntent()
+
+	// Preflight, before every mutation.
+	status, err := site.Open(ctx, tab, si)
+	if err != nil {
+		return a, p.stopOn(err, a, entry)
+	}
+	if err := sites.Preflight(ctx, site, tab, in.actor, status); err != nil {
+		return a, p.stopOn(err, a, entry)
+	}
+	b, err := p.r.getBrowser(ctx)
+	if err != nil || !b.Owns(tab.ID()) {
+		return a, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, a, entry)
+	}
+	if in.target != "" && in.kind != sites.KindPost {
+		page, err := tab.URL(ctx)
+		if err != nil {
+			return a, p.stopOn(err, a, entry)
+		}
+		if browser.NormalizeURL(page) != browser.NormalizeURL(in.target) {
+			return a, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, a, entry)
+		}
+	}
+
+	// Prepare the exact payload and read it back.
+	if in.kind.Creates() {
+		if _, err := site.Fill(ctx, tab, si); errors.Is(err, sites.ErrReadBackMismatch) {
+			a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive,
+				Reason: "the editor's read-back differs from the intended text; nothing was submitted"})
+			if err != nil {
+				return a, err
+			}
+			p.report(a, entry, "read_back_mismatch")
+			return a, nil
+		} else if err != nil {
+			return a, p.stopOn(err, a, entry)
+		}
+	}
+
+	// Executing is on disk before the click.
+	a, err = p.transition(a, ledger.Change{To: ledger.Executing, Reason: "performing once"})
+	if errors.Is(err, budgets.ErrExhausted) {
+		p.sum.count("budget_skips")
+		p.sum.Actions = append(p.sum.Actions, ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: "budget_skip", Reason: err.Error()})
+		return a, nil
+	}
+	if err != nil {
+		return a, err
+	}
+	crashPoint("after-executing")
+	serr := site.Submit(ctx, tab, si)
+	crashPoint("after-click-returned")
+	var hs *sites.HardStop
+	switch {
+	case serr == nil:
+	case errors.Is(serr, sites.ErrAlreadyDone):
+		a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned,
+			Reason: "the control already showed the done state; nothing was clicked"})
+		if err != nil {
+			return a, err
+		}
+		p.report(a, entry, "already_done")
+		return a, nil
+	case !errors.Is(serr, sites.ErrOutcomeUnknown) && (errors.As(serr, &hs) || errors.Is(serr, sites.ErrSelectorAmbiguous)):
+		// Refused before the click: definitively not done, and unsafe to go on.
+		a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "nothing was clicked: " + stopKind(serr)})
+		if err != nil {
+			return a, err
+		}
+		p.hardStop(stopKind(serr))
+		p.report(a, entry, "refused_before_click")
+		return a, nil
+	}
+
+	// Verify against the live page, also after an uncertain submit: the
+	// effect may well be there.
+	var landed sites.Observed
+	if serr == nil {
+		landed, err = site.Result(ctx, tab, si)
+		if errors.As(err, &hs) {
+			p.hardStop(stopKind(err))
+		}
+	}
+	v := p.verifyLive(st, in, a.ExecutingAt, landed.URL)
+	crashPoint("after-verification")
+	return p.settle(a, v, entry, serr)
+}
+
+// settle records a verdict on an executing or ambiguous action.
+func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause error) (ledger.Action, error) {
+	var err error
+	switch v.Outcome {
+	case verify.Verified:
+		crashPoint("before-budget-commit")
+		a, err = p.transition(a, ledger.Change{To: ledger.Verified, Result: v.URL, Reason: "verified: " + v.Reason})
+		if err != nil {
+			return a, err
+		}
+		crashPoint("after-verified")
+		p.report(a, entry, "verified")
+	case verify.Absent:
+		a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "the effect is absent: " + v.Reason})
+		if err != nil {
+			return a, err
+		}
+		p.report(a, entry, "absent")
+	default:
+		reason := "cannot prove the outcome: " + v.Reason
+		if v.Outcome == verify.Duplicate {
+			reason = "more than one exact result: " + strings.Join(v.URLs, " ")
+		}
+		if cause != nil {
+			reason += " (after: " + errorClass(cause) + ")"
+		}
+		if a.Status != ledger.Ambiguous {
+			if a, err = p.transition(a, ledger.Change{To: ledger.Ambiguous, Reason: reason}); err != nil {
+				return a, err
+			}
+		}
+		p.hardStop("an unresolved ambiguous action")
+		p.report(a, entry, "ambiguous")
+	}
+	return a, nil
+}
+
+// stopOn turns a failure before the mutation into a hard stop: nothing was
+// performed, the action stays planned.
+func (p *pass) stopOn(err error, a ledger.Action, entry string) error {
+	if errors.Is(err, ledger.ErrStaleGeneration) || errors.Is(err, ErrConfig) {
+		return err
+	}
+	p.hardStop(stopKind(err))
+	p.report(a, entry, "held")
+	return nil
+}
+
+func stopKind(err error) string {
+	var hs *sites.HardStop
+	if errors.As(err, &hs) {
+		return string(hs.Kind)
+	}
+	return errorClass(err)
+}
+
+// errorClass names an error without its text, which may hold page content.
+func errorClass(err error) string {
+	switch {
+	case errors.Is(err, browser.ErrBrowserGone):
+		return "browser gone"
+	case errors.Is(err, browser.ErrTabGone):
+		return "tab gone"
+	case errors.Is(err, browser.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, sites.ErrOutcomeUnknown):
+		return "outcome unknown"
+	case errors.Is(err, sites.ErrSelectorAmbiguous):
+		return "selector ambiguous"
+	case errors.Is(err, sites.ErrUnsupported):
+		return "action not supported by the site"
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	}
+	var hs *sites.HardStop
+	if errors.As(err, &hs) {
+		return string(hs.Kind)
+	}
+	return "error: " + err.Error()
+}
+
+// authorize checks the intent's target against the task's effective
+// domains (contract plus grants). It returns a hard-stop reason or "".
+func (p *pass) authorize(in intent) string {
+	domains := effectiveDomains(in.task)
+	site := p.r.sites[in.site]
+	for _, o := range site.Origins() {
+		if u, err := url.Parse(o); err != nil || !allowedHost(u.Hostname(), domains) {
+			return "the site is outside the task's authority"
+		}
+	}
+	if in.target != "" {
+		u, err := url.Parse(in.target)
+		if err != nil || !allowedHost(u.Hostname(), domains) {
+			return "the target is outside the task's authority"
+		}
+	}
+	if !contains(in.task.Contract.Capabilities, capabilityOf(in.typ)) {
+		return "the task's contract does not allow " + in.typ
+	}
+	return ""
+}
+
+func capabilityOf(typ string) string {
+	if typ == "thread_part" {
+		return "thread"
+	}
+	return typ
+}
+
+func contains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}

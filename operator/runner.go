@@ -1,0 +1,361 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/sites"
+)
+
+// Config tunes a Runner. Zero values take the documented defaults.
+type Config struct {
+	// LeaseName is the lease every operator on this ledger competes for.
+	LeaseName string // default "browser-operator"
+	// Holder names this operator in the lease; default host:pid:random.
+	Holder string
+	// LeaseTTL is how long the lease lasts without a heartbeat (default 2m);
+	// Heartbeat is how often a pass renews it (default 20s).
+	LeaseTTL  time.Duration
+	Heartbeat time.Duration
+	// Skew is the tolerated difference between this clock and a site's
+	// timestamps (default 5s).
+	Skew time.Duration
+	// CalendarDir holds the calendar's YAML files; "" means no calendar.
+	CalendarDir string
+	// Grace is how late a calendar entry may still be published (default
+	// 15m); older entries are reported missed unless PublishLate.
+	Grace       time.Duration
+	PublishLate bool
+	// QualityThreshold is the planner score below which a candidate is a
+	// quality skip (default 0.5).
+	QualityThreshold float64
+	// MaxAttempts bounds how often a definitively failed intent is
+	// replanned (default 3).
+	MaxAttempts int
+	// ActionTimeout bounds each page action (default 15s).
+	ActionTimeout time.Duration
+	// Ceiling bounds the domains a grant may add (authority.ceiling).
+	Ceiling []string
+}
+
+func (c *Config) defaults() {
+	if c.LeaseName == "" {
+		c.LeaseName = "browser-operator"
+	}
+	if c.Holder == "" {
+		host, _ := os.Hostname()
+		c.Holder = fmt.Sprintf("%s:%d:%d", host, os.Getpid(), time.Now().UnixNano()%100000)
+	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = 2 * time.Minute
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = 20 * time.Second
+	}
+	if c.Skew <= 0 {
+		c.Skew = 5 * time.Second
+	}
+	if c.Grace <= 0 {
+		c.Grace = 15 * time.Minute
+	}
+	if c.QualityThreshold == 0 {
+		c.QualityThreshold = 0.5
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 3
+	}
+	if c.ActionTimeout <= 0 {
+		c.ActionTimeout = 15 * time.Second
+	}
+}
+
+// ConnectFunc opens (launches or attaches to) the browser.
+type ConnectFunc func(ctx context.Context) (*browser.Browser, error)
+
+// Runner runs operator passes over one ledger, browser and set of sites.
+// Its methods may be called from one goroutine at a time; overlap across
+// processes is prevented by the lease.
+type Runner struct {
+	db      *ledger.DB
+	sites   map[string]sites.Adapter
+	policy  budgets.Policy
+	planner Planner
+	connect ConnectFunc
+	cfg     Config
+	log     *slog.Logger
+	now     func() time.Time
+
+	mu       sync.Mutex
+	browser  *browser.Browser
+	draining atomic.Bool
+}
+
+// Drain makes the current pass, and any later one, start no new action:
+// the action being performed finishes and is recorded. serve calls it on
+// SIGINT and SIGTERM.
+func (r *Runner) Drain() { r.draining.Store(true) }
+
+// NewRunner returns a Runner. connect is called when a pass first needs the
+// browser; the browser stays open across passes until Close.
+func NewRunner(db *ledger.DB, adapters []sites.Adapter, policy budgets.Policy, planner Planner, connect ConnectFunc, cfg Config, log *slog.Logger) *Runner {
+	cfg.defaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Runner{db: db, sites: map[string]sites.Adapter{}, policy: policy, planner: planner, connect: connect,
+		cfg: cfg, log: log, now: time.Now}
+	for _, a := range adapters {
+		r.sites[a.Name()] = a
+	}
+	return r
+}
+
+// SetClock replaces the runner's clock (tests).
+func (r *Runner) SetClock(now func() time.Time) { r.now = now }
+
+// Close closes the browser the runner opened. Calling it twice is safe.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.browser == nil {
+		return nil
+	}
+	err := r.browser.Close()
+	r.browser = nil
+	return err
+}
+
+// getBrowser returns the open browser, connecting (again) when it is gone.
+func (r *Runner) getBrowser(ctx context.Context) (*browser.Browser, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.browser != nil {
+		select {
+		case <-r.browser.Done():
+			r.browser.Close()
+			r.browser = nil
+		default:
+			return r.browser, nil
+		}
+	}
+	if r.connect == nil {
+		return nil, errors.New("no browser configured")
+	}
+	b, err := r.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.browser = b
+	return b, nil
+}
+
+// Outcome of a pass.
+const (
+	OutcomeOK          = "ok"
+	OutcomeLockedSkip  = "locked_skip"
+	OutcomeHardStop    = "hard_stop"
+	OutcomeNeedsPerson = "needs_person"
+	OutcomeError       = "error"
+)
+
+// ActionReport is one action's outcome in a pass, value-free but for the
+// canonical result a person can open.
+type ActionReport struct {
+	ActionID string `json:"action_id"`
+	Entry    string `json:"entry,omitempty"`
+	Type     string `json:"type"`
+	Status   string `json:"status"`
+	Result   string `json:"result,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	Note     string `json:"note,omitempty"` // e.g. "already verified", "published"
+}
+
+// Summary is what a pass did.
+type Summary struct {
+	RunID       string         `json:"run_id,omitempty"`
+	Generation  int64          `json:"generation,omitempty"`
+	Outcome     string         `json:"outcome"`
+	HardStop    string         `json:"hard_stop,omitempty"`
+	Counts      map[string]int `json:"counts"`
+	Actions     []ActionReport `json:"actions"`
+	NeedsPerson []string       `json:"needs_person,omitempty"` // ambiguous action ids
+	Problems    []string       `json:"problems,omitempty"`     // calendar and planner problems
+	Started     time.Time      `json:"started"`
+	Ended       time.Time      `json:"ended"`
+}
+
+func (s *Summary) count(k string) { s.Counts[k]++ }
+
+// Err returns the error a command exits with for this summary: nil,
+// ErrHardStop, ErrNeedsPerson, or ledger.ErrLocked.
+func (s *Summary) Err() error {
+	switch s.Outcome {
+	case OutcomeLockedSkip:
+		return ledger.ErrLocked
+	case OutcomeNeedsPerson:
+		return fmt.Errorf("%w: %d waiting", ErrNeedsPerson, len(s.NeedsPerson))
+	case OutcomeHardStop:
+		return fmt.Errorf("%w: %s", ErrHardStop, s.HardStop)
+	}
+	return nil
+}
+
+// pass is the state of one pass.
+type pass struct {
+	r       *Runner
+	ctx     context.Context
+	lease   ledger.Lease
+	run     ledger.Run
+	sum     *Summary
+	stopped string // the hard-stop reason; no mutation once set
+	tabs    map[string]*siteTab
+}
+
+func (p *pass) fence() ledger.Fence { return p.lease.Fence() }
+
+// hardStop ends all mutations for the rest of the pass.
+func (p *pass) hardStop(reason string) {
+	if p.stopped == "" {
+		p.stopped = reason
+		p.r.log.Warn("hard stop", "run", p.run.ID, "reason", reason)
+	}
+}
+
+// Pass runs one operator pass: lease, reconcile, identity, observe, act,
+// release. A lease held by another operator ends it at once with outcome
+// locked_skip. The returned error is for failures of the pass itself
+// (ledger, browser start); the outcome of the work is in the Summary.
+func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
+	sum := &Summary{Counts: map[string]int{}, Actions: []ActionReport{}, Started: r.now()}
+	lease, err := r.db.AcquireLease(ctx, r.cfg.LeaseName, r.cfg.Holder, r.cfg.LeaseTTL)
+	if errors.Is(err, ledger.ErrLocked) {
+		sum.Outcome, sum.Ended = OutcomeLockedSkip, r.now()
+		r.log.Info("another operator holds the lease", "lease", r.cfg.LeaseName)
+		return sum, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	run, err := r.db.StartRun(ctx, lease)
+	if err != nil {
+		r.release(lease)
+		return nil, err
+	}
+	sum.RunID, sum.Generation = run.ID, lease.Generation
+	log := r.log.With("run", run.ID, "generation", lease.Generation)
+	log.Info("pass started")
+
+	// The pass stops mutating the moment its lease is lost.
+	pctx, cancel := context.WithCancelCause(ctx)
+	hbDone := make(chan struct{})
+	held := lease // the heartbeat's copy; read again only after hbDone
+	go func() {
+		defer close(hbDone)
+		t := time.NewTicker(r.cfg.Heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-pctx.Done():
+				return
+			case <-t.C:
+				l, err := r.db.Heartbeat(pctx, held, r.cfg.LeaseTTL)
+				if err != nil {
+					if pctx.Err() == nil {
+						log.Error("lease heartbeat failed; stopping the pass", "err", err)
+						cancel(fmt.Errorf("lease lost: %w", err))
+					}
+					return
+				}
+				held = l
+			}
+		}
+	}()
+
+	p := &pass{r: r, ctx: pctx, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}}
+	runErr := p.execute()
+	cancel(nil)
+	<-hbDone
+	p.closeTabs()
+
+	sum.Ended = r.now()
+	actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	if amb, err := r.db.ListActions(actx, ledger.ActionFilter{Statuses: []ledger.Status{ledger.Ambiguous}}); err == nil {
+		for _, a := range amb {
+			sum.NeedsPerson = append(sum.NeedsPerson, a.ID)
+		}
+	} else {
+		runErr = errors.Join(runErr, err)
+	}
+	acancel()
+	switch {
+	case runErr != nil:
+		sum.Outcome = OutcomeError
+	case len(sum.NeedsPerson) > 0:
+		sum.Outcome = OutcomeNeedsPerson
+	case p.stopped != "":
+		sum.Outcome = OutcomeHardStop
+	default:
+		sum.Outcome = OutcomeOK
+	}
+	sum.HardStop = p.stopped
+	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer fcancel()
+	if err := r.db.FinishRun(fctx, held.Fence(), run.ID, sum.Outcome, sum); err != nil {
+		log.Error("record the end of the pass", "err", err)
+		runErr = errors.Join(runErr, err)
+	}
+	r.release(held)
+	log.Info("pass ended", "outcome", sum.Outcome, "counts", sum.Counts)
+	return sum, runErr
+}
+
+func (r *Runner) release(l ledger.Lease) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.db.ReleaseLease(ctx, l); err != nil && !errors.Is(err, ledger.ErrStaleGeneration) {
+		r.log.Error("release the lease", "err", err)
+	}
+}
+
+// execute is the body of a pass.
+func (p *pass) execute() error {
+	r := p.r
+	cal := Calendar{}
+	if r.cfg.CalendarDir != "" {
+		var err error
+		if cal, err = LoadCalendar(r.cfg.CalendarDir); err != nil {
+			return err
+		}
+	}
+	for _, prob := range cal.Problems {
+		p.sum.Problems = append(p.sum.Problems, prob.Error())
+		r.log.Warn("calendar problem", "file", prob.File, "line", prob.Line, "entry", prob.EntryID)
+	}
+	if err := p.reconcile(); err != nil {
+		return err
+	}
+	now := r.now()
+	var due []Entry
+	for _, e := range cal.Entries {
+		if !e.At.After(now) {
+			due = append(due, e)
+		}
+	}
+	sort.SliceStable(due, func(i, j int) bool { return due[i].At.Before(due[j].At) })
+	for _, e := range due {
+		if err := p.entry(e); err != nil {
+			return err
+		}
+	}
+	return p.plan(due)
+}

@@ -1,0 +1,167 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/sites"
+)
+
+// siteTab is the tab a pass owns for one site.
+type siteTab struct {
+	site     sites.Adapter
+	tab      *browser.Tab
+	rec      ledger.Tab
+	identity string
+}
+
+// tabFor returns the pass's owned tab for a site, opening it (and checking
+// who is signed in) the first time, and recovering it when it went missing.
+// A *sites.HardStop comes back as is for the caller to stop the pass.
+func (p *pass) tabFor(name string) (*siteTab, error) {
+	site, ok := p.r.sites[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: site %q has no adapter (configured: %v)", ErrConfig, name, p.r.siteNames())
+	}
+	st := p.tabs[name]
+	if st != nil && st.tab.Err() == nil {
+		return st, nil
+	}
+	b, err := p.r.getBrowser(p.ctx)
+	if err != nil {
+		return nil, fmt.Errorf("browser: %w", err)
+	}
+	if st != nil {
+		return st, p.recoverTab(b, st)
+	}
+	tab, err := b.NewTab(p.ctx, "about:blank")
+	if err != nil {
+		return nil, fmt.Errorf("open a tab for %s: %w", name, err)
+	}
+	armTab(tab, p.r.cfg.ActionTimeout)
+	crashPoint("tab-created")
+	rec, err := p.r.db.RecordTab(p.ctx, p.fence(), ledger.Tab{RunID: p.run.ID, TargetID: tab.ID().Raw(),
+		Surface: ledger.SurfaceOwned, Ownership: ledger.Owned, URL: browser.NormalizeURL(site.Origins()[0]),
+		BindingHash: browser.BindingHash(name, p.run.ID)})
+	if err != nil {
+		// The tab is ours even without its row; close it rather than leave it.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 5*time.Second)
+		b.CloseTab(cctx, tab)
+		cancel()
+		return nil, err
+	}
+	st = &siteTab{site: site, tab: tab, rec: rec}
+	p.tabs[name] = st
+	return st, p.checkIdentity(st)
+}
+
+// checkIdentity opens the site's home in the tab and reads who is signed in.
+func (p *pass) checkIdentity(st *siteTab) error {
+	status, err := st.site.OpenHome(p.ctx, st.tab)
+	if err != nil {
+		return err
+	}
+	if blk, err := st.site.Blocker(p.ctx, st.tab, status); err != nil {
+		return err
+	} else if blk.Blocked() {
+		return &sites.HardStop{Kind: sites.StopKindOf(blk.Kind), Detail: blk.Detail}
+	}
+	who, err := st.site.Identity(p.ctx, st.tab)
+	if err != nil {
+		return err
+	}
+	st.identity = who
+	return nil
+}
+
+// recoverTab handles an owned tab that disappeared (closed by the person, or
+// crashed): its record goes missing, a new tab opens on the stored URL only,
+// the inspection epoch moves on (evidence from before is void), and origin
+// and identity are checked again.
+func (p *pass) recoverTab(b *browser.Browser, st *siteTab) error {
+	rec, err := p.r.db.UpdateTab(p.ctx, p.fence(), st.rec.ID, ledger.TabChange{State: ledger.TabMissing})
+	if err != nil {
+		return err
+	}
+	p.sum.count("tabs_recovered")
+	p.r.log.Warn("owned tab went missing; reopening it", "run", p.run.ID, "epoch", rec.Epoch+1)
+	tab, err := b.NewTab(p.ctx, "about:blank")
+	if err != nil {
+		return fmt.Errorf("reopen the tab for %s: %w", st.site.Name(), err)
+	}
+	armTab(tab, p.r.cfg.ActionTimeout)
+	if _, err := tab.Navigate(p.ctx, rec.URL); err != nil {
+		return fmt.Errorf("reopen the tab for %s: %w", st.site.Name(), err)
+	}
+	rec, err = p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabLive, TargetID: tab.ID().Raw(), NewEpoch: true})
+	if err != nil {
+		return err
+	}
+	st.tab, st.rec, st.identity = tab, rec, ""
+	origin, err := tab.Origin(p.ctx)
+	if err != nil {
+		return err
+	}
+	if browser.NormalizeURL(origin) != rec.URL {
+		return &sites.HardStop{Kind: sites.StopOffsite, Detail: "the reopened tab is not on the site's origin"}
+	}
+	return p.checkIdentity(st)
+}
+
+// closeTabs closes the pass's owned tabs with proof: closed_verified needs a
+// complete inventory listing the tab before, a close receipt, and its
+// absence from a complete inventory after; anything less is
+// closure_unverified. Tabs handed to a person stay open.
+func (p *pass) closeTabs() {
+	if len(p.tabs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 20*time.Second)
+	defer cancel()
+	b, err := p.r.getBrowser(ctx)
+	if err != nil {
+		return
+	}
+	for _, st := range p.tabs {
+		if st.rec.State == ledger.TabHandoff {
+			continue
+		}
+		id := st.tab.ID()
+		before, berr := b.Targets(ctx)
+		crashPoint("tab-close")
+		receipt, cerr := b.CloseTab(ctx, st.tab)
+		after, aerr := b.Targets(ctx)
+		state := ledger.TabClosureUnverified
+		if berr == nil && aerr == nil && before.Complete && after.Complete && before.Has(id) &&
+			receipt.Sent && receipt.Confirmed && cerr == nil && !after.Has(id) {
+			state = ledger.TabClosedVerified
+		}
+		if errors.Is(cerr, browser.ErrTabGone) && aerr == nil && after.Complete && !after.Has(id) {
+			state = ledger.TabMissing // gone before we closed it: no close to prove
+		}
+		if _, err := p.r.db.UpdateTab(ctx, p.fence(), st.rec.ID, ledger.TabChange{State: state}); err != nil {
+			p.r.log.Error("record the tab's closure", "err", err)
+		}
+		p.sum.count("tabs_" + string(state))
+	}
+}
+
+// armTab sets a new owned tab's action deadline and its crash hook.
+func armTab(tab *browser.Tab, timeout time.Duration) {
+	tab.SetActionTimeout(timeout)
+	if armed["after-click-sent"] {
+		tab.OnClickDispatched(func() { crashPoint("after-click-sent") })
+	}
+}
+
+func (r *Runner) siteNames() []string {
+	var out []string
+	for n := range r.sites {
+		out = append(out, n)
+	}
+	return out
+}
