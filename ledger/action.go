@@ -284,6 +284,10 @@ func (db *DB) Resolve(ctx context.Context, id string, c Change) (Action, error) 
 		if cur.Status != Ambiguous {
 			return fmt.Errorf("%w: only an ambiguous action is resolved by a person; this one is %s", ErrIllegalTransition, cur.Status)
 		}
+		if c.To == Failed && c.Class != Abandoned {
+			// A person's "absent" settles the intent; it is not replanned.
+			return fmt.Errorf("%w: a person resolves an action as failed only with the abandoned class", ErrIllegalTransition)
+		}
 		out, err = db.transition(ctx, tx, id, c, 0, ByPerson)
 		return err
 	})
@@ -300,6 +304,12 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 	}
 	if !allowed(a.Status, c.To) {
 		return Action{}, fmt.Errorf("%w: %s -> %s", ErrIllegalTransition, a.Status, c.To)
+	}
+	// An action left executing by another generation (a crashed or fenced
+	// out pass) may have happened: it becomes ambiguous and is reconciled,
+	// never settled or replanned directly.
+	if a.Status == Executing && c.To != Ambiguous && gen != a.Generation {
+		return Action{}, fmt.Errorf("%w: executing under generation %d, so only ambiguous until reconciled", ErrIllegalTransition, a.Generation)
 	}
 	if strings.TrimSpace(c.Reason) == "" {
 		return Action{}, fmt.Errorf("%w: a reason is required", ErrIllegalTransition)

@@ -237,9 +237,21 @@ func TestTransitionStaleGeneration(t *testing.T) {
 	_, err = db.Transition(ctx, ledger.Fence{}, a.ID, changeTo(ledger.Ambiguous))
 	require.ErrorIs(t, err, ledger.ErrStaleGeneration, "a write without a fence is refused")
 
-	// The current holder may.
+	// The new holder may not settle an action another generation left
+	// executing: it may have happened, so it is ambiguous first.
+	for _, ch := range []ledger.Change{changeTo(ledger.Verified), changeTo(ledger.Failed)} {
+		_, err = db.Transition(ctx, cur.Fence(), a.ID, ch)
+		require.ErrorIs(t, err, ledger.ErrIllegalTransition, "to %s", ch.To)
+	}
 	_, err = db.Transition(ctx, cur.Fence(), a.ID, ledger.Change{To: ledger.Ambiguous, Reason: "found executing after a crash"})
 	require.NoError(t, err)
+	_, err = db.Transition(ctx, cur.Fence(), a.ID, changeTo(ledger.Verified))
+	require.NoError(t, err, "reconciled once ambiguous")
+
+	// A released lease fences too.
+	require.NoError(t, db.ReleaseLease(ctx, cur))
+	_, err = db.Transition(ctx, cur.Fence(), b.ID, changeTo(ledger.Executing))
+	require.ErrorIs(t, err, ledger.ErrStaleGeneration, "a write after release")
 }
 
 func TestResolveByPerson(t *testing.T) {
@@ -260,6 +272,10 @@ func TestResolveByPerson(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ledger.Failed, got.Status)
 
+	amb3 := walk(t, db, l.Fence(), "amb3", ledger.Executing, ledger.Ambiguous)
+	_, err = db.Resolve(ctx, amb3.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "absent"})
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "a person's absent is final, not replannable")
+
 	exec := walk(t, db, l.Fence(), "exec", ledger.Executing)
 	_, err = db.Resolve(ctx, exec.ID, ledger.Change{To: ledger.Verified, Result: "x", Reason: "r"})
 	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "only ambiguous actions are resolved by a person")
@@ -271,6 +287,9 @@ func TestRecordsAreProtectedBySchema(t *testing.T) {
 	db, _ := MustOpen(t)
 	l := mustLease(t, db, "op")
 	v := walk(t, db, l.Fence(), "final", ledger.Executing, ledger.Verified)
+	fl := walk(t, db, l.Fence(), "failed", ledger.Executing)
+	_, err := db.Transition(ctx, l.Fence(), fl.ID, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "declined"})
+	require.NoError(t, err)
 	task, _, err := db.CreateTask(ctx, "k1", taskRequest("post"))
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
@@ -281,14 +300,17 @@ func TestRecordsAreProtectedBySchema(t *testing.T) {
 	for _, q := range []string{
 		`UPDATE actions SET status = 'planned' WHERE id = '` + v.ID + `'`,
 		`UPDATE actions SET canonical_result = 'x' WHERE id = '` + v.ID + `'`,
+		`UPDATE actions SET status = 'executing' WHERE id = '` + fl.ID + `'`,
+		`UPDATE actions SET payload_json = '{}' WHERE id = '` + fl.ID + `'`,
 		`DELETE FROM actions`,
 		`UPDATE action_events SET reason = 'x'`,
 		`DELETE FROM action_events`,
 		`UPDATE tasks SET contract_json = '{}' WHERE id = '` + task.ID + `'`,
+		`DELETE FROM tasks`,
 		`UPDATE leases SET generation = 0`,
 	} {
 		_, err := raw.Exec(q)
-		require.Error(t, err, q)
+		require.ErrorContains(t, err, "browserop: ", q)
 	}
 }
 

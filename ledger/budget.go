@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -29,7 +30,23 @@ func countLimit(ctx context.Context, q querier, l budgets.Limit, now time.Time) 
 	return used, inFlight, err
 }
 
+// ErrClockBehind: the clock reads earlier than effects already recorded,
+// so a rolling window cannot be trusted; browserop refuses to act until it
+// is right.
+var ErrClockBehind = errors.New("the clock is behind recorded effects")
+
 func checkBudget(ctx context.Context, tx *sql.Tx, p budgets.Policy, format string, now time.Time) error {
+	if format == "" || len(p.For(format)) == 0 {
+		return nil
+	}
+	var last sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT max(at) FROM budget_usage`).Scan(&last); err != nil {
+		return err
+	}
+	if last.Valid && nanos(now) < last.Int64-int64(time.Minute) {
+		return fmt.Errorf("%w: now is %s, an effect is recorded at %s", ErrClockBehind,
+			now.UTC().Format(time.RFC3339), fromNanos(last.Int64).Format(time.RFC3339))
+	}
 	return p.Check(format, func(l budgets.Limit) (int, int, error) {
 		return countLimit(ctx, tx, l, now)
 	})

@@ -86,6 +86,12 @@ func TestBudgets(t *testing.T) {
 		require.ErrorIs(t, err, ledger.ErrIllegalTransition)
 		requireUsageEqualsVerified(t, db)
 	})
+	t.Run("ErrClockBehind", func(t *testing.T) {
+		c.Advance(-2 * time.Hour)
+		_, err := execute("from the past", budgets.PostText)
+		require.ErrorIs(t, err, ledger.ErrClockBehind, "a clock behind recorded effects cannot judge a window")
+		c.Advance(2 * time.Hour)
+	})
 	t.Run("RollingWindow", func(t *testing.T) {
 		c.Advance(25 * time.Hour)
 		require.NoError(t, db.CheckBudget(ctx, p, budgets.PostText), "usage older than the window no longer counts")

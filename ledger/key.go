@@ -6,13 +6,29 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // CanonicalJSON re-encodes a JSON value canonically: object keys sorted,
 // no insignificant whitespace, strings as UTF-8 (no \u escapes for
 // non-ASCII, no HTML escaping), numbers exactly as written. Two documents
 // that differ only in key order or spacing have the same canonical form.
+//
+// It refuses, rather than silently rewriting, what would make two different
+// documents one: invalid UTF-8, an escaped lone surrogate (which a decoder
+// turns into U+FFFD), and an object with a key twice.
 func CanonicalJSON(raw []byte) ([]byte, error) {
+	if !utf8.Valid(raw) {
+		return nil, fmt.Errorf("canonical json: not valid UTF-8")
+	}
+	if err := checkSurrogates(raw); err != nil {
+		return nil, fmt.Errorf("canonical json: %w", err)
+	}
+	if err := checkDuplicateKeys(raw); err != nil {
+		return nil, fmt.Errorf("canonical json: %w", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -53,6 +69,11 @@ func IdempotencyKey(actionType, actor, targetURL string, payload json.RawMessage
 	if !json.Valid(payload) {
 		return "", fmt.Errorf("idempotency key: payload is not valid JSON")
 	}
+	for _, s := range []string{actionType, actor, targetURL} {
+		if !utf8.ValidString(s) {
+			return "", fmt.Errorf("idempotency key: %q is not valid UTF-8", s)
+		}
+	}
 	doc, err := json.Marshal(struct {
 		ActionType string          `json:"action_type"`
 		Actor      string          `json:"actor"`
@@ -68,4 +89,105 @@ func IdempotencyKey(actionType, actor, targetURL string, payload json.RawMessage
 	}
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// checkSurrogates refuses \uD800-\uDFFF escapes that are not a high
+// surrogate followed by a low one.
+func checkSurrogates(raw []byte) error {
+	for i := 0; i+5 < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // skip the escaped character, which may be a backslash
+			continue
+		}
+		r, ok := hex4(raw[i+2:])
+		if !ok || !utf16.IsSurrogate(r) {
+			i += 5
+			continue
+		}
+		if r >= 0xDC00 || i+11 >= len(raw) || raw[i+6] != '\\' || raw[i+7] != 'u' {
+			return fmt.Errorf("an escaped lone surrogate at byte %d", i)
+		}
+		if lo, ok := hex4(raw[i+8:]); !ok || lo < 0xDC00 || lo > 0xDFFF {
+			return fmt.Errorf("an escaped lone surrogate at byte %d", i)
+		}
+		i += 11
+	}
+	return nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// checkDuplicateKeys refuses an object that names a key twice.
+func checkDuplicateKeys(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		expect bool // next string token in an object is a key
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.expect {
+			if key, ok := tok.(string); ok {
+				if top.keys[key] {
+					return fmt.Errorf("key %q appears twice in one object", key)
+				}
+				top.keys[key] = true
+				top.expect = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			if top != nil && top.object {
+				top.expect = true
+			}
+			stack = append(stack, &frame{object: true, keys: map[string]bool{}, expect: true})
+			continue
+		case json.Delim('['):
+			if top != nil && top.object {
+				top.expect = true
+			}
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top != nil && top.object {
+			top.expect = true // a value was read; a key comes next
+		}
+	}
 }

@@ -37,7 +37,8 @@ func checkFence(ctx context.Context, tx *sql.Tx, f Fence) error {
 		return fmt.Errorf("%w: the write carries no lease generation", ErrStaleGeneration)
 	}
 	var gen int64
-	err := tx.QueryRowContext(ctx, `SELECT generation FROM leases WHERE name = ?`, f.Lease).Scan(&gen)
+	var released int
+	err := tx.QueryRowContext(ctx, `SELECT generation, released FROM leases WHERE name = ?`, f.Lease).Scan(&gen, &released)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: lease %q was never acquired", ErrStaleGeneration, f.Lease)
 	}
@@ -46,6 +47,9 @@ func checkFence(ctx context.Context, tx *sql.Tx, f Fence) error {
 	}
 	if gen != f.Generation {
 		return fmt.Errorf("%w: lease %q is at generation %d, the write carries %d", ErrStaleGeneration, f.Lease, gen, f.Generation)
+	}
+	if released == 1 {
+		return fmt.Errorf("%w: lease %q generation %d was released", ErrStaleGeneration, f.Lease, gen)
 	}
 	return nil
 }

@@ -42,6 +42,11 @@ var (
 	// ErrNotLedger: the file is not a browserop ledger (not SQLite, corrupt,
 	// another program's database, or a schema newer than this build).
 	ErrNotLedger = errors.New("not a browserop ledger")
+	// ErrUnsafeFile: the ledger file is readable by others, or is not a
+	// regular file; browserop refuses to use it until a person fixes it.
+	ErrUnsafeFile = errors.New("unsafe ledger file")
+	// ErrNoLedger: Options.MustExist was set and there is no ledger file.
+	ErrNoLedger = errors.New("no ledger")
 )
 
 // applicationID marks a SQLite file as a browserop ledger ("brop").
@@ -57,6 +62,10 @@ type Options struct {
 	// SkipMigrate leaves pending migrations for an explicit Migrate call
 	// (`browserop migrate` reports what it applies).
 	SkipMigrate bool
+	// MustExist refuses (ErrNoLedger) to create a ledger: commands that
+	// only inspect one must not turn a mistyped path into a new, empty,
+	// all-clear ledger.
+	MustExist bool
 }
 
 // DB is an open ledger: one writer connection (every transaction begins
@@ -117,6 +126,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	if opts.MustExist {
+		if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w at %s: run a pass or `browserop migrate` first, or check --ledger", ErrNoLedger, abs)
+		}
 	}
 	if err := prepareFile(abs); err != nil {
 		return nil, err
@@ -191,6 +205,9 @@ func prepareFile(path string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create ledger directory %s: %w", dir, err)
 	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("ledger %s: %w: not a regular file", path, ErrUnsafeFile)
+	}
 	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("create ledger %s: %w", path, err)
@@ -201,10 +218,10 @@ func prepareFile(path string) error {
 		return fmt.Errorf("stat ledger %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("ledger %s: %w: not a regular file", path, ErrNotLedger)
+		return fmt.Errorf("ledger %s: %w: not a regular file", path, ErrUnsafeFile)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("ledger %s is readable by others (mode %04o): run chmod 600 on it and its -wal and -shm files", path, fi.Mode().Perm())
+		return fmt.Errorf("ledger %s: %w: readable by others (mode %04o): run chmod 600 on it and its -wal and -shm files", path, ErrUnsafeFile, fi.Mode().Perm())
 	}
 	return nil
 }
@@ -257,8 +274,15 @@ func inspect(ctx context.Context, path string) error {
 	pages := int64(hdr[28])<<24 | int64(hdr[29])<<16 | int64(hdr[30])<<8 | int64(hdr[31])
 	changeCounter := string(hdr[24:28])
 	validFor := string(hdr[92:96])
-	if changeCounter == validFor && pages > 0 && fi.Size() < pages*pageSize {
-		return fmt.Errorf("ledger %s: %w: the file is truncated (%d bytes, header says %d); restore it from a backup", path, ErrNotLedger, fi.Size(), pages*pageSize)
+	// After a crash mid-checkpoint, page 1 (with the new page count) may be
+	// in the file while later pages are still only in the -wal: with a
+	// non-empty -wal the size check proves nothing.
+	walSize := int64(0)
+	if wfi, err := os.Stat(path + "-wal"); err == nil {
+		walSize = wfi.Size()
+	}
+	if walSize == 0 && changeCounter == validFor && pages > 0 && fi.Size() < pages*pageSize {
+		return fmt.Errorf("ledger %s: %w: the file is shorter than its header says (%d bytes, header says %d) and has no -wal: it was truncated; check it with sqlite3's PRAGMA integrity_check before restoring anything", path, ErrNotLedger, fi.Size(), pages*pageSize)
 	}
 	// Without a -wal file nothing newer than the main file exists, and
 	// immutable=1 reads it without creating -wal or -shm beside it.

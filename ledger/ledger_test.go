@@ -185,3 +185,29 @@ func TestIdempotencyKeyIgnoresSpacingAndOrder(t *testing.T) {
 	_, err = ledger.IdempotencyKey("post", "alice", "", json.RawMessage(`{"text":`))
 	require.Error(t, err)
 }
+
+func TestCanonicalJSONRefusesAmbiguity(t *testing.T) {
+	t.Parallel()
+	for name, doc := range map[string]string{
+		"LoneHighSurrogate": `{"text":"\ud800 hi"}`,
+		"LoneLowSurrogate":  `{"text":"\udc00"}`,
+		"ReversedPair":      `{"text":"\udc00\ud800"}`,
+		"DuplicateKey":      `{"text":"x","text":"y"}`,
+		"NestedDuplicate":   `{"a":[{"k":1,"k":2}]}`,
+		"InvalidUTF8":       "{\"text\":\"\xff\"}",
+	} {
+		_, err := ledger.CanonicalJSON([]byte(doc))
+		require.Error(t, err, name)
+	}
+	for name, doc := range map[string]string{
+		"SurrogatePair":     `{"text":"\ud83d\ude00"}`,
+		"EscapedBackslashU": `{"text":"\\ud800"}`,
+		"SameKeyInSiblings": `{"a":{"k":1},"b":{"k":2},"k":[{"k":3}]}`,
+		"KeyLikeValue":      `{"k":"k","j":"k"}`,
+	} {
+		_, err := ledger.CanonicalJSON([]byte(doc))
+		require.NoError(t, err, name)
+	}
+	_, err := ledger.IdempotencyKey("post", "\xff", "", json.RawMessage(`{}`))
+	require.Error(t, err, "an actor that is not UTF-8")
+}

@@ -123,6 +123,13 @@ func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Ta
 		if t.State == TabClosedVerified {
 			return fmt.Errorf("%w: tab record %d is closed_verified", ErrIllegalTransition, id)
 		}
+		if c.State != "" && c.State != t.State && !tabAllowed(t.State, c.State) {
+			return fmt.Errorf("%w: tab record %d: %s -> %s", ErrIllegalTransition, id, t.State, c.State)
+		}
+		if (c.TargetID != "" && c.TargetID != t.TargetID || c.State == TabLive && t.State == TabMissing) && !c.NewEpoch {
+			// A recovered or replaced tab is new evidence: a new epoch.
+			return fmt.Errorf("%w: tab record %d: a new target needs a new inspection epoch", ErrIllegalTransition, id)
+		}
 		if c.State != "" {
 			t.State = c.State
 		}
@@ -145,6 +152,23 @@ func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Ta
 		return Tab{}, fmt.Errorf("update tab %d: %w", id, err)
 	}
 	return out, nil
+}
+
+// tabTransitions lists the tab states each state may move to.
+var tabTransitions = map[TabState][]TabState{
+	TabLive:              {TabHandoff, TabMissing, TabClosedVerified, TabClosureUnverified},
+	TabHandoff:           {TabLive, TabMissing, TabClosedVerified, TabClosureUnverified},
+	TabMissing:           {TabLive, TabClosureUnverified},
+	TabClosureUnverified: {TabClosedVerified, TabMissing},
+}
+
+func tabAllowed(from, to TabState) bool {
+	for _, s := range tabTransitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
 }
 
 const tabColumns = `id, COALESCE(task_id, ''), COALESCE(run_id, ''), target_id, surface, url, binding_hash, ownership, epoch, state,

@@ -234,6 +234,11 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		p.sum.Actions = append(p.sum.Actions, ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: "budget_skip", Reason: err.Error()})
 		return a, nil
 	}
+	if errors.Is(err, ledger.ErrClockBehind) {
+		p.hardStop("the clock is behind recorded effects")
+		p.report(a, entry, "held")
+		return a, nil
+	}
 	if err != nil {
 		return a, err
 	}

@@ -27,6 +27,7 @@ type env struct {
 	json           bool
 	environ        []string
 	skipMigrate    bool // only `migrate` opens without migrating, to report what it applies
+	mustExist      bool // inspection commands never create a ledger
 }
 
 // command is one subcommand.
@@ -167,10 +168,10 @@ func (e *env) open(ctx context.Context) (Config, *ledger.DB, error) {
 	}
 	if path == "" {
 		if path, err = ledger.DefaultPathEnv(envLookup(e.environ)); err != nil {
-			return Config{}, nil, err
+			return Config{}, nil, fmt.Errorf("%w: %v", operator.ErrConfig, err)
 		}
 	}
-	db, err := ledger.Open(ctx, path, ledger.Options{SkipMigrate: e.skipMigrate})
+	db, err := ledger.Open(ctx, path, ledger.Options{SkipMigrate: e.skipMigrate, MustExist: e.mustExist})
 	if err != nil {
 		return Config{}, nil, err
 	}

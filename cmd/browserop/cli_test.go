@@ -53,7 +53,7 @@ func (c *cli) seed(statuses ...ledger.Status) []ledger.Action {
 	var out []ledger.Action
 	for i, s := range statuses {
 		p, _ := json.Marshal(map[string]any{"text": "seed " + string(rune('a'+i))})
-		a, _, err := db.Reserve(ctx, l.Fence(), ledger.Intent{Type: "post", Format: budgets.PostText, Actor: "alice", Payload: p})
+		a, _, err := db.Reserve(ctx, l.Fence(), ledger.Intent{Type: "post", Format: budgets.PostText, Site: "demo", Actor: "alice", Payload: p})
 		require.NoError(c.t, err)
 		path := map[ledger.Status][]ledger.Status{
 			ledger.Planned:   nil,
@@ -109,6 +109,15 @@ func TestMigrateCommand(t *testing.T) {
 func TestStatusAndResolve(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
+	code, _, errs := c.run("status")
+	require.Equal(t, 2, code, "status never creates a ledger")
+	require.Contains(t, errs, "no ledger at")
+	_, err := os.Stat(c.ledgerPath())
+	require.True(t, os.IsNotExist(err), "no file was created")
+	code, _, errs = c.run("status", "--ledger", filepath.Join(c.dir, "typo.db"))
+	require.Equal(t, 2, code, errs)
+
+	c.seed()
 	code, out, errs := c.run("status")
 	require.Equal(t, 0, code, errs)
 	require.Contains(t, out, "no ambiguous actions")
@@ -152,11 +161,12 @@ func TestStatusAndResolve(t *testing.T) {
 		want string
 	}{
 		{[]string{"actions", "resolve", amb.ID}, "give --verified URL or --absent"},
-		{[]string{"actions", "resolve", amb.ID, "--verified", "http://x/p/1", "--absent"}, "not both"},
+		{[]string{"actions", "resolve", amb.ID, "--verified", "http://127.0.0.1/p/1", "--absent"}, "not both"},
 		{[]string{"actions", "resolve", amb.ID, "--absent"}, "--absent needs --reason"},
 		{[]string{"actions", "resolve", amb.ID, "--verified", "not a url"}, "not an absolute http(s) URL"},
-		{[]string{"actions", "resolve", seeded[2].ID, "--verified", "http://x/p/1"}, "only an ambiguous action"},
-		{[]string{"actions", "resolve", "act_missing", "--verified", "http://x/p/1"}, "not found"},
+		{[]string{"actions", "resolve", amb.ID, "--verified", "https://elsewhere.example/p/1"}, "not on the action's site"},
+		{[]string{"actions", "resolve", seeded[2].ID, "--verified", "http://127.0.0.1/p/1"}, "only an ambiguous action"},
+		{[]string{"actions", "resolve", "act_missing", "--verified", "http://127.0.0.1/p/1"}, "not found"},
 		{[]string{"actions", "list", "--status", "done"}, `--status "done" is not one of`},
 		{[]string{"actions", "frob"}, "unknown actions subcommand"},
 		{[]string{"actions", "show"}, "expected one action id"},
@@ -187,6 +197,9 @@ func TestStatusAndResolve(t *testing.T) {
 func TestLeaseCommand(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
+	code, _, _ := c.run("lease")
+	require.Equal(t, 2, code, "no ledger yet")
+	c.run("migrate")
 	code, out, _ := c.run("lease")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "never acquired")

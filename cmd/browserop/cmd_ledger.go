@@ -17,6 +17,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
+	e.mustExist = true
 	cfg, db, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -124,6 +125,7 @@ func actionsList(ctx context.Context, e *env, args []string) error {
 		fl.Statuses = []ledger.Status{s}
 	}
 	fl.TaskID = *task
+	e.mustExist = true
 	_, db, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -166,6 +168,7 @@ func actionsShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	e.mustExist = true
 	_, db, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -243,6 +246,7 @@ func actionsResolve(ctx context.Context, e *env, args []string) error {
 	default:
 		return usageError("give --verified URL or --absent --reason TEXT")
 	}
+	e.mustExist = true
 	cfg, db, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -250,6 +254,16 @@ func actionsResolve(ctx context.Context, e *env, args []string) error {
 	defer db.Close()
 	if c.Budget, err = policy(cfg); err != nil {
 		return err
+	}
+	if c.To == ledger.Verified {
+		// verified is final: a URL on another site is a typo, not a result.
+		a, err := db.GetAction(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := checkResultURL(cfg, a, *verified); err != nil {
+			return err
+		}
 	}
 	a, err := db.Resolve(ctx, id, c)
 	if err != nil {
@@ -270,6 +284,7 @@ func cmdLease(ctx context.Context, e *env, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
+	e.mustExist = true
 	cfg, db, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -322,4 +337,34 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "ledger %s is at schema version %d\n", db.Path(), v)
 	return nil
+}
+
+// checkResultURL refuses a person's verified URL that is not on the
+// action's site (its adapter's origins, or its target's host).
+func checkResultURL(cfg Config, a ledger.Action, raw string) error {
+	u, _ := url.Parse(raw)
+	hosts := map[string]bool{}
+	if t, err := url.Parse(a.TargetURL); err == nil && t.Host != "" {
+		hosts[strings.ToLower(t.Hostname())] = true
+	}
+	if adapters, err := loadSites(cfg); err == nil {
+		for _, s := range adapters {
+			if s.Name() != a.Site {
+				continue
+			}
+			for _, o := range s.Origins() {
+				if ou, err := url.Parse(o); err == nil {
+					hosts[strings.ToLower(ou.Hostname())] = true
+				}
+			}
+		}
+	}
+	if len(hosts) == 0 || hosts[strings.ToLower(u.Hostname())] {
+		return nil
+	}
+	var known []string
+	for h := range hosts {
+		known = append(known, h)
+	}
+	return usageError("--verified %q is not on the action's site (%s)", raw, strings.Join(known, ", "))
 }

@@ -164,6 +164,7 @@ CREATE TABLE budget_usage (
     at         INTEGER NOT NULL
 );
 CREATE INDEX budget_usage_window ON budget_usage (format, at);
+CREATE INDEX budget_usage_at ON budget_usage (at);
 
 CREATE TABLE thread_parts (
     thread_id           TEXT NOT NULL,
