@@ -269,6 +269,20 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 
 	// Verify against the live page, also after an uncertain submit: the
 	// effect may well be there.
+	if serr != nil && errors.As(serr, &hs) {
+		// A blocker or an offsite landing after the click: this action is
+		// verified below, and nothing more is done in this pass.
+		p.hardStop(stopKind(serr))
+	}
+	if u, err := tab.URL(ctx); err == nil && !contains(site.Origins(), browser.Origin(u)) {
+		// The submission navigated outside the site (a redirect) or broke
+		// (a browser error page): either way the pass does no more.
+		if strings.HasPrefix(u, "chrome-error:") {
+			p.hardStop("the submission ended on a browser error page")
+		} else {
+			p.hardStop(string(sites.StopOffsite))
+		}
+	}
 	var landed sites.Observed
 	if serr == nil {
 		landed, err = site.Result(ctx, tab, si)
