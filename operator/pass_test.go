@@ -391,7 +391,6 @@ func TestPassPlanner(t *testing.T) {
 	}
 }
 
-
 // calendarIntent is the ledger intent the operator builds for a calendar post.
 func calendarIntent(id, text string) ledger.Intent {
 	return ledger.Intent{Type: "post", Format: budgets.PostText, Site: "demo", Actor: "alice",
