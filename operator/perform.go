@@ -274,20 +274,25 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		// verified below, and nothing more is done in this pass.
 		p.hardStop(stopKind(serr))
 	}
-	if u, err := tab.URL(ctx); err == nil && !contains(site.Origins(), browser.Origin(u)) {
-		// The submission navigated outside the site (a redirect) or broke
-		// (a browser error page): either way the pass does no more.
-		if strings.HasPrefix(u, "chrome-error:") {
-			p.hardStop("the submission ended on a browser error page")
-		} else {
-			p.hardStop(string(sites.StopOffsite))
-		}
-	}
 	var landed sites.Observed
+	page := ""
 	if serr == nil {
 		landed, err = site.Result(ctx, tab, si)
 		if errors.As(err, &hs) {
 			p.hardStop(stopKind(err))
+		}
+		page = landed.PageURL
+	}
+	if page == "" {
+		page, _ = tab.URL(ctx)
+	}
+	if page != "" && !contains(site.Origins(), browser.Origin(page)) {
+		// The submission navigated outside the site (a redirect) or broke
+		// (a browser error page): either way the pass does no more.
+		if strings.HasPrefix(page, "chrome-error:") {
+			p.hardStop("the submission ended on a browser error page")
+		} else {
+			p.hardStop(string(sites.StopOffsite))
 		}
 	}
 	v := p.verifyLive(st, in, a.ExecutingAt, landed.URL)

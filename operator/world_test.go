@@ -37,7 +37,7 @@ var hosts atomic.Int32
 
 // world is one demosite, one ledger and one Runner over the shared browser.
 type world struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *demosite.Server
 	base   string
 	db     *ledger.DB
@@ -55,7 +55,7 @@ type world struct {
 // definitive absence is reached quickly.
 const settle = 2 * time.Second
 
-func newWorld(t *testing.T, faults demosite.Faults) *world {
+func newWorld(t testing.TB, faults demosite.Faults) *world {
 	t.Helper()
 	b := shared.Browser(t)
 	host := fmt.Sprintf("127.0.0.%d", 2+hosts.Add(1))
@@ -64,6 +64,12 @@ func newWorld(t *testing.T, faults demosite.Faults) *world {
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Close() })
 	dir := t.TempDir()
+	if d := os.Getenv("BENCH_LEDGER_DIR"); d != "" {
+		// Benchmarks may put the ledger on another disk to see its share.
+		dir, err = os.MkdirTemp(d, "ledger-")
+		require.NoError(t, err)
+		t.Cleanup(func() { os.RemoveAll(dir) })
+	}
 	db, err := ledger.Open(context.Background(), filepath.Join(dir, "ledger.db"), ledger.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
