@@ -99,4 +99,3 @@ func median(xs []float64) float64 {
 	sort.Float64s(xs)
 	return xs[len(xs)/2]
 }
-
