@@ -188,14 +188,25 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	if err != nil {
 		return a, p.stopOn(err, a, entry)
 	}
-	site, tab, si := st.site, st.tab, in.sitesIntent()
+	site, si := st.site, in.sitesIntent()
 
-	// Preflight, before every mutation.
-	status, err := site.Open(ctx, tab, si)
-	if err != nil {
-		return a, p.stopOn(err, a, entry)
-	}
-	if err := sites.Preflight(ctx, site, tab, in.actor, status); err != nil {
+	// Preflight, before every mutation. It only observes, so a tab that
+	// disappeared (closed by the person) is recovered and it runs again.
+	var tab *browser.Tab
+	for attempt := 0; ; attempt++ {
+		tab = st.tab
+		status, err := site.Open(ctx, tab, si)
+		if err == nil {
+			err = sites.Preflight(ctx, site, tab, in.actor, status)
+		}
+		if err == nil {
+			break
+		}
+		if attempt == 0 && errors.Is(err, browser.ErrTabGone) {
+			if st, err = p.tabFor(in.site); err == nil {
+				continue
+			}
+		}
 		return a, p.stopOn(err, a, entry)
 	}
 	b, err := p.r.getBrowser(ctx)

@@ -135,6 +135,21 @@ func (r *Runner) Close() error {
 	return err
 }
 
+// current returns the open browser, or nil when there is none or it is gone.
+func (r *Runner) current() *browser.Browser {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.browser == nil {
+		return nil
+	}
+	select {
+	case <-r.browser.Done():
+		return nil
+	default:
+		return r.browser
+	}
+}
+
 // getBrowser returns the open browser, connecting (again) when it is gone.
 func (r *Runner) getBrowser(ctx context.Context) (*browser.Browser, error) {
 	r.mu.Lock()
@@ -219,6 +234,9 @@ type pass struct {
 	sum     *Summary
 	stopped string // the hard-stop reason; no mutation once set
 	tabs    map[string]*siteTab
+	// tabsReconciled: earlier passes' tab records were compared with the
+	// browser's inventory (once per pass, when the browser is first used).
+	tabsReconciled bool
 }
 
 func (p *pass) fence() ledger.Fence { return p.lease.Fence() }

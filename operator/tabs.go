@@ -35,6 +35,12 @@ func (p *pass) tabFor(name string) (*siteTab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browser: %w", err)
 	}
+	if !p.tabsReconciled {
+		p.tabsReconciled = true
+		if err := p.reconcileTabs(b); err != nil {
+			return nil, err
+		}
+	}
 	if st != nil {
 		return st, p.recoverTab(b, st)
 	}
@@ -112,6 +118,60 @@ func (p *pass) recoverTab(b *browser.Browser, st *siteTab) error {
 	return p.checkIdentity(st)
 }
 
+// reconcileTabs compares the tab records earlier passes left live (a pass
+// that died keeps its tabs) with a complete inventory of the browser: a
+// recorded tab that is gone is missing; one still there, still on its
+// recorded origin, is browserop's own and is closed with proof. Nothing is
+// concluded from an incomplete inventory, and a handed-off tab stays open.
+func (p *pass) reconcileTabs(b *browser.Browser) error {
+	recs, err := p.r.db.ListTabs(p.ctx, "", ledger.TabLive)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	inv, err := b.Targets(p.ctx)
+	if err != nil || !inv.Complete {
+		p.r.log.Warn("no complete tab inventory; leaving earlier tab records as they are")
+		return nil
+	}
+	for _, rec := range recs {
+		id := browser.TargetID(rec.TargetID)
+		var present *browser.Target
+		for i := range inv.Targets {
+			if inv.Targets[i].ID == id {
+				present = &inv.Targets[i]
+			}
+		}
+		if present == nil {
+			if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabMissing}); err != nil {
+				return err
+			}
+			p.sum.count("tabs_missing")
+			continue
+		}
+		if browser.NormalizeURL(browser.Origin(present.URL)) != browser.NormalizeURL(browser.Origin(rec.URL)) {
+			// Navigated elsewhere since: perhaps by the person. Not touched.
+			p.r.log.Warn("an earlier owned tab is on another origin now; leaving it open", "record", rec.ID)
+			continue
+		}
+		if err := b.Adopt(p.ctx, id); err != nil {
+			continue
+		}
+		tab, err := b.AttachOwned(p.ctx, id)
+		if err != nil {
+			continue
+		}
+		state := p.closeWithProof(b, p.ctx, tab)
+		if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: state}); err != nil {
+			return err
+		}
+		p.sum.count("tabs_" + string(state))
+	}
+	return nil
+}
+
 // closeTabs closes the pass's owned tabs with proof: closed_verified needs a
 // complete inventory listing the tab before, a close receipt, and its
 // absence from a complete inventory after; anything less is
@@ -122,26 +182,14 @@ func (p *pass) closeTabs() {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 20*time.Second)
 	defer cancel()
-	b, err := p.r.getBrowser(ctx)
-	if err != nil {
-		return
-	}
+	b := p.r.current() // never start a browser just to close tabs
 	for _, st := range p.tabs {
 		if st.rec.State == ledger.TabHandoff {
 			continue
 		}
-		id := st.tab.ID()
-		before, berr := b.Targets(ctx)
-		crashPoint("tab-close")
-		receipt, cerr := b.CloseTab(ctx, st.tab)
-		after, aerr := b.Targets(ctx)
-		state := ledger.TabClosureUnverified
-		if berr == nil && aerr == nil && before.Complete && after.Complete && before.Has(id) &&
-			receipt.Sent && receipt.Confirmed && cerr == nil && !after.Has(id) {
-			state = ledger.TabClosedVerified
-		}
-		if errors.Is(cerr, browser.ErrTabGone) && aerr == nil && after.Complete && !after.Has(id) {
-			state = ledger.TabMissing // gone before we closed it: no close to prove
+		state := ledger.TabClosureUnverified // the browser is gone: nothing to prove it with
+		if b != nil {
+			state = p.closeWithProof(b, ctx, st.tab)
 		}
 		if _, err := p.r.db.UpdateTab(ctx, p.fence(), st.rec.ID, ledger.TabChange{State: state}); err != nil {
 			p.r.log.Error("record the tab's closure", "err", err)
@@ -156,6 +204,25 @@ func armTab(tab *browser.Tab, timeout time.Duration) {
 	if armed["after-click-sent"] {
 		tab.OnClickDispatched(func() { crashPoint("after-click-sent") })
 	}
+}
+
+// closeWithProof closes an owned tab and says what was proven:
+// closed_verified needs a complete inventory listing it before, a confirmed
+// close receipt, and its absence from a complete inventory after.
+func (p *pass) closeWithProof(b *browser.Browser, ctx context.Context, tab *browser.Tab) ledger.TabState {
+	id := tab.ID()
+	before, berr := b.Targets(ctx)
+	crashPoint("tab-close")
+	receipt, cerr := b.CloseTab(ctx, tab)
+	after, aerr := b.Targets(ctx)
+	switch {
+	case berr == nil && aerr == nil && before.Complete && after.Complete && before.Has(id) &&
+		receipt.Sent && receipt.Confirmed && cerr == nil && !after.Has(id):
+		return ledger.TabClosedVerified
+	case errors.Is(cerr, browser.ErrTabGone) && aerr == nil && after.Complete && !after.Has(id):
+		return ledger.TabMissing // gone before it was closed: there is no close to prove
+	}
+	return ledger.TabClosureUnverified
 }
 
 func (r *Runner) siteNames() []string {

@@ -1,0 +1,113 @@
+package operator_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/ledger"
+	"github.com/stretchr/testify/require"
+)
+
+// A pass that died left its tab records live: the next pass closes the
+// tab that is still there, with proof, and marks the one that is gone.
+func TestPassReconcilesEarlierTabs(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	l, err := w.db.AcquireLease(ctx, "browser-operator", "died", time.Millisecond)
+	require.NoError(t, err)
+	orphan, err := w.b.NewTab(ctx, "about:blank")
+	require.NoError(t, err)
+	_, err = orphan.Navigate(ctx, w.base+"/home")
+	require.NoError(t, err)
+	left, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", TargetID: orphan.ID().Raw(),
+		URL: browser.NormalizeURL(w.base), BindingHash: "b"})
+	require.NoError(t, err)
+	gone, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", TargetID: "0123456789ABCDEF0123456789ABCDEF",
+		URL: browser.NormalizeURL(w.base), BindingHash: "b"})
+	require.NoError(t, err)
+	orphan.Release() // the dead pass's handle is gone; the tab stays open
+	time.Sleep(5 * time.Millisecond)
+
+	w.calendar("entries:\n" + post("p1", "after a crash"))
+	sum := w.pass()
+	require.Equal(t, 1, sum.Counts["verified"], "%+v", sum)
+	got, err := w.db.GetTab(ctx, left.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabClosedVerified, got.State)
+	got, err = w.db.GetTab(ctx, gone.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabMissing, got.State)
+	inv, err := w.b.Targets(ctx)
+	require.NoError(t, err)
+	require.True(t, inv.Complete)
+	require.False(t, inv.Has(orphan.ID()), "the orphan tab was closed")
+}
+
+// The person closes browserop's tab in the middle of a pass: the tab is
+// recovered on its stored URL in a new inspection epoch, and every post is
+// published exactly once.
+func TestPassRecoversClosedTab(t *testing.T) {
+	w := newWorld(t, demosite.Faults{Slow: 400 * time.Millisecond})
+	ctx := context.Background()
+	w.calendar("entries:\n" + post("p1", "one") + post("p2", "two") + post("p3", "three"))
+	done := make(chan struct{})
+	closed := make(chan bool, 1)
+	go func() {
+		defer close(closed)
+		for {
+			select {
+			case <-done:
+				closed <- false
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if len(w.effects(demosite.EffectPost)) == 0 {
+				continue
+			}
+			inv, err := w.b.Targets(ctx)
+			if err != nil {
+				continue
+			}
+			for _, tg := range inv.Targets {
+				if tg.Owned && strings.HasPrefix(tg.URL, w.base) {
+					tab, err := w.b.AttachOwned(ctx, tg.ID)
+					if err == nil {
+						w.b.CloseTab(ctx, tab)
+						closed <- true
+						return
+					}
+				}
+			}
+		}
+	}()
+	sum := w.pass()
+	close(done)
+	require.True(t, <-closed, "the test closed the pass's tab")
+	require.Equal(t, 1, sum.Counts["tabs_recovered"], "%+v", sum)
+	perText := map[string]int{}
+	for _, e := range w.effects(demosite.EffectPost) {
+		perText[e.Text]++
+	}
+	for _, text := range []string{"one", "two", "three"} {
+		require.LessOrEqual(t, perText[text], 1, "never twice: %q", text)
+	}
+	// Whatever the close interrupted is settled by the next pass.
+	w.srv.SetFaults(demosite.Faults{})
+	w.pass()
+	for _, a := range w.actions() {
+		require.Equal(t, ledger.Verified, a.Status, "%+v", a)
+	}
+	require.Len(t, w.effects(demosite.EffectPost), 3)
+	tabs, err := w.db.ListTabs(ctx, "")
+	require.NoError(t, err)
+	epochs := 0
+	for _, tb := range tabs {
+		epochs = max(epochs, tb.Epoch)
+	}
+	require.Equal(t, 2, epochs, "the recovered tab is a new inspection epoch")
+	w.checkBooks()
+}
