@@ -149,7 +149,11 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // config loads the configuration named by the flags.
 func (e *env) config() (Config, error) {
-	cfg, err := LoadConfig(e.configPath, e.configPath != "", e.environ)
+	path := e.configPath
+	if path == "" {
+		path = envLookup(e.environ)("BROWSEROP_CONFIG")
+	}
+	cfg, err := LoadConfig(path, path != "", e.environ)
 	if err != nil {
 		return Config{}, fmt.Errorf("%w: %v", operator.ErrConfig, err)
 	}
