@@ -103,6 +103,7 @@ type TabChange struct {
 	State    TabState
 	TargetID string // a recovered tab's new target
 	URL      string
+	TaskID   string // binds an unbound record to a task (a handoff)
 	// NewEpoch starts a new inspection epoch: evidence from the earlier one
 	// is void.
 	NewEpoch bool
@@ -139,12 +140,15 @@ func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Ta
 		if c.URL != "" {
 			t.URL = c.URL
 		}
+		if c.TaskID != "" && t.TaskID == "" {
+			t.TaskID = c.TaskID
+		}
 		if c.NewEpoch {
 			t.Epoch++
 		}
 		t.UpdatedAt, t.Generation = db.now(), f.Generation
-		_, err = tx.ExecContext(ctx, `UPDATE tabs SET state = ?, target_id = ?, url = ?, epoch = ?, generation = ?, updated_at = ?
-			WHERE id = ?`, t.State, t.TargetID, t.URL, t.Epoch, t.Generation, nanos(t.UpdatedAt), id)
+		_, err = tx.ExecContext(ctx, `UPDATE tabs SET state = ?, target_id = ?, url = ?, task_id = ?, epoch = ?, generation = ?,
+			updated_at = ? WHERE id = ?`, t.State, t.TargetID, t.URL, nullString(t.TaskID), t.Epoch, t.Generation, nanos(t.UpdatedAt), id)
 		out = t
 		return err
 	})

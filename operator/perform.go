@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -41,6 +42,13 @@ func (p *pass) entry(e Entry) error {
 		return nil
 	}
 	late := !p.r.cfg.PublishLate && p.r.now().Sub(e.At) > p.r.cfg.Grace
+	return p.runEntry(e, task, origin, late)
+}
+
+// runEntry carries an entry's intents (a thread's parts in order) through
+// process. late marks a calendar entry past its grace: missed, unless
+// something of it was already performed.
+func (p *pass) runEntry(e Entry, task ledger.Task, origin string, late bool) error {
 	if late {
 		// Missed only while nothing of the entry has been performed: a thread
 		// already begun is finished, not left half published.
@@ -69,6 +77,35 @@ func (p *pass) entry(e Entry) error {
 			return nil
 		}
 		parent = a.CanonicalResult
+	}
+	return nil
+}
+
+// taskIntents performs the intents agents submitted to open tasks, in
+// submission order, through the same path as calendar entries.
+func (p *pass) taskIntents() error {
+	intents, err := p.r.db.TaskIntents(p.ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, ti := range intents {
+		var in IntentRequest
+		if err := json.Unmarshal(ti.Request, &in); err != nil {
+			p.problem(fmt.Sprintf("task %s: intent %s: %v", ti.TaskID, ti.ID, err))
+			continue
+		}
+		task, err := p.r.db.GetTask(p.ctx, ti.TaskID)
+		if err != nil {
+			return err
+		}
+		if _, ok := p.r.sites[in.Site]; !ok {
+			p.problem(fmt.Sprintf("task %s: intent %s: site %q has no adapter", ti.TaskID, ti.ID, in.Site))
+			continue
+		}
+		e := Entry{ID: ti.ID, Site: in.Site, Actor: in.Actor, Type: in.Type, Text: in.Text, Parts: in.Parts, Target: in.Target, At: ti.CreatedAt}
+		if err := p.runEntry(e, task, "task:"+ti.ID, false); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -184,6 +221,26 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		p.report(a, entry, "held")
 		return a, nil
 	}
+	confirm := contains(in.task.Contract.Confirm, capabilityOf(in.typ))
+	if confirm {
+		c, err := p.r.db.GetConfirmation(ctx, a.ID)
+		switch {
+		case err == nil && c.State == ledger.ConfirmPending:
+			p.report(a, entry, "needs_confirmation")
+			return a, nil
+		case err == nil && c.State == ledger.ConfirmDeclined:
+			a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "declined by " + c.By})
+			if err != nil {
+				return a, err
+			}
+			p.report(a, entry, "declined")
+			return a, nil
+		case err == nil && c.State == ledger.ConfirmConfirmed:
+			confirm = false // confirmed: performed like any other
+		case !errors.Is(err, ledger.ErrNotFound):
+			return a, err
+		}
+	}
 	st, err := p.tabFor(in.site)
 	if err != nil {
 		return a, p.stopOn(err, a, entry)
@@ -236,6 +293,20 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		} else if err != nil {
 			return a, p.stopOn(err, a, entry)
 		}
+	}
+
+	if confirm {
+		// Prepared and read back: the person reviews it in this tab, which
+		// is theirs now and stays open; a later pass goes on once they
+		// confirm, with a fresh preflight in a tab of its own.
+		if _, err := p.r.db.RequestConfirmation(ctx, p.fence(), a.ID); err != nil {
+			return a, err
+		}
+		if err := p.handOff(in.site, in.task.ID); err != nil {
+			return a, err
+		}
+		p.report(a, entry, "needs_confirmation")
+		return a, nil
 	}
 
 	// Executing is on disk before the click.

@@ -375,5 +375,8 @@ func (p *pass) execute() error {
 			return err
 		}
 	}
+	if err := p.taskIntents(); err != nil {
+		return err
+	}
 	return p.plan(due)
 }

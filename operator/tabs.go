@@ -172,6 +172,25 @@ func (p *pass) reconcileTabs(b *browser.Browser) error {
 	return nil
 }
 
+// handOff gives the site's tab to the person: its record becomes handoff
+// (bound to the task), it is left open, and the pass uses a new tab for the
+// site from now on.
+func (p *pass) handOff(site, taskID string) error {
+	st := p.tabs[site]
+	if st == nil {
+		return nil
+	}
+	rec, err := p.r.db.UpdateTab(p.ctx, p.fence(), st.rec.ID, ledger.TabChange{State: ledger.TabHandoff, TaskID: taskID})
+	if err != nil {
+		return err
+	}
+	st.tab.Release()
+	delete(p.tabs, site)
+	p.sum.count("tabs_handed_off")
+	p.r.log.Info("tab handed to the person", "run", p.run.ID, "record", rec.ID)
+	return nil
+}
+
 // closeTabs closes the pass's owned tabs with proof: closed_verified needs a
 // complete inventory listing the tab before, a close receipt, and its
 // absence from a complete inventory after; anything less is

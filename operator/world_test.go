@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,3 +205,10 @@ func (w *world) statuses() map[ledger.Status]int {
 	}
 	return out
 }
+
+func hostOf(base string) string {
+	u, _ := url.Parse(base)
+	return u.Hostname()
+}
+
+func browserTarget(raw string) browser.TargetID { return browser.TargetID(raw) }

@@ -57,6 +57,38 @@ BEGIN
     SELECT RAISE(ABORT, 'browserop: task events are append-only');
 END;
 
+-- Intents an agent submitted to a task, performed by the next passes like
+-- calendar entries. The same request twice is one intent.
+CREATE TABLE task_intents (
+    id           TEXT PRIMARY KEY,
+    task_id      TEXT NOT NULL REFERENCES tasks(id),
+    request_json TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    UNIQUE (task_id, request_json)
+);
+CREATE INDEX task_intents_task ON task_intents (task_id);
+
+CREATE TRIGGER task_intents_immutable BEFORE UPDATE ON task_intents
+BEGIN
+    SELECT RAISE(ABORT, 'browserop: task intents are immutable');
+END;
+
+-- A person's answer to an action whose capability needs confirmation.
+CREATE TABLE confirmations (
+    action_id  TEXT PRIMARY KEY REFERENCES actions(id),
+    state      TEXT NOT NULL CHECK (state IN ('pending', 'confirmed', 'declined')),
+    by         TEXT NOT NULL DEFAULT '',
+    reason     TEXT NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+
+CREATE TRIGGER confirmations_answer_once
+BEFORE UPDATE ON confirmations WHEN OLD.state != 'pending'
+BEGIN
+    SELECT RAISE(ABORT, 'browserop: a confirmation is answered once');
+END;
+
 CREATE TABLE runs (
     id           TEXT PRIMARY KEY,
     lease_name   TEXT NOT NULL,

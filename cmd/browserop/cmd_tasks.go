@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+)
+
+// taskService opens the ledger and builds the task service.
+func (e *env) taskService(ctx context.Context) (*operator.TaskService, *ledger.DB, error) {
+	e.mustExist = true
+	cfg, db, err := e.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	adapters, err := loadSites(cfg)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling), db, nil
+}
+
+// cmdGrant records a domain the person approves for one task.
+func cmdGrant(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("grant")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usageError("usage: browserop grant TASK DOMAIN")
+	}
+	svc, db, err := e.taskService(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := svc.Grant(ctx, pos[0], pos[1], "person (cli)")
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return writeJSON(e.stdout, st)
+	}
+	fmt.Fprintf(e.stdout, "task %s may now also act on %s (within the ceiling; its contract is unchanged)\n", st.ID, strings.ToLower(pos[1]))
+	return nil
+}
+
+// cmdConfirm answers an action that waits for confirmation.
+func cmdConfirm(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("confirm")
+	decline := fs.Bool("decline", false, "decline instead: the action ends as not done")
+	reason := fs.String("reason", "", "why (with --decline)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	id, err := oneArg(pos, "one action id")
+	if err != nil {
+		return err
+	}
+	svc, db, err := e.taskService(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var st operator.ActionState
+	if *decline {
+		st, err = svc.Decline(ctx, id, "person (cli)", *reason)
+	} else {
+		st, err = svc.Confirm(ctx, id, "person (cli)")
+	}
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return writeJSON(e.stdout, st)
+	}
+	if *decline {
+		fmt.Fprintf(e.stdout, "%s declined: it will not be performed\n", id)
+	} else {
+		fmt.Fprintf(e.stdout, "%s confirmed: the next pass performs it\n", id)
+	}
+	return nil
+}
+
+// cmdTasks lists tasks or shows one.
+func cmdTasks(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("tasks")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	svc, db, err := e.taskService(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	switch {
+	case len(pos) == 0 || pos[0] == "list":
+		ts, err := svc.List(ctx, 0)
+		if err != nil {
+			return err
+		}
+		if e.json {
+			return writeJSON(e.stdout, ts)
+		}
+		tw := table(e.stdout)
+		fmt.Fprintln(tw, "ID\tSTATUS\tSOURCE\tTITLE\tACTIONS\tINTERACTION")
+		for _, t := range ts {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", t.ID, t.Status, dash(t.Source), dash(t.Title), len(t.Actions), t.Interaction)
+		}
+		return tw.Flush()
+	case pos[0] == "show" && len(pos) == 2:
+		t, err := svc.Get(ctx, pos[1])
+		if err != nil {
+			return err
+		}
+		if e.json {
+			return writeJSON(e.stdout, t)
+		}
+		fmt.Fprintf(e.stdout, "task %s (%s, %s): %s\n", t.ID, t.Status, dash(t.Source), dash(t.Title))
+		fmt.Fprintf(e.stdout, "contract: domains %s; capabilities %s; confirm %s; max side effects %d\n",
+			strings.Join(t.Contract.Domains, ","), strings.Join(t.Contract.Capabilities, ","), dash(strings.Join(t.Contract.Confirm, ",")), t.Contract.MaxSideEffects)
+		for _, g := range t.Grants {
+			fmt.Fprintf(e.stdout, "grant: %s by %s at %s\n", g.Domain, g.GrantedBy, fmtTime(g.At))
+		}
+		tw := table(e.stdout)
+		fmt.Fprintln(tw, "ACTION\tTYPE\tSTATUS\tEFFECT\tRESULT / FAILURE")
+		for _, a := range t.Actions {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.ID, a.Type, a.Status, a.Effect, dash(a.Result+a.Failure))
+		}
+		tw.Flush()
+		for _, h := range t.History {
+			fmt.Fprintf(e.stdout, "%s  %s: %s\n", fmtTime(h.At), h.Kind, h.Detail)
+		}
+		return nil
+	}
+	return usageError("usage: browserop tasks [list] | tasks show ID")
+}

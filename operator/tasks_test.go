@@ -1,0 +1,157 @@
+package operator_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/sites"
+	"github.com/stretchr/testify/require"
+)
+
+func (w *world) tasks() *operator.TaskService {
+	return operator.NewTaskService(w.db, []sites.Adapter{w.site}, nil)
+}
+
+func contract(caps ...string) operator.CreateTaskRequest {
+	return operator.CreateTaskRequest{Title: "agent task", Contract: ledger.Contract{Domains: []string{"127.0.0.1"}, Capabilities: caps}}
+}
+
+func TestTaskIntentsArePerformedOnce(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := w.tasks()
+	req := contract("post", "like")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	task, created, err := svc.Create(ctx, "agent-key-1", req, "api")
+	require.NoError(t, err)
+	require.True(t, created)
+	again, created, err := svc.Create(ctx, "agent-key-1", req, "api")
+	require.NoError(t, err)
+	require.False(t, created)
+	require.Equal(t, task.ID, again.ID)
+	other := contract("post", "follow")
+	other.Contract.Domains = req.Contract.Domains
+	_, _, err = svc.Create(ctx, "agent-key-1", other, "api")
+	require.ErrorIs(t, err, ledger.ErrConflict)
+
+	in := operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "from an agent"}
+	_, err = svc.Submit(ctx, task.ID, in)
+	require.NoError(t, err)
+	st, err := svc.Submit(ctx, task.ID, in) // a retry is the same intent
+	require.NoError(t, err)
+	require.Equal(t, 1, st.Intents)
+
+	for name, bad := range map[string]operator.IntentRequest{
+		"CapabilityNotAllowed": {Site: "demo", Actor: "alice", Type: "reply", Target: w.base + "/p/1", Text: "x"},
+		"TargetOutsideDomains": {Site: "demo", Actor: "alice", Type: "like", Target: "http://evil.example/p/1"},
+	} {
+		_, err := svc.Submit(ctx, task.ID, bad)
+		require.ErrorIs(t, err, operator.ErrForbidden, name)
+	}
+
+	sum := w.pass()
+	require.Equal(t, 1, sum.Counts["verified"], "%+v", sum)
+	require.Len(t, w.effects(demosite.EffectPost), 1)
+	st, err = svc.Get(ctx, task.ID)
+	require.NoError(t, err)
+	require.Len(t, st.Actions, 1)
+	require.Equal(t, "known_complete", st.Actions[0].Effect)
+
+	w.pass()
+	require.Len(t, w.effects(demosite.EffectPost), 1, "performed once across passes")
+
+	// Cancel stops further mutations; done work stays done.
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "never"})
+	require.NoError(t, err)
+	st, err = svc.Cancel(ctx, task.ID, "enough")
+	require.NoError(t, err)
+	require.Equal(t, ledger.TaskCancelled, st.Status)
+	w.pass()
+	require.Len(t, w.effects(demosite.EffectPost), 1, "nothing after the cancel")
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "later"})
+	require.ErrorIs(t, err, operator.ErrForbidden)
+}
+
+func TestTaskConfirmation(t *testing.T) {
+	for _, decision := range []string{"confirm", "decline"} {
+		t.Run(decision, func(t *testing.T) {
+			w := newWorld(t, demosite.Faults{})
+			ctx := context.Background()
+			svc := w.tasks()
+			req := contract("post")
+			req.Contract.Domains = []string{hostOf(w.base)}
+			req.Contract.Confirm = []string{"post"}
+			task, _, err := svc.Create(ctx, "k", req, "mcp")
+			require.NoError(t, err)
+			_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "check me first"})
+			require.NoError(t, err)
+
+			sum := w.pass()
+			require.Equal(t, 1, sum.Counts["needs_confirmation"], "%+v", sum)
+			require.Empty(t, w.effects(""), "nothing is published before the person confirms")
+			st, err := svc.Get(ctx, task.ID)
+			require.NoError(t, err)
+			require.Equal(t, "needs_confirmation", st.Actions[0].Effect)
+			require.Equal(t, "waiting_for_confirmation", st.Interaction)
+			// The prepared tab is the person's now, and stays open.
+			tabs, err := w.db.ListTabs(ctx, task.ID)
+			require.NoError(t, err)
+			require.Len(t, tabs, 1)
+			require.Equal(t, ledger.TabHandoff, tabs[0].State)
+			inv, err := w.b.Targets(ctx)
+			require.NoError(t, err)
+			require.True(t, inv.Has(browserTarget(tabs[0].TargetID)), "the handed-off tab is left open")
+			obs, err := svc.Observe(ctx, task.ID)
+			require.NoError(t, err)
+			require.Equal(t, "handoff", obs.Tab)
+			require.Equal(t, []string{st.Actions[0].ID}, obs.Waiting)
+
+			sum = w.pass()
+			require.Equal(t, 1, sum.Counts["needs_confirmation"], "still waiting: %+v", sum)
+			require.Empty(t, w.effects(""))
+
+			actionID := st.Actions[0].ID
+			if decision == "confirm" {
+				_, err = svc.Confirm(ctx, actionID, "person (test)")
+				require.NoError(t, err)
+				_, err = svc.Decline(ctx, actionID, "person (test)", "changed my mind")
+				require.ErrorIs(t, err, ledger.ErrIllegalTransition, "answered once")
+				sum = w.pass()
+				require.Equal(t, 1, sum.Counts["verified"], "%+v", sum)
+				require.Len(t, w.effects(demosite.EffectPost), 1)
+			} else {
+				_, err = svc.Decline(ctx, actionID, "person (test)", "not this one")
+				require.NoError(t, err)
+				sum = w.pass()
+				require.Equal(t, 1, sum.Counts["declined"], "%+v", sum)
+				require.Empty(t, w.effects(""))
+				a, err := w.db.GetAction(ctx, actionID)
+				require.NoError(t, err)
+				require.Equal(t, ledger.Failed, a.Status)
+				require.Equal(t, ledger.Abandoned, a.FailureClass)
+			}
+			w.checkBooks()
+		})
+	}
+}
+
+func TestTaskGrantsWithinCeiling(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := operator.NewTaskService(w.db, []sites.Adapter{w.site}, []string{hostOf(w.base), "*.media.example"})
+	req := contract("post")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	task, _, err := svc.Create(ctx, "k", req, "api")
+	require.NoError(t, err)
+	_, err = svc.Grant(ctx, task.ID, "evil.example", "person")
+	require.ErrorIs(t, err, operator.ErrForbidden, "outside the ceiling")
+	st, err := svc.Grant(ctx, task.ID, "cdn.media.example", "person")
+	require.NoError(t, err)
+	require.Len(t, st.Grants, 1)
+	require.Equal(t, req.Contract, st.Contract, "the contract never changes")
+	_, _, err = svc.Create(ctx, "k2", operator.CreateTaskRequest{Contract: ledger.Contract{Domains: []string{"evil.example"}, Capabilities: []string{"post"}}}, "api")
+	require.ErrorIs(t, err, operator.ErrForbidden, "a contract outside the ceiling")
+}
