@@ -155,7 +155,7 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 	if err != nil {
 		return ledger.Action{}, err
 	}
-	existing, err := p.r.db.ActionByKey(p.ctx, key)
+	_, err = p.r.db.ActionByKey(p.ctx, key)
 	switch {
 	case err == nil:
 	case errors.Is(err, ledger.ErrNotFound):
@@ -180,7 +180,7 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 	if reserved {
 		crashPoint("after-reserve")
 	} else {
-		a = existing
+		// Reserve returned the action already recorded under the key.
 		switch a.Status {
 		case ledger.Verified:
 			p.report(a, entry, "already_verified")
