@@ -124,5 +124,40 @@ func profileInUse(dir string) (int, bool) {
 	if err := p.Signal(syscall.Signal(0)); err != nil && !errors.Is(err, os.ErrPermission) {
 		return 0, false
 	}
+	if runtime.GOOS == "linux" && !liveChromeOn(pid, dir) {
+		return 0, false
+	}
 	return pid, true
+}
+
+// liveChromeOn reports whether pid is a running (not zombie or dead)
+// process whose command line uses the profile dir: a pid that a crashed
+// Chrome left as a zombie, or that another program reused, does not hold
+// the profile.
+func liveChromeOn(pid int, dir string) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name in parentheses, which may itself
+	// contain spaces or parentheses.
+	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
+		if state := stat[i+2]; state == 'Z' || state == 'X' {
+			return false
+		}
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return true // cannot tell: assume it is the profile's Chrome
+	}
+	abs, _ := filepath.Abs(dir)
+	for _, arg := range strings.Split(string(cmdline), "\x00") {
+		if v, ok := strings.CutPrefix(arg, "--user-data-dir="); ok {
+			if va, err := filepath.Abs(v); err == nil && va == abs {
+				return true
+			}
+			return false
+		}
+	}
+	return false
 }

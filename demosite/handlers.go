@@ -98,7 +98,9 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) cookie(token string) *http.Cookie {
-	return &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode}
+	// Persistent, like a real site's "remember me": the sign-in survives a
+	// browser restart, so `browserop login` then `browserop run` works.
+	return &http.Cookie{Name: sessionCookie, Value: token, Path: "/", MaxAge: 30 * 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
 }
 
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {

@@ -352,3 +352,21 @@ func TestConcurrentReserveSameKey(t *testing.T) {
 	}
 	require.Equal(t, 1, n, "exactly one caller reserves")
 }
+
+func TestAcknowledgedIsSticky(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	l := mustLease(t, db, "op")
+	a := walk(t, db, l.Fence(), "ack", ledger.Executing)
+	a, err := db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Ambiguous, Reason: "not visible yet", Acknowledged: true})
+	require.NoError(t, err)
+	require.True(t, a.Acknowledged)
+	got, err := db.GetAction(ctx, a.ID)
+	require.NoError(t, err)
+	require.True(t, got.Acknowledged, "stored")
+	b := walk(t, db, l.Fence(), "noack")
+	b, err = db.Transition(ctx, l.Fence(), b.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "mismatch", Acknowledged: true})
+	require.NoError(t, err)
+	require.False(t, b.Acknowledged, "only a transition from executing records an acknowledgement")
+}

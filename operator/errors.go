@@ -50,6 +50,7 @@ var kinds = []struct {
 	kind Kind
 }{
 	{ErrUsage, Kind{"usage", ExitUsage, http.StatusBadRequest}},
+	{ErrForbidden, Kind{"forbidden", ExitUsage, http.StatusForbidden}},
 	{ErrConfig, Kind{"config", ExitUsage, http.StatusInternalServerError}},
 	{ledger.ErrNotLedger, Kind{"not_a_ledger", ExitUsage, http.StatusInternalServerError}},
 	{ledger.ErrUnsafeFile, Kind{"unsafe_ledger_file", ExitUsage, http.StatusInternalServerError}},

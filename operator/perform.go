@@ -325,6 +325,15 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		return a, err
 	}
 	crashPoint("after-executing")
+	if !p.stillHeld() {
+		// The lease moved on while this pass was paused: another operator
+		// may already be reconciling this action. Do not click; it stays
+		// executing under this generation and is reconciled, never redone.
+		p.hardStop("the lease was lost before the click")
+		p.report(a, entry, "held")
+		return a, ledger.ErrStaleGeneration
+	}
+	before, _ := tab.URL(ctx)
 	serr := site.Submit(ctx, tab, si)
 	crashPoint("after-click-returned")
 	var hs *sites.HardStop
@@ -377,29 +386,39 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 			p.hardStop(string(sites.StopOffsite))
 		}
 	}
+	// The site answered the submission by navigating on within itself: the
+	// effect most likely exists even if it is not visible yet.
+	acked := serr == nil && page != "" && page != before && contains(site.Origins(), browser.Origin(page))
 	v := p.verifyLive(st, in, a.ExecutingAt, landed.URL)
 	crashPoint("after-verification")
-	return p.settle(a, v, entry, serr)
+	return p.settle(a, v, entry, serr, acked, "")
 }
 
-// settle records a verdict on an executing or ambiguous action.
-func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause error) (ledger.Action, error) {
+// settle records a verdict on an executing or ambiguous action. acked says
+// the site answered the submission: then a search that misses the result
+// is not a definitive absence (the site may show it later than its settle
+// time), and the action waits, ambiguous, to be found or settled by a
+// person. notePrefix marks reconciliation in the summary.
+func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause error, acked bool, notePrefix string) (ledger.Action, error) {
 	var err error
+	if v.Outcome == verify.Absent && (acked || a.Acknowledged) {
+		v = verify.Verdict{Outcome: verify.Ambiguous, Reason: "the site acknowledged the submission but does not show the result"}
+	}
 	switch v.Outcome {
 	case verify.Verified:
 		crashPoint("before-budget-commit")
-		a, err = p.transition(a, ledger.Change{To: ledger.Verified, Result: v.URL, Reason: "verified: " + v.Reason})
+		a, err = p.transition(a, ledger.Change{To: ledger.Verified, Result: v.URL, Reason: "verified: " + v.Reason, Acknowledged: acked})
 		if err != nil {
 			return a, err
 		}
 		crashPoint("after-verified")
-		p.report(a, entry, "verified")
+		p.report(a, entry, notePrefix+"verified")
 	case verify.Absent:
 		a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "the effect is absent: " + v.Reason})
 		if err != nil {
 			return a, err
 		}
-		p.report(a, entry, "absent")
+		p.report(a, entry, notePrefix+"absent")
 	default:
 		reason := "cannot prove the outcome: " + v.Reason
 		if v.Outcome == verify.Duplicate {
@@ -409,14 +428,21 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 			reason += " (after: " + errorClass(cause) + ")"
 		}
 		if a.Status != ledger.Ambiguous {
-			if a, err = p.transition(a, ledger.Change{To: ledger.Ambiguous, Reason: reason}); err != nil {
+			if a, err = p.transition(a, ledger.Change{To: ledger.Ambiguous, Reason: reason, Acknowledged: acked}); err != nil {
 				return a, err
 			}
 		}
 		p.hardStop("an unresolved ambiguous action")
-		p.report(a, entry, "ambiguous")
+		p.report(a, entry, notePrefix+"ambiguous")
 	}
 	return a, nil
+}
+
+// stillHeld reports whether the pass's lease is still current and
+// unexpired, read from the ledger right before a click.
+func (p *pass) stillHeld() bool {
+	l, err := p.r.db.GetLease(p.ctx, p.lease.Name)
+	return err == nil && l.Generation == p.lease.Generation && l.Held(p.r.now())
 }
 
 // stopOn turns a failure before the mutation into a hard stop: nothing was

@@ -127,7 +127,7 @@ func (p *pass) reconcile() error {
 			p.hardStop("an unresolved ambiguous action: " + stopKind(err))
 			continue
 		}
-		if a, err = p.settle(a, p.verifyLive(st, in, a.ExecutingAt, ""), "", nil); err != nil {
+		if a, err = p.settle(a, p.verifyLive(st, in, a.ExecutingAt, ""), "", nil, false, "reconciled_"); err != nil {
 			return err
 		}
 		p.sum.count("reconciled")

@@ -301,6 +301,12 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 
 	p := &pass{r: r, ctx: pctx, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}}
 	runErr := p.execute()
+	if runErr != nil && errors.Is(runErr, context.Canceled) && pctx.Err() != nil {
+		// Cancelled (a lost lease, or a shutdown past its grace): what was
+		// in flight is recorded; the pass simply stops.
+		p.hardStop("interrupted: " + context.Cause(pctx).Error())
+		runErr = nil
+	}
 	cancel(nil)
 	<-hbDone
 	p.closeTabs()

@@ -49,6 +49,7 @@ func commands() []command {
 		{"confirm", "confirm an action that waits for you (or --decline --reason TEXT): confirm ACTION", cmdConfirm},
 		{"migrate", "apply pending ledger migrations", cmdMigrate},
 		{"run", "one operator pass: reconcile, then publish what is due (exit 3 hard stop, 4 locked, 5 needs a person)", cmdRun},
+		{"mcp", "serve the MCP task tools over stdio for a desktop client: mcp [--config FILE]", cmdMCP},
 		{"serve", "run passes on the configured cron schedule until SIGINT or SIGTERM", cmdServe},
 		{"demo", "the demo: demosite + headless Chromium + a small calendar, two passes, nothing published twice", cmdDemo},
 		{"demosite", "run the demo site on its own: demosite --addr 127.0.0.1:8787 [--fault name=value]", cmdDemosite},

@@ -28,7 +28,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer r.Close()
-	sum, err := r.Pass(ctx)
+	sum, err := drainingPass(ctx, r)
 	if err != nil {
 		if sum != nil {
 			printSummary(e, sum)
@@ -69,17 +69,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	log.Info("serving", "schedule", cfg.Schedule, "jitter", cfg.Jitter.String(), "ledger", db.Path())
 	pass := func() {
-		// A signal lets the current mutation finish and be recorded: the
-		// pass stops before the next one, and its context outlives the
-		// signal by a bounded grace.
-		pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		defer cancel()
-		stop := context.AfterFunc(ctx, func() {
-			r.Drain()
-			time.AfterFunc(time.Minute, cancel)
-		})
-		defer stop()
-		sum, err := r.Pass(pctx)
+		sum, err := drainingPass(ctx, r)
 		switch {
 		case err != nil:
 			log.Error("pass failed", "err", err)
@@ -106,6 +96,24 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 		pass()
 	}
+}
+
+// drainGrace bounds how long a signalled pass may take to finish the action
+// it is performing.
+const drainGrace = time.Minute
+
+// drainingPass runs one pass that a signal (ctx's end) does not cut short:
+// the runner drains, the action in progress finishes and is recorded, and
+// only after drainGrace is the pass itself cancelled.
+func drainingPass(ctx context.Context, r *operator.Runner) (*operator.Summary, error) {
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		r.Drain()
+		time.AfterFunc(drainGrace, cancel)
+	})
+	defer stop()
+	return r.Pass(pctx)
 }
 
 // errDemo marks a demo that did not show what it should.

@@ -197,9 +197,10 @@ const EnvPrefix = "BROWSEROP_"
 // nonConfigEnv lists BROWSEROP_* variables that are not config keys, so the
 // unknown-variable check leaves them alone.
 var nonConfigEnv = map[string]bool{
-	"BROWSEROP_CONFIG":      true,
-	"BROWSEROP_CRASH_AT":    true, // operator crash points, for the torture harness
-	"BROWSEROP_TEST_CHROME": true, // the browser the tests use
+	"BROWSEROP_CONFIG":            true,
+	"BROWSEROP_CRASH_AT":          true, // operator crash points, for the torture harness
+	"BROWSEROP_TEST_CHROME":       true, // the browser the tests use
+	"BROWSEROP_MCP_INSPECTOR_DIR": true, // where the MCP Inspector test finds its npm install
 }
 
 // maxConfigSize bounds the config file; anything larger is a mistake.
