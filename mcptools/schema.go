@@ -1,0 +1,158 @@
+package mcptools
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+)
+
+// The tools' schemas are derived from the Go types (jsonschema.For), then
+// tightened where a model benefits: enums for capabilities and intent
+// types, non-null required arrays, bounds, and descriptions of the output
+// fields an agent branches on.
+
+// typeSchemas overrides the derived schema of types whose JSON is not
+// their Go shape: json.RawMessage is any JSON value, not a byte array.
+var typeSchemas = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[json.RawMessage](): {Description: "any JSON value"},
+}
+
+func schemaFor[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: typeSchemas})
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: schema of %T: %v", *new(T), err))
+	}
+	return s
+}
+
+func inputSchema[T any]() *jsonschema.Schema {
+	s := schemaFor[T]()
+	for name, p := range s.Properties {
+		if name == "task_id" {
+			p.MinLength = jsonschema.Ptr(1)
+		}
+	}
+	return s
+}
+
+// outputSchema is T's schema with every array non-null: the handlers
+// return empty arrays, never null (see normalize), and a single "type" is
+// more portable than ["null", "array"].
+func outputSchema[T any]() *jsonschema.Schema {
+	s := schemaFor[T]()
+	nonNullArrays(s)
+	return s
+}
+
+func nonNullArrays(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if slices.Equal(s.Types, []string{"null", "array"}) {
+		s.Types, s.Type = nil, "array"
+	}
+	nonNullArrays(s.Items)
+	for _, p := range s.Properties {
+		nonNullArrays(p)
+	}
+}
+
+// array makes p a non-null array of strings from enum (nil: any string)
+// with at least minItems items.
+func array(p *jsonschema.Schema, enum []string, minItems int) {
+	p.Types, p.Type = nil, "array"
+	if minItems > 0 {
+		p.MinItems = jsonschema.Ptr(minItems)
+	}
+	if enum != nil {
+		p.Items.Enum = anys(enum)
+	}
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func createInputSchema() *jsonschema.Schema {
+	s := inputSchema[CreateInput]()
+	s.Properties["idempotency_key"].MinLength = jsonschema.Ptr(1)
+	c := s.Properties["contract"]
+	array(c.Properties["domains"], nil, 1)
+	array(c.Properties["capabilities"], ledger.Capabilities, 1)
+	array(c.Properties["confirm"], ledger.Capabilities, 0)
+	c.Properties["max_side_effects"].Minimum = jsonschema.Ptr(0.0)
+	return s
+}
+
+func listInputSchema() *jsonschema.Schema {
+	s := inputSchema[ListInput]()
+	s.Properties["limit"].Minimum = jsonschema.Ptr(0.0)
+	s.Properties["limit"].Maximum = jsonschema.Ptr(1000.0)
+	return s
+}
+
+func submitInputSchema() *jsonschema.Schema {
+	s := inputSchema[SubmitInput]()
+	s.Properties["task_id"].MinLength = jsonschema.Ptr(1)
+	in := s.Properties["intent"]
+	in.Properties["site"].MinLength = jsonschema.Ptr(1)
+	in.Properties["actor"].MinLength = jsonschema.Ptr(1)
+	in.Properties["type"].Enum = anys(operator.EntryTypes)
+	array(in.Properties["parts"], nil, 0)
+	return s
+}
+
+// describe sets the descriptions of s's properties.
+func describe(s *jsonschema.Schema, d map[string]string) {
+	for name, text := range d {
+		p, ok := s.Properties[name]
+		if !ok {
+			panic(fmt.Sprintf("mcptools: no property %q to describe", name))
+		}
+		p.Description = text
+	}
+}
+
+func taskStateSchema() *jsonschema.Schema {
+	s := outputSchema[operator.TaskState]()
+	s.Description = "a task's durable state"
+	describe(s, map[string]string{
+		"status":              "open, or a terminal status such as cancelled",
+		"contract":            "the task's immutable contract",
+		"grants":              "extra domains the person approved for this task only",
+		"owner_generation":    "the fencing generation of the operator that last acted for the task",
+		"current_interaction": "idle, acting, waiting_for_confirmation (the person must approve an action) or waiting_for_reconciliation (an effect is uncertain)",
+		"intents":             "how many intents were submitted",
+		"actions":             "the task's actions, one per external effect",
+		"history":             "the task's append-only history",
+	})
+	describe(s.Properties["actions"].Items, map[string]string{
+		"effect_state": "pending, needs_confirmation (waits for the person), executing, known_complete, not_done or uncertain (never retried blindly)",
+		"result":       "the canonical result, e.g. the permalink of the published post",
+		"failure":      "why the action is not done",
+	})
+	return s
+}
+
+func observationSchema() *jsonschema.Schema {
+	s := outputSchema[operator.Observation]()
+	s.Description = "a value-free summary of what the task's tab shows"
+	describe(s, map[string]string{
+		"tab":                "none, live, handoff (left open for the person), missing, closed_verified or closure_unverified",
+		"origin":             "the scheme and host of the tab's page, without path or query",
+		"inspection_epoch":   "increases when a missing tab is reopened; earlier evidence is void",
+		"waiting_for_person": "ids of actions waiting for the person",
+		"pending_intents":    "submitted intents not yet turned into actions",
+	})
+	return s
+}

@@ -1,0 +1,318 @@
+// Package mcptools is browserop's MCP server: the tools through which an
+// external agent (an LLM client) creates durable tasks, submits intents
+// under a task's contract, reads task state, observes a task's tab and
+// cancels a task.
+//
+// What only a person may do (grant a domain, confirm or decline a prepared
+// action, resolve an ambiguous one) has no tool here: a person does it with
+// the CLI, the dashboard, or the REST API with the user's token.
+//
+// No tool result carries raw tab ids, cookies, tokens or form values: the
+// results are operator.TaskState and operator.Observation, which are built
+// without them.
+package mcptools
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+)
+
+// Source is the source recorded on tasks created over MCP.
+const Source = "mcp"
+
+// The tool names: the whole of what an agent can do over MCP.
+const (
+	ToolTaskCreate  = "task_create"
+	ToolTaskState   = "task_state"
+	ToolTaskList    = "task_list"
+	ToolTaskSubmit  = "task_submit"
+	ToolTaskCancel  = "task_cancel"
+	ToolTaskObserve = "task_observe"
+)
+
+// ToolNames lists the tools NewServer registers, in registration order.
+var ToolNames = []string{ToolTaskCreate, ToolTaskState, ToolTaskList, ToolTaskSubmit, ToolTaskCancel, ToolTaskObserve}
+
+// instructions tells a client what the server is for and where its
+// authority ends.
+const instructions = `browserop publishes posts, replies, threads, likes and follows through the person's own signed-in browser, exactly once, under durable tasks.
+
+Workflow: task_create (with an idempotency key you keep, and a contract: the domains and capabilities the task may use) -> task_submit one intent at a time -> task_state or task_observe to follow it. browserop's operator performs submitted intents at its next pass; an intent is not published when task_submit returns.
+
+Retrying task_create with the same key and the same request returns the same task, so a lost answer is safe to retry; the same key with a different request is a conflict. Submitting the same intent twice is one intent.
+
+Your authority is the task's contract. Some steps belong to the person alone and have no tool: approving extra domains, answering actions that wait for the person (see waiting_for_person in task_observe), and settling actions whose effect is uncertain. When a task waits for the person, tell them; do not resubmit the intent.
+
+Errors start with a stable code: usage, forbidden, not_found, conflict, illegal_transition, internal.`
+
+// NewServer returns browserop's MCP server over tasks, with the six task
+// tools. version is browserop's version, reported to clients.
+func NewServer(tasks *operator.TaskService, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "browserop", Title: "browserop", Version: version},
+		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
+	s.AddReceivingMiddleware(codedToolErrors)
+	t := &tools{tasks: tasks}
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  ToolTaskCreate,
+		Title: "Create a task",
+		Description: "Create a durable browserop task, idempotently, and return its state. " +
+			"The contract is the task's immutable authority: the domains it may act on and the capabilities it may use " +
+			"(post, reply, thread, like, follow, navigate), the capabilities whose actions must wait for the person before they run, " +
+			"and an optional bound on the number of side effects. Keep the idempotency key: calling again with the same key and " +
+			"the same request returns the same task (with _meta browserop/created false); the same key with a different request fails with conflict.",
+		InputSchema:  createInputSchema(),
+		OutputSchema: taskStateSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Create a task", IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+	}, t.create)
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  ToolTaskState,
+		Title: "Task state",
+		Description: "Return a task's durable state: status, contract, domains added for this task, how many intents were submitted, " +
+			"each action with its effect state (pending, needs_confirmation, executing, known_complete, not_done, uncertain) and " +
+			"permalink when known, the current interaction and the task's history. Use it to resume after a reconnect.",
+		InputSchema:  inputSchema[TaskIDInput](),
+		OutputSchema: taskStateSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Task state", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, t.state)
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:         ToolTaskList,
+		Title:        "List tasks",
+		Description:  "List browserop tasks, newest first, with their state (at most limit, default 100).",
+		InputSchema:  listInputSchema(),
+		OutputSchema: outputSchema[TaskList](),
+		Annotations:  &mcp.ToolAnnotations{Title: "List tasks", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, t.list)
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  ToolTaskSubmit,
+		Title: "Submit an intent",
+		Description: "Submit one intent to an open task: publish a post, a reply to target, a thread of parts, " +
+			"like or follow target, on a configured site, as the signed-in actor. It is checked against the task's contract " +
+			"(the capability must be allowed, the site and target must lie within the task's domains, the side-effect bound must hold); " +
+			"a violation is a forbidden error with the reason, and nothing is queued. The operator performs the intent exactly once at its next pass; " +
+			"follow it with task_state. Submitting the same intent twice is one intent.",
+		InputSchema:  submitInputSchema(),
+		OutputSchema: taskStateSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Submit an intent", IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
+	}, t.submit)
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  ToolTaskCancel,
+		Title: "Cancel a task",
+		Description: "Cancel a task: no further action of it is performed. What is already published stays published, " +
+			"and no tab of the person is closed. Cancelling twice is safe.",
+		InputSchema:  inputSchema[CancelInput](),
+		OutputSchema: taskStateSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Cancel a task", IdempotentHint: true, DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	}, t.cancel)
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  ToolTaskObserve,
+		Title: "Observe a task's tab",
+		Description: "Return a value-free summary of what the task's browser tab shows: its state (none, live, handoff, missing, " +
+			"closed_verified, closure_unverified), its origin and inspection epoch, the actions waiting for the person, and how many " +
+			"submitted intents are still pending. It never returns page text, form values or tab ids.",
+		InputSchema:  inputSchema[TaskIDInput](),
+		OutputSchema: observationSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Observe a task's tab", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, t.observe)
+
+	return s
+}
+
+// HTTPHandler serves server over MCP's streamable HTTP transport,
+// statelessly (no session is kept between requests: every tool call stands
+// on its own). It rejects, like the SDK does by default, a request that
+// arrived on a loopback address with a foreign Host header, and any
+// cross-origin browser request. It does not check a bearer token: mount it
+// behind the API layer's token and origin checks.
+func HTTPHandler(server *mcp.Server) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true})
+	return http.NewCrossOriginProtection().Handler(h)
+}
+
+// ContractInput is a task's contract as an agent writes it.
+type ContractInput struct {
+	Domains        []string `json:"domains" jsonschema:"the lowercase host names the task may act on, e.g. 127.0.0.1 or example.com; each must lie within browserop's configured ceiling"`
+	Capabilities   []string `json:"capabilities" jsonschema:"what the task may do"`
+	Confirm        []string `json:"confirm,omitempty" jsonschema:"capabilities (a subset of capabilities) whose actions wait for the person's explicit approval before they run"`
+	MaxSideEffects int      `json:"max_side_effects,omitempty" jsonschema:"the most external effects the task may cause (a thread counts one per part); 0 or absent means no bound"`
+}
+
+// CreateInput is task_create's input.
+type CreateInput struct {
+	IdempotencyKey string        `json:"idempotency_key" jsonschema:"a key you choose and keep for this task; retrying with the same key and request returns the same task"`
+	Title          string        `json:"title,omitempty" jsonschema:"a short human-readable title"`
+	Contract       ContractInput `json:"contract" jsonschema:"the task's immutable authority"`
+}
+
+// TaskIDInput names a task.
+type TaskIDInput struct {
+	TaskID string `json:"task_id" jsonschema:"the task's id, as task_create returned it"`
+}
+
+// ListInput is task_list's input.
+type ListInput struct {
+	Limit int `json:"limit,omitempty" jsonschema:"the most tasks to return, 1 to 1000; default 100"`
+}
+
+// TaskList is task_list's output.
+type TaskList struct {
+	Tasks []operator.TaskState `json:"tasks"`
+}
+
+// IntentInput is one intent as an agent writes it.
+type IntentInput struct {
+	Site   string   `json:"site" jsonschema:"the configured site adapter's name, e.g. demo"`
+	Actor  string   `json:"actor" jsonschema:"the handle the site must show as signed in, with or without @"`
+	Type   string   `json:"type" jsonschema:"what to do"`
+	Target string   `json:"target,omitempty" jsonschema:"the absolute URL of the object acted on: the post replied to or liked, the profile followed"`
+	Text   string   `json:"text,omitempty" jsonschema:"the exact text of a post or reply"`
+	Parts  []string `json:"parts,omitempty" jsonschema:"the exact texts of a thread's parts, in order"`
+}
+
+// SubmitInput is task_submit's input.
+type SubmitInput struct {
+	TaskID string      `json:"task_id" jsonschema:"the task's id"`
+	Intent IntentInput `json:"intent" jsonschema:"the intent to perform"`
+}
+
+// CancelInput is task_cancel's input.
+type CancelInput struct {
+	TaskID string `json:"task_id" jsonschema:"the task's id"`
+	Reason string `json:"reason,omitempty" jsonschema:"why, recorded in the task's history"`
+}
+
+type tools struct{ tasks *operator.TaskService }
+
+func (t *tools) create(ctx context.Context, _ *mcp.CallToolRequest, in CreateInput) (*mcp.CallToolResult, operator.TaskState, error) {
+	req := operator.CreateTaskRequest{Title: in.Title, Contract: ledger.Contract{Domains: in.Contract.Domains,
+		Capabilities: in.Contract.Capabilities, Confirm: in.Contract.Confirm, MaxSideEffects: in.Contract.MaxSideEffects}}
+	st, created, err := t.tasks.Create(ctx, in.IdempotencyKey, req, Source)
+	if err != nil {
+		return nil, operator.TaskState{}, coded(err)
+	}
+	return &mcp.CallToolResult{Meta: mcp.Meta{"browserop/created": created}}, normalize(st), nil
+}
+
+func (t *tools) state(ctx context.Context, _ *mcp.CallToolRequest, in TaskIDInput) (*mcp.CallToolResult, operator.TaskState, error) {
+	st, err := t.tasks.Get(ctx, in.TaskID)
+	return nil, normalize(st), coded(err)
+}
+
+func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, TaskList, error) {
+	ts, err := t.tasks.List(ctx, in.Limit)
+	if err != nil {
+		return nil, TaskList{}, coded(err)
+	}
+	out := TaskList{Tasks: make([]operator.TaskState, 0, len(ts))}
+	for _, st := range ts {
+		out.Tasks = append(out.Tasks, normalize(st))
+	}
+	return nil, out, nil
+}
+
+func (t *tools) submit(ctx context.Context, _ *mcp.CallToolRequest, in SubmitInput) (*mcp.CallToolResult, operator.TaskState, error) {
+	st, err := t.tasks.Submit(ctx, in.TaskID, operator.IntentRequest{Site: in.Intent.Site, Actor: in.Intent.Actor,
+		Type: in.Intent.Type, Target: in.Intent.Target, Text: in.Intent.Text, Parts: in.Intent.Parts})
+	return nil, normalize(st), coded(err)
+}
+
+func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, in CancelInput) (*mcp.CallToolResult, operator.TaskState, error) {
+	st, err := t.tasks.Cancel(ctx, in.TaskID, in.Reason)
+	return nil, normalize(st), coded(err)
+}
+
+func (t *tools) observe(ctx context.Context, _ *mcp.CallToolRequest, in TaskIDInput) (*mcp.CallToolResult, operator.Observation, error) {
+	o, err := t.tasks.Observe(ctx, in.TaskID)
+	return nil, o, coded(err)
+}
+
+// normalize makes st's required arrays empty rather than null, as the
+// output schema says. (Optional ones are omitted when empty.)
+func normalize(st operator.TaskState) operator.TaskState {
+	st.Contract.Domains = orEmpty(st.Contract.Domains)
+	st.Contract.Capabilities = orEmpty(st.Contract.Capabilities)
+	st.Grants = orEmpty(st.Grants)
+	st.Actions = orEmpty(st.Actions)
+	st.History = orEmpty(st.History)
+	return st
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// ToolError is a tool's failure as the agent sees it: the stable code of
+// operator.KindOf and the reason. Its text is "code: reason".
+type ToolError struct {
+	Code string
+	Err  error
+}
+
+func (e *ToolError) Error() string { return e.Code + ": " + reason(e.Code, e.Err.Error()) }
+
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// coded wraps err (nil stays nil) in a ToolError with its stable code.
+func coded(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ToolError{Code: Code(err), Err: err}
+}
+
+// Code is err's stable code (operator.KindOf): "forbidden", "conflict",
+// "not_found", "usage"...
+func Code(err error) string { return operator.KindOf(err).Code }
+
+// reason drops from msg a leading repetition of the code ("forbidden:
+// ...", "usage error: ..."), so the text reads "code: reason" once.
+func reason(code, msg string) string {
+	for _, p := range []string{code + ": ", strings.ReplaceAll(code, "_", " ") + ": ", code + " error: "} {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			return rest
+		}
+	}
+	return msg
+}
+
+// codedToolErrors gives every tool error a stable code: a failure the SDK
+// reports before a handler runs (arguments that do not match the input
+// schema) is a usage error.
+func codedToolErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		r, ok := res.(*mcp.CallToolResult)
+		if err != nil || !ok || r == nil || !r.IsError {
+			return res, err
+		}
+		var te *ToolError
+		if errors.As(r.GetError(), &te) {
+			return res, err
+		}
+		for _, c := range r.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				tc.Text = "usage: " + tc.Text
+				break
+			}
+		}
+		return res, err
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
