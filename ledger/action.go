@@ -94,14 +94,15 @@ type Action struct {
 	CanonicalResult string
 	FailureReason   string
 	FailureClass    FailureClass
-	// Acknowledged: the site answered the submission, so the effect most
-	// likely exists; a search that misses it never proves it absent.
-	Acknowledged bool
-	Generation   int64
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	ExecutingAt  time.Time
-	SettledAt    time.Time
+	// MaySurface: the effect may surface later than a search can see (the
+	// site answered the submission, or it timed out with its request
+	// possibly pending); a search that misses it never proves it absent.
+	MaySurface  bool
+	Generation  int64
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	ExecutingAt time.Time
+	SettledAt   time.Time
 }
 
 // Event is one recorded transition of an action.
@@ -230,9 +231,9 @@ type Change struct {
 	// change fails with budgets.ErrExhausted; for -> verified the usage is
 	// recorded in the same transaction.
 	Budget budgets.Policy
-	// Acknowledged records, on a transition from executing, that the site
-	// answered the submission. It is never cleared.
-	Acknowledged bool
+	// MaySurface records, on a transition from executing, that the effect
+	// may surface later than a search can see. It is never cleared.
+	MaySurface bool
 }
 
 // transitions is the lifecycle: from -> allowed destinations.
@@ -323,8 +324,8 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 	now := db.now()
 	from := a.Status
 	a.Status, a.UpdatedAt = c.To, now
-	if c.Acknowledged && from == Executing {
-		a.Acknowledged = true
+	if c.MaySurface && from == Executing {
+		a.MaySurface = true
 	}
 	if gen > 0 {
 		a.Generation = gen
@@ -363,8 +364,8 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 		a.ExecutingAt, a.SettledAt = time.Time{}, time.Time{}
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE actions SET status = ?, attempt = ?, canonical_result = ?, failure_reason = ?,
-		failure_class = ?, acknowledged = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ? WHERE id = ? AND status = ?`,
-		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.Acknowledged, a.Generation, nanos(now),
+		failure_class = ?, may_surface = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ? WHERE id = ? AND status = ?`,
+		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.MaySurface, a.Generation, nanos(now),
 		nullTime(a.ExecutingAt), nullTime(a.SettledAt), a.ID, from)
 	if err != nil {
 		return Action{}, fmt.Errorf("update action: %w", err)
@@ -396,7 +397,7 @@ func insertEvent(ctx context.Context, tx *sql.Tx, actionID string, from, to Stat
 }
 
 const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), COALESCE(run_id, ''), type, format, site, actor, target_url, payload_json,
-	status, attempt, canonical_result, failure_reason, failure_class, acknowledged, generation, created_at, updated_at, executing_at, settled_at`
+	status, attempt, canonical_result, failure_reason, failure_class, may_surface, generation, created_at, updated_at, executing_at, settled_at`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -406,7 +407,7 @@ func scanAction(s scanner) (Action, error) {
 	var created, updated int64
 	var executing, settled sql.NullInt64
 	err := s.Scan(&a.ID, &a.IdempotencyKey, &a.TaskID, &a.RunID, &a.Type, &a.Format, &a.Site, &a.Actor, &a.TargetURL,
-		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.Acknowledged, &a.Generation,
+		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.MaySurface, &a.Generation,
 		&created, &updated, &executing, &settled)
 	if err != nil {
 		return Action{}, err

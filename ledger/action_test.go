@@ -353,20 +353,20 @@ func TestConcurrentReserveSameKey(t *testing.T) {
 	require.Equal(t, 1, n, "exactly one caller reserves")
 }
 
-func TestAcknowledgedIsSticky(t *testing.T) {
+func TestMaySurfaceIsSticky(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _ := MustOpen(t)
 	l := mustLease(t, db, "op")
 	a := walk(t, db, l.Fence(), "ack", ledger.Executing)
-	a, err := db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Ambiguous, Reason: "not visible yet", Acknowledged: true})
+	a, err := db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Ambiguous, Reason: "not visible yet", MaySurface: true})
 	require.NoError(t, err)
-	require.True(t, a.Acknowledged)
+	require.True(t, a.MaySurface)
 	got, err := db.GetAction(ctx, a.ID)
 	require.NoError(t, err)
-	require.True(t, got.Acknowledged, "stored")
+	require.True(t, got.MaySurface, "stored")
 	b := walk(t, db, l.Fence(), "noack")
-	b, err = db.Transition(ctx, l.Fence(), b.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "mismatch", Acknowledged: true})
+	b, err = db.Transition(ctx, l.Fence(), b.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "mismatch", MaySurface: true})
 	require.NoError(t, err)
-	require.False(t, b.Acknowledged, "only a transition from executing records an acknowledgement")
+	require.False(t, b.MaySurface, "only a transition from executing records it")
 }

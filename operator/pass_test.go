@@ -373,7 +373,7 @@ func TestPassPlanner(t *testing.T) {
 			w := newWorld(t, demosite.Faults{})
 			p := filepath.Join(t.TempDir(), "planner.sh")
 			require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\ncat >/dev/null\n"+tc.script+"\n"), 0o700))
-			w.planner = operator.Planner{Command: []string{p}, Timeout: time.Second}
+			w.planner = operator.Planner{Command: []string{"/bin/sh", p}, Timeout: time.Second}
 			w.calendar("entries:\n" + post("cal", "from the calendar"))
 			sum := w.pass()
 			require.Equal(t, tc.verified, sum.Counts["verified"], "%+v", sum)

@@ -386,28 +386,31 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 			p.hardStop(string(sites.StopOffsite))
 		}
 	}
-	// The site answered the submission by navigating on within itself: the
-	// effect most likely exists even if it is not visible yet.
-	acked := serr == nil && page != "" && page != before && contains(site.Origins(), browser.Origin(page))
+	// The effect may surface later than any search here can see when the
+	// site answered the submission by navigating on within itself (it is
+	// most likely there, just not shown yet), or when the submission timed
+	// out: its request may still be pending, at the browser or the server.
+	maySurface := serr == nil && page != "" && page != before && contains(site.Origins(), browser.Origin(page)) ||
+		errors.Is(serr, browser.ErrTimeout) || errors.Is(serr, context.DeadlineExceeded)
 	v := p.verifyLive(st, in, a.ExecutingAt, landed.URL)
 	crashPoint("after-verification")
-	return p.settle(a, v, entry, serr, acked, "")
+	return p.settle(a, v, entry, serr, maySurface, "")
 }
 
-// settle records a verdict on an executing or ambiguous action. acked says
-// the site answered the submission: then a search that misses the result
-// is not a definitive absence (the site may show it later than its settle
-// time), and the action waits, ambiguous, to be found or settled by a
-// person. notePrefix marks reconciliation in the summary.
-func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause error, acked bool, notePrefix string) (ledger.Action, error) {
+// settle records a verdict on an executing or ambiguous action. maySurface
+// says the effect may show later than a search here can see: then a search
+// that misses the result is not a definitive absence, and the action waits,
+// ambiguous, to be found by a later reconciliation or settled by a person.
+// notePrefix marks reconciliation in the summary.
+func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause error, maySurface bool, notePrefix string) (ledger.Action, error) {
 	var err error
-	if v.Outcome == verify.Absent && (acked || a.Acknowledged) {
-		v = verify.Verdict{Outcome: verify.Ambiguous, Reason: "the site acknowledged the submission but does not show the result"}
+	if v.Outcome == verify.Absent && (maySurface || a.MaySurface) {
+		v = verify.Verdict{Outcome: verify.Ambiguous, Reason: "the effect may still surface (the site answered, or the submission timed out), so its absence is not proof"}
 	}
 	switch v.Outcome {
 	case verify.Verified:
 		crashPoint("before-budget-commit")
-		a, err = p.transition(a, ledger.Change{To: ledger.Verified, Result: v.URL, Reason: "verified: " + v.Reason, Acknowledged: acked})
+		a, err = p.transition(a, ledger.Change{To: ledger.Verified, Result: v.URL, Reason: "verified: " + v.Reason, MaySurface: maySurface})
 		if err != nil {
 			return a, err
 		}
@@ -428,7 +431,7 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 			reason += " (after: " + errorClass(cause) + ")"
 		}
 		if a.Status != ledger.Ambiguous {
-			if a, err = p.transition(a, ledger.Change{To: ledger.Ambiguous, Reason: reason, Acknowledged: acked}); err != nil {
+			if a, err = p.transition(a, ledger.Change{To: ledger.Ambiguous, Reason: reason, MaySurface: maySurface}); err != nil {
 				return a, err
 			}
 		}

@@ -26,7 +26,7 @@ func TestPlanner(t *testing.T) {
 
 	t.Run("OK", func(t *testing.T) {
 		// The planner sees the observations on stdin.
-		p := operator.Planner{Command: []string{script(t, `grep -q '"now":"2026-11-30T12:00:00Z"' || exit 7
+		p := operator.Planner{Command: []string{"/bin/sh", script(t, `grep -q '"now":"2026-11-30T12:00:00Z"' || exit 7
 echo '{"candidates":[{"site":"demo","actor":"alice","type":"post","text":"hi","score":0.9,"evidence":"asked"}]}'`)}}
 		cs, err := p.Plan(ctx, obs)
 		require.NoError(t, err)
@@ -55,7 +55,7 @@ echo '{"candidates":[{"site":"demo","actor":"alice","type":"post","text":"hi","s
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := operator.Planner{Command: []string{script(t, tc.body)}}.Plan(ctx, obs)
+			_, err := operator.Planner{Command: []string{"/bin/sh", script(t, tc.body)}}.Plan(ctx, obs)
 			require.ErrorIs(t, err, operator.ErrPlanner)
 			require.ErrorContains(t, err, tc.want)
 		})
@@ -64,7 +64,7 @@ echo '{"candidates":[{"site":"demo","actor":"alice","type":"post","text":"hi","s
 		t.Parallel()
 		start := time.Now()
 		// A child that outlives the shell must not keep the pass waiting.
-		p := operator.Planner{Command: []string{script(t, "sleep 60 &\nsleep 60\n")}, Timeout: 300 * time.Millisecond}
+		p := operator.Planner{Command: []string{"/bin/sh", script(t, "sleep 60 &\nsleep 60\n")}, Timeout: 300 * time.Millisecond}
 		_, err := p.Plan(ctx, obs)
 		require.ErrorIs(t, err, operator.ErrPlanner)
 		require.ErrorContains(t, err, "no answer within 300ms")
@@ -73,7 +73,7 @@ echo '{"candidates":[{"site":"demo","actor":"alice","type":"post","text":"hi","s
 	t.Run("TooMany", func(t *testing.T) {
 		t.Parallel()
 		body := `printf '{"candidates":['; i=0; while [ $i -lt 101 ]; do [ $i -gt 0 ] && printf ','; printf '{"site":"d","actor":"a","type":"like","target":"http://x/p/%d","score":1,"evidence":"e"}' $i; i=$((i+1)); done; printf ']}'`
-		_, err := operator.Planner{Command: []string{script(t, body)}}.Plan(ctx, obs)
+		_, err := operator.Planner{Command: []string{"/bin/sh", script(t, body)}}.Plan(ctx, obs)
 		require.ErrorContains(t, err, "101 candidates, at most 100")
 	})
 }

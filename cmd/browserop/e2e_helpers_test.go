@@ -28,11 +28,6 @@ import (
 	"github.com/browserop/browserop/browser/browsertest"
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/demosite"
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/storage"
-	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 	"github.com/stretchr/testify/require"
 )
 
@@ -320,47 +315,8 @@ func (w *world) signIn() {
 		w.chrome = b
 		return
 	}
-	// KNOWN BUG (see TestE2ELogin): demosite's session cookie has no
-	// expiry, and Chrome drops such cookies when it starts again, so a
-	// profile signed in and closed is signed out at browserop's next launch.
-	// Until demosite sets a persistent cookie, the test makes it persistent
-	// itself, as a "remember me" site would.
-	require.NoError(w.t, persistSessionCookie(ctx, w.profile), "make the session cookie persistent")
+	// demosite's session cookie persists: the sign-in survives the restart.
 	require.NoError(w.t, b.Close(), "close the browser after signing in")
-}
-
-// persistSessionCookie gives demosite's session cookie in the running
-// browser on profile an expiry a day away.
-func persistSessionCookie(ctx context.Context, profile string) error {
-	ws, err := browser.ReadActivePort(filepath.Join(profile, browser.ActivePortFileName))
-	if err != nil {
-		return err
-	}
-	actx, cancel := remote.NewAllocator(ctx, ws)
-	defer cancel()
-	cctx, ccancel := chromedp.NewContext(actx)
-	defer ccancel()
-	if err := chromedp.ListenBrowser(cctx, func(any) {}); err != nil {
-		return err
-	}
-	res, err := chromedp.CallBrowser(cctx, storage.GetCookies, storage.GetCookiesParams{})
-	if err != nil {
-		return err
-	}
-	var set []*network.CookieParam
-	for _, c := range res.Cookies {
-		if c.Name != "demosite_session" {
-			continue
-		}
-		set = append(set, &network.CookieParam{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
-			Secure: c.Secure, HTTPOnly: c.HTTPOnly, SameSite: c.SameSite,
-			Expires: cdp.TimeSinceEpoch(float64(time.Now().Add(24 * time.Hour).Unix()))})
-	}
-	if len(set) != 1 {
-		return fmt.Errorf("want one demosite_session cookie, found %d", len(set))
-	}
-	_, err = chromedp.CallBrowser(cctx, storage.SetCookies, storage.SetCookiesParams{Cookies: set})
-	return err
 }
 
 // cleanup kills whatever the test's processes left behind, first the

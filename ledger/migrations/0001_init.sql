@@ -116,10 +116,11 @@ CREATE TABLE actions (
     canonical_result TEXT NOT NULL DEFAULT '',
     failure_reason   TEXT NOT NULL DEFAULT '',
     failure_class    TEXT NOT NULL DEFAULT '',
-    -- The site answered the submission (it navigated on, on the site): the
-    -- effect most likely exists, so a search that misses it is never taken
-    -- as a definitive absence.
-    acknowledged     INTEGER NOT NULL DEFAULT 0,
+    -- The effect may surface later than a search can see: the site answered
+    -- the submission (it navigated on, on the site), or the submission timed
+    -- out with its request possibly still pending. A search that misses it is
+    -- then never a definitive absence.
+    may_surface      INTEGER NOT NULL DEFAULT 0,
     generation       INTEGER NOT NULL DEFAULT 0,  -- generation of the last write
     created_at       INTEGER NOT NULL,
     updated_at       INTEGER NOT NULL,
