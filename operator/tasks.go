@@ -26,6 +26,33 @@ type TaskService struct {
 	db      *ledger.DB
 	sites   map[string]sites.Adapter
 	ceiling []string
+	// agent limits the service to the tasks agents created (sources api
+	// and mcp): an agent never reads, submits to or cancels the person's
+	// calendar or CLI tasks.
+	agent bool
+}
+
+// agentSources are the task sources an agent view sees.
+var agentSources = []string{"api", "mcp"}
+
+// Agent returns the service as an agent may use it: only tasks created by
+// agents (over REST or MCP) exist for it; any other is ledger.ErrNotFound.
+func (s *TaskService) Agent() *TaskService {
+	c := *s
+	c.agent = true
+	return &c
+}
+
+// task reads a task, hiding from an agent view the tasks it may not see.
+func (s *TaskService) task(ctx context.Context, id string) (ledger.Task, error) {
+	t, err := s.db.GetTask(ctx, id)
+	if err != nil {
+		return ledger.Task{}, err
+	}
+	if s.agent && !slices.Contains(agentSources, t.Request.Source) {
+		return ledger.Task{}, fmt.Errorf("task %s: %w", id, ledger.ErrNotFound)
+	}
+	return t, nil
 }
 
 // NewTaskService returns the service. ceiling bounds every task's domains
@@ -138,7 +165,7 @@ func (s *TaskService) Create(ctx context.Context, key string, req CreateTaskRequ
 
 // Get returns a task's state, or ledger.ErrNotFound.
 func (s *TaskService) Get(ctx context.Context, id string) (TaskState, error) {
-	t, err := s.db.GetTask(ctx, id)
+	t, err := s.task(ctx, id)
 	if err != nil {
 		return TaskState{}, err
 	}
@@ -156,6 +183,9 @@ func (s *TaskService) List(ctx context.Context, limit int) ([]TaskState, error) 
 	}
 	out := make([]TaskState, 0, len(ts))
 	for _, t := range ts {
+		if s.agent && !slices.Contains(agentSources, t.Request.Source) {
+			continue
+		}
 		st, err := s.state(ctx, t)
 		if err != nil {
 			return nil, err
@@ -171,6 +201,9 @@ func (s *TaskService) Cancel(ctx context.Context, id, reason string) (TaskState,
 	if reason == "" {
 		reason = "cancelled"
 	}
+	if _, err := s.task(ctx, id); err != nil {
+		return TaskState{}, err
+	}
 	err := s.db.SetTaskStatus(ctx, id, ledger.TaskCancelled, nil, reason)
 	if err != nil && !errors.Is(err, ledger.ErrIllegalTransition) {
 		return TaskState{}, err
@@ -184,7 +217,7 @@ func (s *TaskService) Cancel(ctx context.Context, id, reason string) (TaskState,
 // not exceeded. A violation is ErrForbidden with the reason. The same
 // intent twice is one intent.
 func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentRequest) (TaskState, error) {
-	t, err := s.db.GetTask(ctx, taskID)
+	t, err := s.task(ctx, taskID)
 	if err != nil {
 		return TaskState{}, err
 	}
@@ -269,6 +302,13 @@ func (s *TaskService) Grant(ctx context.Context, taskID, domain, by string) (Tas
 	if !allowedHost(domain, s.ceiling) {
 		return TaskState{}, fmt.Errorf("%w: %q is outside the configured ceiling (authority.ceiling)", ErrForbidden, domain)
 	}
+	t, err := s.task(ctx, taskID)
+	if err != nil {
+		return TaskState{}, err
+	}
+	if t.Status != ledger.TaskOpen {
+		return TaskState{}, fmt.Errorf("%w: the task is %s", ErrForbidden, t.Status)
+	}
 	if err := s.db.AddGrant(ctx, taskID, domain, by); err != nil {
 		return TaskState{}, err
 	}
@@ -307,6 +347,9 @@ func (s *TaskService) Resolve(ctx context.Context, actionID, verifiedURL, reason
 			return ActionState{}, usage("%q is not an absolute http(s) URL", verifiedURL)
 		}
 		c = ledger.Change{To: ledger.Verified, Result: verifiedURL, Reason: "verified by a person"}
+		if strings.TrimSpace(reason) != "" {
+			c.Reason += ": " + reason
+		}
 	} else if strings.TrimSpace(reason) == "" {
 		return ActionState{}, usage("an absent resolution needs a reason")
 	}

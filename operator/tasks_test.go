@@ -155,3 +155,39 @@ func TestTaskGrantsWithinCeiling(t *testing.T) {
 	_, _, err = svc.Create(ctx, "k2", operator.CreateTaskRequest{Contract: ledger.Contract{Domains: []string{"evil.example"}, Capabilities: []string{"post"}}}, "api")
 	require.ErrorIs(t, err, operator.ErrForbidden, "a contract outside the ceiling")
 }
+
+func TestTaskAgentViewHidesThePersonsTasks(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := w.tasks()
+	mine, _, err := w.db.CreateTask(ctx, "calendar:x", ledger.TaskRequest{Source: "calendar",
+		Contract: ledger.Contract{Domains: []string{hostOf(w.base)}, Capabilities: []string{"post"}}})
+	require.NoError(t, err)
+	req := contract("post")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	theirs, _, err := svc.Agent().Create(ctx, "agent", req, "mcp")
+	require.NoError(t, err)
+
+	agent := svc.Agent()
+	_, err = agent.Get(ctx, mine.ID)
+	require.ErrorIs(t, err, ledger.ErrNotFound)
+	_, err = agent.Cancel(ctx, mine.ID, "no")
+	require.ErrorIs(t, err, ledger.ErrNotFound)
+	_, err = agent.Submit(ctx, mine.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x"})
+	require.ErrorIs(t, err, ledger.ErrNotFound)
+	list, err := agent.List(ctx, 0)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, theirs.ID, list[0].ID)
+	all, err := svc.List(ctx, 0)
+	require.NoError(t, err)
+	require.Len(t, all, 2, "the person sees every task")
+	got, err := w.db.GetTask(ctx, mine.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TaskOpen, got.Status, "the agent's cancel changed nothing")
+
+	_, err = svc.Cancel(ctx, theirs.ID, "done")
+	require.NoError(t, err)
+	_, err = svc.Grant(ctx, theirs.ID, hostOf(w.base), "person")
+	require.ErrorIs(t, err, operator.ErrForbidden, "no grant on a cancelled task")
+}

@@ -47,6 +47,7 @@ func commands() []command {
 		{"tasks", "list agent tasks, or show one: tasks [list] | tasks show ID", cmdTasks},
 		{"grant", "approve one more domain for one task, within authority.ceiling: grant TASK DOMAIN", cmdGrant},
 		{"confirm", "confirm an action that waits for you (or --decline --reason TEXT): confirm ACTION", cmdConfirm},
+		{"token", "print the API bearer token (the person's; --agent for the agents' one)", cmdToken},
 		{"migrate", "apply pending ledger migrations", cmdMigrate},
 		{"run", "one operator pass: reconcile, then publish what is due (exit 3 hard stop, 4 locked, 5 needs a person)", cmdRun},
 		{"mcp", "serve the MCP task tools over stdio for a desktop client: mcp [--config FILE]", cmdMCP},

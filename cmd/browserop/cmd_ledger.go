@@ -32,16 +32,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if e.json {
-		counts := map[string]int{}
-		for s, n := range r.Counts {
-			counts[string(s)] = n
-		}
-		amb := []actionJSON{}
-		for _, a := range r.Ambiguous {
-			amb = append(amb, toActionJSON(a, nil))
-		}
-		err = writeJSON(e.stdout, map[string]any{"ledger": db.Path(), "lease": toLeaseJSON(r.Lease, r.LeaseHeld),
-			"counts": counts, "ambiguous": amb, "budgets": toBudgetJSON(r.Budgets)})
+		err = writeJSON(e.stdout, statusJSON(db.Path(), r))
 	} else {
 		w := e.stdout
 		fmt.Fprintf(w, "ledger: %s\n", db.Path())
@@ -367,4 +358,18 @@ func checkResultURL(cfg Config, a ledger.Action, raw string) error {
 		known = append(known, h)
 	}
 	return usageError("--verified %q is not on the action's site (%s)", raw, strings.Join(known, ", "))
+}
+
+// statusJSON is the status report as scripts and the API see it.
+func statusJSON(path string, r ledger.Report) map[string]any {
+	counts := map[string]int{}
+	for s, n := range r.Counts {
+		counts[string(s)] = n
+	}
+	amb := []actionJSON{}
+	for _, a := range r.Ambiguous {
+		amb = append(amb, toActionJSON(a, nil))
+	}
+	return map[string]any{"ledger": path, "lease": toLeaseJSON(r.Lease, r.LeaseHeld),
+		"counts": counts, "ambiguous": amb, "budgets": toBudgetJSON(r.Budgets)}
 }

@@ -37,7 +37,7 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	tasks := operator.NewTaskService(db, adapters, cfg.Authority.Ceiling)
-	server := mcptools.NewServer(tasks, version)
+	server := mcptools.NewServer(tasks.Agent(), version)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: writeCloser(e.stdout)})
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil // the client went away, or a signal asked us to stop

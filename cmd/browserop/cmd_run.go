@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/browserop/browserop/api"
+	"github.com/browserop/browserop/mcptools"
 	"github.com/browserop/browserop/operator"
 	"github.com/robfig/cron/v3"
 )
@@ -67,7 +69,42 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: schedule %q: %v", operator.ErrConfig, cfg.Schedule, err)
 	}
-	log.Info("serving", "schedule", cfg.Schedule, "jitter", cfg.Jitter.String(), "ledger", db.Path())
+	// The loopback API and the MCP endpoint for agents, with the same checks.
+	user, agent, err := e.tokens(cfg)
+	if err != nil {
+		return err
+	}
+	adapters, err := loadSites(cfg)
+	if err != nil {
+		return err
+	}
+	tasks := operator.NewTaskService(db, adapters, cfg.Authority.Ceiling)
+	p, err := policy(cfg)
+	if err != nil {
+		return err
+	}
+	handler := api.New(api.Options{Tasks: tasks, UserToken: user, AgentToken: agent, MaxBody: int64(cfg.API.MaxBody),
+		Status: func(ctx context.Context) (any, error) {
+			r, err := db.Status(ctx, cfg.Operator.LeaseName, p)
+			if err != nil {
+				return nil, err
+			}
+			return statusJSON(db.Path(), r), nil
+		},
+		MCP: mcptools.HTTPHandler(mcptools.NewServer(tasks.Agent(), version)), Log: log})
+	ln, err := api.Listen(cfg.API.Addr)
+	if err != nil {
+		return fmt.Errorf("%w: %v", operator.ErrConfig, err)
+	}
+	apiDone := make(chan error, 1)
+	go func() { apiDone <- api.Serve(ctx, ln, handler) }()
+	defer func() {
+		if err := <-apiDone; err != nil {
+			log.Error("api server", "err", err)
+		}
+	}()
+	log.Info("serving", "schedule", cfg.Schedule, "jitter", cfg.Jitter.String(), "ledger", db.Path(), "api", "http://"+ln.Addr().String())
+	fmt.Fprintf(e.stdout, "browserop serving: api http://%s (token: browserop token), mcp http://%s/mcp\n", ln.Addr(), ln.Addr())
 	pass := func() {
 		sum, err := drainingPass(ctx, r)
 		switch {

@@ -291,6 +291,7 @@ func (w *world) writeConfig() {
 	}
 	fmt.Fprintf(&b, "calendar:\n  dir: %q\n  publish_late: %t\n", w.calDir, o.publishLate)
 	b.WriteString("log:\n  format: json\n  level: info\n")
+	b.WriteString("api:\n  addr: \"127.0.0.1:0\"\n")
 	w.cfgPath = filepath.Join(w.dir, "config", "browserop", "config.yaml")
 	require.NoError(w.t, os.MkdirAll(filepath.Dir(w.cfgPath), 0o700))
 	require.NoError(w.t, os.WriteFile(w.cfgPath, []byte(b.String()), 0o600))

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -350,6 +351,27 @@ func TestE2EServe(t *testing.T) {
 			st, ok := w.tryStatus()
 			return ok && st.Counts["verified"] == 1 && st.Lease != nil && !st.Lease.Held
 		})
+		// The loopback API runs beside the schedule, behind its token.
+		m := regexp.MustCompile(`api (http://127\.0\.0\.1:\d+) `).FindStringSubmatch(p.stdout.String())
+		require.NotNil(t, m, "serve prints its API address: %s", p)
+		code, tok, errs := w.run(nil, "token")
+		require.Equal(t, 0, code, errs)
+		req, _ := http.NewRequest("GET", m[1]+"/v1/status", nil)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(tok))
+		resp, err = http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+		require.Contains(t, string(body), `"verified":1`)
+		fi, err := os.Stat(filepath.Join(w.dir, "state", "browserop", "token"))
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the token file is 0600")
+
 		p.signal(syscall.SIGTERM)
 		require.Equal(t, 0, p.code(30*time.Second), "%s", p)
 		require.Contains(t, p.stderr.String(), `"msg":"stopped"`)
