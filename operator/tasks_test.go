@@ -191,3 +191,36 @@ func TestTaskAgentViewHidesThePersonsTasks(t *testing.T) {
 	_, err = svc.Grant(ctx, theirs.ID, hostOf(w.base), "person")
 	require.ErrorIs(t, err, operator.ErrForbidden, "no grant on a cancelled task")
 }
+
+// Page text and redirects never widen a task's authority: injected
+// instructions create no grant, and a submission that redirects off the
+// site stops the pass.
+func TestTaskAuthorityUnderInjectionAndRedirect(t *testing.T) {
+	w := newWorld(t, demosite.Faults{Injection: true})
+	ctx := context.Background()
+	svc := w.tasks()
+	req := contract("post")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	task, _, err := svc.Create(ctx, "k", req, "api")
+	require.NoError(t, err)
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "read the timeline"})
+	require.NoError(t, err)
+	sum := w.pass()
+	require.Equal(t, 1, sum.Counts["verified"], "%+v", sum)
+	st, err := svc.Get(ctx, task.ID)
+	require.NoError(t, err)
+	require.Empty(t, st.Grants, "page text never grants")
+	require.Equal(t, req.Contract, st.Contract)
+
+	w.srv.SetFaults(demosite.Faults{OffsiteRedirect: "http://127.0.0.1:9/elsewhere"})
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "sent away"})
+	require.NoError(t, err)
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "not tried"})
+	require.NoError(t, err)
+	sum = w.pass()
+	require.Equal(t, operator.OutcomeHardStop, sum.Outcome, "%+v", sum)
+	require.Len(t, w.effects(demosite.EffectPost), 1, "nothing more was published")
+	st, err = svc.Get(ctx, task.ID)
+	require.NoError(t, err)
+	require.Empty(t, st.Grants, "a redirect never grants")
+}
