@@ -250,11 +250,12 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	// Preflight, before every mutation. It only observes, so a tab that
 	// disappeared (closed by the person) is recovered and it runs again.
 	var tab *browser.Tab
+	var before string // the page the submission starts from
 	for attempt := 0; ; attempt++ {
 		tab = st.tab
 		status, err := site.Open(ctx, tab, si)
 		if err == nil {
-			err = sites.Preflight(ctx, site, tab, in.actor, status)
+			before, err = sites.PreflightURL(ctx, site, tab, in.actor, status)
 		}
 		if err == nil {
 			break
@@ -271,11 +272,7 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		return a, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, a, entry)
 	}
 	if in.target != "" && in.kind != sites.KindPost {
-		page, err := tab.URL(ctx)
-		if err != nil {
-			return a, p.stopOn(err, a, entry)
-		}
-		if browser.NormalizeURL(page) != browser.NormalizeURL(in.target) {
+		if browser.NormalizeURL(before) != browser.NormalizeURL(in.target) {
 			return a, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, a, entry)
 		}
 	}
@@ -333,7 +330,6 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		p.report(a, entry, "held")
 		return a, ledger.ErrStaleGeneration
 	}
-	before, _ := tab.URL(ctx)
 	serr := site.Submit(ctx, tab, si)
 	crashPoint("after-click-returned")
 	var hs *sites.HardStop

@@ -536,27 +536,34 @@ func (d *Declarative) searchState(ctx context.Context, tab *browser.Tab, q Query
 // document's status), and the signed-in identity is actor. Each failure is a
 // *HardStop of kind offsite, the blocker's kind, login or identity_mismatch.
 func Preflight(ctx context.Context, a Adapter, tab *browser.Tab, actor string, status int) error {
+	_, err := PreflightURL(ctx, a, tab, actor, status)
+	return err
+}
+
+// PreflightURL is Preflight that also returns the URL of the page it
+// checked, so the caller can tell later whether a submission navigated on.
+func PreflightURL(ctx context.Context, a Adapter, tab *browser.Tab, actor string, status int) (string, error) {
 	u, err := tab.URL(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	origin := browser.Origin(u)
 	if !slices.Contains(a.Origins(), origin) {
-		return hardStop(StopOffsite, nil, "the page is on %q, not on the site", origin)
+		return "", hardStop(StopOffsite, nil, "the page is on %q, not on the site", origin)
 	}
 	blk, err := a.Blocker(ctx, tab, status)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if blk.Blocked() {
-		return hardStop(StopKindOf(blk.Kind), nil, "%s", blk.Detail)
+		return "", hardStop(StopKindOf(blk.Kind), nil, "%s", blk.Detail)
 	}
 	who, err := a.Identity(ctx, tab)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if who != actor {
-		return hardStop(StopIdentityMismatch, nil, "signed in as %q, the action is for %q", who, actor)
+		return "", hardStop(StopIdentityMismatch, nil, "signed in as %q, the action is for %q", who, actor)
 	}
-	return nil
+	return u, nil
 }
