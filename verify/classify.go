@@ -79,7 +79,16 @@ type Options struct {
 	// Skew is the tolerated difference between the local clock and the
 	// site's timestamps.
 	Skew time.Duration
+	// Suspect is how far before NotBefore - Skew an identical item still
+	// casts doubt: it is not this action's result, but it may be, under a
+	// clock further off than Skew, so its presence never lets a search
+	// prove absence. Identical items older than that are plainly older
+	// posts. Zero means DefaultSuspect.
+	Suspect time.Duration
 }
+
+// DefaultSuspect is Options.Suspect's default.
+const DefaultSuspect = 15 * time.Minute
 
 // Reasons are fixed strings: they reach logs, so they never carry observed
 // or intended values.
@@ -88,6 +97,7 @@ const (
 	reasonDuplicate        = "more than one distinct exact match"
 	reasonMatchPlusUnclear = "one exact match and another payload match without a canonical URL or time"
 	reasonUnclearMatch     = "payload match without a canonical URL or publication time"
+	reasonSuspectOlder     = "no exact match, but an identical item shortly before the action: under a clock further off than the skew it may be the result"
 	reasonIncomplete       = "no exact match, but the view does not cover the whole window"
 	reasonSettling         = "no exact match yet, inside the settle window"
 	reasonAbsent           = "no exact match in a complete view after the settle time"
@@ -123,6 +133,11 @@ func Classify(in Intent, s Search, o Options) Verdict {
 	}
 	settle, skew := max(o.Settle, 0), max(o.Skew, 0)
 	earliest := in.NotBefore.Add(-skew)
+	suspectWindow := o.Suspect
+	if suspectWindow <= 0 {
+		suspectWindow = DefaultSuspect
+	}
+	suspectFrom := earliest.Add(-suspectWindow)
 
 	want := payload{
 		author: handle(in.Actor),
@@ -131,7 +146,7 @@ func Classify(in Intent, s Search, o Options) Verdict {
 		parent: NormalizeURL(in.ExpectedParent),
 	}
 	var exact []string
-	unclear := 0
+	unclear, suspect := 0, 0
 	for _, it := range s.Items {
 		if !want.matches(it) {
 			continue
@@ -141,6 +156,9 @@ func Classify(in Intent, s Search, o Options) Verdict {
 			continue
 		}
 		if it.At.Before(earliest) {
+			if !it.At.Before(suspectFrom) {
+				suspect++
+			}
 			continue
 		}
 		u := NormalizeURL(it.URL)
@@ -162,6 +180,8 @@ func Classify(in Intent, s Search, o Options) Verdict {
 		return Verdict{Outcome: Ambiguous, URLs: exact, Reason: reasonMatchPlusUnclear}
 	case unclear > 0:
 		return Verdict{Outcome: Ambiguous, Reason: reasonUnclearMatch}
+	case suspect > 0:
+		return Verdict{Outcome: Ambiguous, Reason: reasonSuspectOlder}
 	case !s.Complete:
 		return Verdict{Outcome: Ambiguous, Reason: reasonIncomplete}
 	case s.ObservedAt.Before(in.NotBefore.Add(settle)):

@@ -159,3 +159,27 @@ func TestOutcomeString(t *testing.T) {
 		}
 	}
 }
+
+// An identical item just before the action is not its result, but under a
+// clock further off than the skew it may be: it never lets absence be
+// proven (seed 113 of the torture run). One far older is just an older post.
+func TestClassifySuspectOlderItem(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	in := verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "same text", NotBefore: at}
+	opts := verify.Options{Skew: 5 * time.Second, Settle: time.Second}
+	item := func(age time.Duration) verify.Search {
+		return verify.Search{Complete: true, ObservedAt: at.Add(time.Minute), Items: []verify.Item{
+			{Author: "alice", Text: "same text", URL: "http://x.test/p/1", At: at.Add(-age)}}}
+	}
+	if v := verify.Classify(in, item(10*time.Second), opts); v.Outcome != verify.Ambiguous {
+		t.Fatalf("10s older than the action with a 5s skew: got %v, want ambiguous", v.Outcome)
+	}
+	if v := verify.Classify(in, item(time.Hour), opts); v.Outcome != verify.Absent {
+		t.Fatalf("an hour older: got %v, want absent", v.Outcome)
+	}
+	opts.Suspect = time.Hour + time.Minute
+	if v := verify.Classify(in, item(time.Hour), opts); v.Outcome != verify.Ambiguous {
+		t.Fatalf("inside a wider suspect window: got %v, want ambiguous", v.Outcome)
+	}
+}
