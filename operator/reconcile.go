@@ -53,6 +53,13 @@ func (p *pass) verifyLive(st *siteTab, in intent, executingAt time.Time, landedU
 				return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the landed page and the timeline disagree"}
 			}
 		} else {
+			// A like or follow control shows the viewer's own state: it
+			// proves something only when the viewer is the actor.
+			who, err := st.site.Identity(p.ctx, st.tab)
+			if err != nil || who != in.actor {
+				p.hardStop(string(sites.StopIdentityMismatch))
+				return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the control was not read as the actor"}
+			}
 			v = p.classifyState(st.site, in, vin, res, now, opts)
 		}
 		settled := !now.Before(executingAt.Add(res.Settle))
