@@ -97,12 +97,16 @@ type Action struct {
 	// MaySurface: the effect may surface later than a search can see (the
 	// site answered the submission, or it timed out with its request
 	// possibly pending); a search that misses it never proves it absent.
-	MaySurface  bool
-	Generation  int64
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	ExecutingAt time.Time
-	SettledAt   time.Time
+	MaySurface bool
+	// Baseline, when HaveBaseline, lists the URLs of items identical to the
+	// intent found on the site just before the click: never its result.
+	Baseline     []string
+	HaveBaseline bool
+	Generation   int64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	ExecutingAt  time.Time
+	SettledAt    time.Time
 }
 
 // Event is one recorded transition of an action.
@@ -234,6 +238,10 @@ type Change struct {
 	// MaySurface records, on a transition from executing, that the effect
 	// may surface later than a search can see. It is never cleared.
 	MaySurface bool
+	// Baseline, with HaveBaseline, is recorded on the transition to
+	// executing (see Action.Baseline).
+	Baseline     []string
+	HaveBaseline bool
 }
 
 // transitions is the lifecycle: from -> allowed destinations.
@@ -336,6 +344,10 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 			return Action{}, err
 		}
 		a.ExecutingAt = now
+		a.Baseline, a.HaveBaseline = nil, false
+		if c.HaveBaseline {
+			a.Baseline, a.HaveBaseline = append([]string{}, c.Baseline...), true
+		}
 	case Verified:
 		if strings.TrimSpace(c.Result) == "" {
 			return Action{}, fmt.Errorf("%w: verified needs its canonical result", ErrIllegalTransition)
@@ -364,8 +376,9 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 		a.ExecutingAt, a.SettledAt = time.Time{}, time.Time{}
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE actions SET status = ?, attempt = ?, canonical_result = ?, failure_reason = ?,
-		failure_class = ?, may_surface = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ? WHERE id = ? AND status = ?`,
-		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.MaySurface, a.Generation, nanos(now),
+		failure_class = ?, may_surface = ?, baseline_json = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ?
+		WHERE id = ? AND status = ?`,
+		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.MaySurface, baselineJSON(a), a.Generation, nanos(now),
 		nullTime(a.ExecutingAt), nullTime(a.SettledAt), a.ID, from)
 	if err != nil {
 		return Action{}, fmt.Errorf("update action: %w", err)
@@ -397,7 +410,7 @@ func insertEvent(ctx context.Context, tx *sql.Tx, actionID string, from, to Stat
 }
 
 const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), COALESCE(run_id, ''), type, format, site, actor, target_url, payload_json,
-	status, attempt, canonical_result, failure_reason, failure_class, may_surface, generation, created_at, updated_at, executing_at, settled_at`
+	status, attempt, canonical_result, failure_reason, failure_class, may_surface, baseline_json, generation, created_at, updated_at, executing_at, settled_at`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -406,13 +419,20 @@ func scanAction(s scanner) (Action, error) {
 	var payload string
 	var created, updated int64
 	var executing, settled sql.NullInt64
+	var baseline sql.NullString
 	err := s.Scan(&a.ID, &a.IdempotencyKey, &a.TaskID, &a.RunID, &a.Type, &a.Format, &a.Site, &a.Actor, &a.TargetURL,
-		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.MaySurface, &a.Generation,
+		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.MaySurface, &baseline, &a.Generation,
 		&created, &updated, &executing, &settled)
 	if err != nil {
 		return Action{}, err
 	}
 	a.Payload = json.RawMessage(payload)
+	if baseline.Valid {
+		a.HaveBaseline = true
+		if err := json.Unmarshal([]byte(baseline.String), &a.Baseline); err != nil {
+			return Action{}, fmt.Errorf("baseline: %w", err)
+		}
+	}
 	a.CreatedAt, a.UpdatedAt = fromNanos(created), fromNanos(updated)
 	a.ExecutingAt, a.SettledAt = fromNullNanos(executing), fromNullNanos(settled)
 	return a, nil
@@ -518,4 +538,12 @@ func (db *DB) Events(ctx context.Context, actionID string) ([]Event, error) {
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+func baselineJSON(a Action) any {
+	if !a.HaveBaseline {
+		return nil
+	}
+	b, _ := json.Marshal(append([]string{}, a.Baseline...))
+	return string(b)
 }

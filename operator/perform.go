@@ -247,6 +247,24 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	}
 	site, si := st.site, in.sitesIntent()
 
+	// A baseline before anything is prepared: the identical items already
+	// on the site are never this action's result, so verification can tell
+	// the result by URL instead of trusting the site's clock to agree with
+	// ours.
+	var baseline []string
+	haveBaseline := false
+	if in.kind.Creates() {
+		res, err := site.Search(ctx, st.tab, sites.Query{Kind: in.kind, Actor: in.actor, Target: in.target})
+		var hs *sites.HardStop
+		switch {
+		case err == nil:
+			now := p.r.now()
+			baseline, haveBaseline = verify.BaselineOf(in.verifyIntent(now), toSearch(res, now))
+		case errors.As(err, &hs):
+			return a, p.stopOn(err, a, entry)
+		}
+	}
+
 	// Preflight, before every mutation. It only observes, so a tab that
 	// disappeared (closed by the person) is recovered and it runs again.
 	var tab *browser.Tab
@@ -307,7 +325,7 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	}
 
 	// Executing is on disk before the click.
-	a, err = p.transition(a, ledger.Change{To: ledger.Executing, Reason: "performing once"})
+	a, err = p.transition(a, ledger.Change{To: ledger.Executing, Reason: "performing once", Baseline: baseline, HaveBaseline: haveBaseline})
 	if errors.Is(err, budgets.ErrExhausted) {
 		p.sum.count("budget_skips")
 		p.sum.Actions = append(p.sum.Actions, ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: "budget_skip", Reason: err.Error()})
@@ -388,7 +406,7 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	// out: its request may still be pending, at the browser or the server.
 	maySurface := serr == nil && page != "" && page != before && contains(site.Origins(), browser.Origin(page)) ||
 		errors.Is(serr, browser.ErrTimeout) || errors.Is(serr, context.DeadlineExceeded)
-	v := p.verifyLive(st, in, a.ExecutingAt, landed.URL)
+	v := p.verifyLive(st, in, a, landed.URL)
 	crashPoint("after-verification")
 	return p.settle(a, v, entry, serr, maySurface, "")
 }

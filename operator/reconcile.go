@@ -21,15 +21,21 @@ type stateLabeler interface {
 // only because the site's settle time has not passed, it searches again
 // until it has. landedURL, when the submit landed on a permalink, must agree
 // with the result found.
-func (p *pass) verifyLive(st *siteTab, in intent, executingAt time.Time, landedURL string) verify.Verdict {
+func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL string) verify.Verdict {
 	opts := verify.Options{Skew: p.r.cfg.Skew}
+	executingAt := a.ExecutingAt
 	vin := in.verifyIntent(executingAt)
+	vin.Baseline, vin.HaveBaseline = a.Baseline, a.HaveBaseline
+	since := executingAt.Add(-p.r.cfg.Skew)
+	if a.HaveBaseline {
+		// Compared by URL, not time: search the same window as the baseline.
+		since = time.Time{}
+	}
 	for attempt := 0; ; attempt++ {
 		if p.ctx.Err() != nil {
 			return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the pass was cancelled"}
 		}
-		res, err := st.site.Search(p.ctx, st.tab, sites.Query{Kind: in.kind, Actor: in.actor, Target: in.target,
-			Since: executingAt.Add(-p.r.cfg.Skew)})
+		res, err := st.site.Search(p.ctx, st.tab, sites.Query{Kind: in.kind, Actor: in.actor, Target: in.target, Since: since})
 		if errors.Is(err, browser.ErrTabGone) && attempt == 0 {
 			// Observation may retry: recover the tab once and look again.
 			if st2, rerr := p.tabFor(in.site); rerr == nil {
@@ -134,7 +140,7 @@ func (p *pass) reconcile() error {
 			p.hardStop("an unresolved ambiguous action: " + stopKind(err))
 			continue
 		}
-		if a, err = p.settle(a, p.verifyLive(st, in, a.ExecutingAt, ""), "", nil, false, "reconciled_"); err != nil {
+		if a, err = p.settle(a, p.verifyLive(st, in, a, ""), "", nil, false, "reconciled_"); err != nil {
 			return err
 		}
 		p.sum.count("reconciled")

@@ -39,6 +39,33 @@ type Intent struct {
 	// than it (allowing Options.Skew), and absence counts only after
 	// NotBefore + Options.Settle.
 	NotBefore time.Time
+	// Baseline, when HaveBaseline, lists the canonical URLs of the items
+	// identical to this intent that a complete search found on the site
+	// just before the click. They are never this action's result, and
+	// every other identical item is, whatever its time says: the
+	// comparison then needs no agreement between this clock and the
+	// site's.
+	Baseline     []string
+	HaveBaseline bool
+}
+
+// BaselineOf returns the canonical URLs of the items in s identical to in
+// (author, text, media, parent; time ignored), for Intent.Baseline. ok is
+// false when s is not complete: then there is no baseline.
+func BaselineOf(in Intent, s Search) (urls []string, ok bool) {
+	if !s.Complete {
+		return nil, false
+	}
+	want := payload{author: handle(in.Actor), text: Normalize(in.Text), media: in.MediaCount, parent: NormalizeURL(in.ExpectedParent)}
+	urls = []string{}
+	for _, it := range s.Items {
+		if want.matches(it) {
+			if u := NormalizeURL(it.URL); !slices.Contains(urls, u) {
+				urls = append(urls, u)
+			}
+		}
+	}
+	return urls, true
 }
 
 // Item is one post-like object read from a site's page.
@@ -147,8 +174,26 @@ func Classify(in Intent, s Search, o Options) Verdict {
 	}
 	var exact []string
 	unclear, suspect := 0, 0
+	var before []string
+	for _, u := range in.Baseline {
+		before = append(before, NormalizeURL(u))
+	}
 	for _, it := range s.Items {
 		if !want.matches(it) {
+			continue
+		}
+		if in.HaveBaseline {
+			// Identical items that were there before the click are not the
+			// result; any other is, whatever the clocks say.
+			u := NormalizeURL(it.URL)
+			if slices.Contains(before, u) {
+				continue
+			}
+			if !isAbsoluteHTTP(u) {
+				unclear++
+			} else if !slices.Contains(exact, u) {
+				exact = append(exact, u)
+			}
 			continue
 		}
 		if it.At.IsZero() {

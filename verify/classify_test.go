@@ -183,3 +183,34 @@ func TestClassifySuspectOlderItem(t *testing.T) {
 		t.Fatalf("inside a wider suspect window: got %v, want ambiguous", v.Outcome)
 	}
 }
+
+// With a baseline taken before the click, the result is told from older
+// identical posts by URL, not by time, so clocks that disagree by hours
+// can neither hide the result (seed 264) nor pass an older post off as it
+// (seed 1610).
+func TestClassifyWithBaseline(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	opts := verify.Options{Skew: 5 * time.Second, Settle: time.Second}
+	older := verify.Item{Author: "alice", Text: "twin", URL: "http://x.test/p/1", At: at.Add(3 * time.Hour)} // site clock far ahead
+	before := verify.Search{Complete: true, ObservedAt: at, Items: []verify.Item{older}}
+	in := verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "twin", NotBefore: at}
+	base, ok := verify.BaselineOf(in, before)
+	if !ok || len(base) != 1 {
+		t.Fatalf("baseline: got %v %v, want the one older twin", base, ok)
+	}
+	in.Baseline, in.HaveBaseline = base, true
+	after := before
+	after.ObservedAt = at.Add(time.Minute)
+	if v := verify.Classify(in, after, opts); v.Outcome != verify.Absent {
+		t.Fatalf("only the older twin: got %v (%s), want absent, not a false verified", v.Outcome, v.Reason)
+	}
+	ours := verify.Item{Author: "alice", Text: "twin", URL: "http://x.test/p/2", At: at.Add(-time.Hour)} // local clock far ahead
+	after.Items = append(after.Items, ours)
+	if v := verify.Classify(in, after, opts); v.Outcome != verify.Verified || v.URL != "http://x.test/p/2" {
+		t.Fatalf("the new twin: got %v %q, want verified p/2", v.Outcome, v.URL)
+	}
+	if _, ok := verify.BaselineOf(in, verify.Search{Complete: false}); ok {
+		t.Fatal("an incomplete search is no baseline")
+	}
+}

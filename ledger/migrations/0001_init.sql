@@ -121,6 +121,9 @@ CREATE TABLE actions (
     -- out with its request possibly still pending. A search that misses it is
     -- then never a definitive absence.
     may_surface      INTEGER NOT NULL DEFAULT 0,
+    -- JSON list of the identical items' URLs a complete search found just
+    -- before the click (NULL: none taken): never this action's result.
+    baseline_json    TEXT,
     generation       INTEGER NOT NULL DEFAULT 0,  -- generation of the last write
     created_at       INTEGER NOT NULL,
     updated_at       INTEGER NOT NULL,
