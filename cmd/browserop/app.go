@@ -54,6 +54,7 @@ func commands() []command {
 		{"serve", "run passes on the configured cron schedule until SIGINT or SIGTERM", cmdServe},
 		{"demo", "the demo: demosite + headless Chromium + a small calendar, two passes, nothing published twice", cmdDemo},
 		{"demosite", "run the demo site on its own: demosite --addr 127.0.0.1:8787 [--fault name=value]", cmdDemosite},
+		{"torture", "prove the promises: random calendars and faults against real operators, invariants checked: torture --seeds N [--seed S] [--json]", cmdTorture},
 	}
 }
 

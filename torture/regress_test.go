@@ -1,0 +1,125 @@
+package torture
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Regression tests: each is a schedule the torture run found a bug with,
+// named after its seed. While the bug is there the test skips and names it
+// (the fix belongs to operator/, verify/ or sites/); once fixed, it passes
+// and stays as a guard.
+
+// regress runs sch; when it violates inv it skips with the bug, and any
+// other violation fails the test.
+func regress(t *testing.T, sch Schedule, inv, bug string) {
+	t.Helper()
+	r := runRegression(t, sch)
+	if len(r.Violations[inv]) > 0 {
+		t.Skip("bug: " + bug + "; see report")
+	}
+}
+
+// regressObservation is regress for an observation: no invariant is
+// violated, but what it counts should not happen.
+func regressObservation(t *testing.T, sch Schedule, obs, bug string) {
+	t.Helper()
+	r := runRegression(t, sch)
+	if r.Observations[obs] > 0 {
+		t.Skip("bug: " + bug + "; see report")
+	}
+}
+
+func runRegression(t *testing.T, sch Schedule) *SeedResult {
+	t.Helper()
+	o := options(t)
+	r := RunSchedule(context.Background(), &o, sch)
+	if r.Error != "" {
+		t.Fatalf("harness: %s\n%s", r.Error, r.Timeline)
+	}
+	if r.Failed() || len(r.Observations) > 0 {
+		var b strings.Builder
+		for k, vs := range r.Violations {
+			for _, v := range vs {
+				b.WriteString(k + ": " + v + "\n")
+			}
+		}
+		t.Logf("%s%sobservations: %v\ntimeline:\n%s", r.Schedule, b.String(), r.Observations, r.Timeline)
+	}
+	return r
+}
+
+// Seed 113: browserop's clock 10s ahead of the site's (more than the 5s
+// identity_skew). A run crashes after its click returned; the next run's
+// reconciliation finds the post on the actor's timeline, but verify drops
+// it as "an identical older post" (its site time is before NotBefore -
+// Skew) while the timeline counts as complete, so the action fails as
+// definitively absent, is replanned in the same pass and published again.
+func TestSeed113LocalClockAheadDoublePost(t *testing.T) {
+	regress(t, Plan(113), InvDuplicate,
+		"a clock ahead of the site's by more than identity_skew turns a committed post into a definitive absence, and it is published again")
+}
+
+// Seed 354: a follow's click committed, then the run crashed. Before the
+// next run the browser is signed in as another account (carol). The
+// reconciliation reads the follow control on mallory's profile, which
+// shows carol's state ("Follow"), without checking who is signed in, and
+// fails the action as definitively absent; the run after that finds the
+// control done and fails it again ("already showed the done state"). The
+// ledger ends failed although alice follows mallory: a false failure.
+func TestSeed354StateReadAsAnotherAccount(t *testing.T) {
+	regress(t, Plan(354), InvFalseFail,
+		"reconciliation reads a like/follow control's per-viewer state without checking the signed-in account is the actor, and records a committed follow as absent")
+}
+
+// Seed 264: as seed 113, with browserop's clock an hour ahead of the
+// site's. verify's DefaultSuspect (15 minutes, commit 1a0f595, the fix for
+// seed 113) only widens the window in which an identical item blocks a
+// proof of absence; a post made an hour "before" its action by the site's
+// clock is still taken for an older post, the complete timeline proves the
+// action absent, and the intent is published a second time.
+func TestSeed264LocalClockHourAheadDoublePost(t *testing.T) {
+	regress(t, Plan(264), InvDuplicate,
+		"a clock ahead of the site's by more than identity_skew + verify.DefaultSuspect still turns a committed post into a definitive absence")
+}
+
+// Seed 1610: the site's clock is 3 hours ahead of browserop's, and the
+// person posted the thread's first text by hand an hour ago (by the
+// site's clock, so two hours "after" browserop's now). The first part's
+// submission commits nothing (offsite redirect); verification searches
+// the timeline, takes the person's older post for an exact match newer
+// than NotBefore - Skew, and verifies the action with that post's URL. The
+// thread's next parts then answer the person's post.
+func TestSeed1610SiteClockAheadTwinFalseVerified(t *testing.T) {
+	regress(t, Plan(1610), InvFalseVer,
+		"a site clock ahead of browserop's by more than an identical older post's age makes that older post verify an action that committed nothing")
+}
+
+// Seed 51 (attach mode): the operator crashes at tab-created, between
+// creating its tab in the person's Chrome and recording it in the ledger.
+// No later pass knows the tab: an about:blank window of browserop's stays
+// open in the person's browser for good.
+func TestSeed51TabCreatedCrashLeaksTab(t *testing.T) {
+	regressObservation(t, Plan(51), ObsLeakedTabs,
+		"a crash between Browser.NewTab and RecordTab leaves an unrecorded browserop tab open in the person's Chrome forever")
+}
+
+// Seed 106 (attach mode): the operator crashes at tab-close with its tab
+// recorded live. The passes after it have nothing to publish and never
+// use the browser, and tab reconciliation only runs when a pass first
+// uses it, so the tab stays open (on the actor's profile page) until some
+// later pass happens to need the browser.
+func TestSeed106TabCloseCrashLeavesTabOpen(t *testing.T) {
+	regressObservation(t, Plan(106), ObsLeakedTabs,
+		"earlier passes' live tab records are reconciled only by a pass that uses the browser; a pass with nothing to do leaves them open")
+}
+
+// Seed 70 (launch mode): the person opens a tab in the Chrome that
+// `browserop run` launched; when the run ends, browserop closes that
+// Chrome (Browser.Close on a launched browser) and the person's tab with
+// it.
+func TestSeed70LaunchedChromeClosesPersonsTab(t *testing.T) {
+	regressObservation(t, Plan(70), ObsClosedWithBrowser,
+		"closing the Chrome browserop launched closes the tabs the person opened in it")
+}

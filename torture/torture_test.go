@@ -1,0 +1,191 @@
+package torture
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"reflect"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/browserop/browserop/browser/browsertest"
+	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+)
+
+// The browserop binary, built once per test process, without -race: the
+// operators are real processes, and the race detector is for this one.
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func binary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "browserop-torture-bin-"); binErr != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		binPath, binErr = Build(ctx, binDir)
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// options are the options of a test run: Chromium (skipped without it,
+// unless CI is set), the binary, a temporary directory.
+func options(t *testing.T, seeds ...uint64) Options {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("torture: skipped with -short")
+	}
+	chrome := browsertest.Executable(t)
+	var progress bytes.Buffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("progress:\n%s", progress.String())
+		}
+	})
+	return Options{Bin: binary(t), Chrome: chrome, Dir: t.TempDir(), Seeds: seeds, Parallel: 1, Progress: &syncWriter{w: &progress}}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// TestTortureSmall is the torture run at CI size: a couple of minutes on
+// two cores. TORTURE_SEEDS and TORTURE_FIRST_SEED change the size and the
+// seeds; `browserop torture` runs the large version (docs/torture.md).
+func TestTortureSmall(t *testing.T) {
+	n, first := 14, uint64(1000)
+	if v := os.Getenv("TORTURE_SEEDS"); v != "" {
+		n, _ = strconv.Atoi(v)
+	}
+	if v := os.Getenv("TORTURE_FIRST_SEED"); v != "" {
+		first, _ = strconv.ParseUint(v, 10, 64)
+	}
+	var seeds []uint64
+	for i := range n {
+		seeds = append(seeds, first+uint64(i))
+	}
+	o := options(t, seeds...)
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(rep.SummaryLine())
+	t.Log(rep.ClosingLine())
+	for _, r := range rep.Results {
+		if r.Failed() {
+			t.Errorf("seed %d failed (reproduce: go run ./cmd/browserop torture --seed %d)", r.Seed, r.Seed)
+		}
+	}
+}
+
+// Plan is a pure function of the seed: the same schedule every time.
+func TestPlanReproducible(t *testing.T) {
+	for seed := range uint64(200) {
+		a, b := Plan(seed), Plan(seed)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("seed %d: two different schedules", seed)
+		}
+		if a.String() != b.String() {
+			t.Fatalf("seed %d: two different printed schedules", seed)
+		}
+	}
+	if reflect.DeepEqual(Plan(1), Plan(2)) {
+		t.Fatal("seeds 1 and 2 drew the same schedule")
+	}
+}
+
+// Over a few hundred seeds the schedules reach every crash point, every
+// demosite fault switch and every event kind, in both browser modes.
+func TestPlanCoverage(t *testing.T) {
+	crash, faults, events, modes := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for seed := range uint64(300) {
+		s := Plan(seed)
+		modes[s.Mode] = true
+		for _, r := range s.Runs {
+			for _, c := range append(append([]string{}, r.Crash...), r.RaceCrash...) {
+				crash[c] = true
+			}
+			for _, f := range r.Faults {
+				faults[f.Name] = true
+			}
+			for _, ev := range r.Events {
+				events[ev.Kind] = true
+			}
+		}
+	}
+	for _, p := range operator.CrashPoints {
+		if !crash[p] {
+			t.Errorf("crash point %s never armed", p)
+		}
+	}
+	for _, f := range demosite.FaultNames() {
+		if !faults[f] {
+			t.Errorf("fault %s never set", f)
+		}
+	}
+	for _, k := range []string{EvChromeKill, EvTabClose, EvPause, EvFaultFlip, EvClock} {
+		if !events[k] {
+			t.Errorf("event %s never drawn", k)
+		}
+	}
+	if !modes[ModeAttach] || !modes[ModeLaunch] {
+		t.Errorf("modes drawn: %v", modes)
+	}
+}
+
+// The history check catches an action performed again while it may have
+// happened, and a generation going back; a replan after a definitive
+// failure and a person's word are fine.
+func TestCheckHistory(t *testing.T) {
+	ev := func(to ledger.Status, gen int64, by string) ledger.Event {
+		return ledger.Event{To: to, Generation: gen, By: by}
+	}
+	op := ledger.ByOperator
+	for _, tc := range []struct {
+		name          string
+		evs           []ledger.Event
+		redone, stale int
+	}{
+		{"verified once", []ledger.Event{ev(ledger.Planned, 1, op), ev(ledger.Executing, 1, op), ev(ledger.Verified, 1, op)}, 0, 0},
+		{"crash, absent, replanned", []ledger.Event{ev(ledger.Planned, 1, op), ev(ledger.Executing, 1, op), ev(ledger.Ambiguous, 2, op),
+			ev(ledger.Failed, 2, op), ev(ledger.Planned, 2, op), ev(ledger.Executing, 2, op), ev(ledger.Verified, 2, op)}, 0, 0},
+		{"ambiguous redone", []ledger.Event{ev(ledger.Planned, 1, op), ev(ledger.Executing, 1, op), ev(ledger.Ambiguous, 2, op),
+			ev(ledger.Executing, 2, op)}, 1, 0},
+		{"stale generation", []ledger.Event{ev(ledger.Planned, 2, op), ev(ledger.Executing, 2, op), ev(ledger.Ambiguous, 1, op)}, 0, 1},
+		{"a person's word", []ledger.Event{ev(ledger.Planned, 3, op), ev(ledger.Executing, 3, op), ev(ledger.Ambiguous, 3, op),
+			ev(ledger.Verified, 0, ledger.ByPerson)}, 0, 0},
+	} {
+		redone, stale := checkHistory(tc.evs)
+		if len(redone) != tc.redone || len(stale) != tc.stale {
+			t.Errorf("%s: redone %v, stale %v", tc.name, redone, stale)
+		}
+	}
+}
