@@ -113,7 +113,9 @@ func (s *Server) Close() error {
 		if hs != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			if err := hs.Shutdown(ctx); err != nil {
+			// The listener is already closed: Shutdown closing it again
+			// is no failure.
+			if err := hs.Shutdown(ctx); err != nil && !errors.Is(err, net.ErrClosed) {
 				s.err = errors.Join(err, hs.Close())
 			}
 			s.wg.Wait()
