@@ -81,7 +81,7 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 // two cores. TORTURE_SEEDS and TORTURE_FIRST_SEED change the size and the
 // seeds; `browserop torture` runs the large version (docs/torture.md).
 func TestTortureSmall(t *testing.T) {
-	n, first := 14, uint64(1000)
+	n, first := 10, uint64(1000)
 	if v := os.Getenv("TORTURE_SEEDS"); v != "" {
 		n, _ = strconv.Atoi(v)
 	}
