@@ -4,11 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
 )
 
 //go:embed migrations/*.sql
@@ -72,36 +76,38 @@ func (db *DB) applyMigrations(ctx context.Context) ([]Migration, error) {
 	var applied []Migration
 	for _, m := range migrations() {
 		done := false
-		err := db.inTx(ctx, func(tx *sql.Tx) error {
-			var version int
-			if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-				return err
-			}
-			if version >= m.version {
-				done = true
-				return nil
-			}
-			if version != m.version-1 {
-				return fmt.Errorf("schema version %d cannot take migration %d", version, m.version)
-			}
-			if m.version == 1 {
-				if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
+		err := retryBusy(ctx, func() error {
+			return db.inTx(ctx, func(tx *sql.Tx) error {
+				var version int
+				if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 					return err
 				}
-				if _, err := tx.ExecContext(ctx, `CREATE TABLE schema_migrations (
+				if version >= m.version {
+					done = true
+					return nil
+				}
+				if version != m.version-1 {
+					return fmt.Errorf("schema version %d cannot take migration %d", version, m.version)
+				}
+				if m.version == 1 {
+					if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
+						return err
+					}
+					if _, err := tx.ExecContext(ctx, `CREATE TABLE schema_migrations (
 					version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+						return err
+					}
+				}
+				if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 					return err
 				}
-			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+					m.version, m.name, nanos(db.now())); err != nil {
+					return err
+				}
+				_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, m.version))
 				return err
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-				m.version, m.name, nanos(db.now())); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, m.version))
-			return err
+			})
 		})
 		if err != nil {
 			return applied, fmt.Errorf("ledger %s: apply migration %d (%s): %w", db.path, m.version, m.name, err)
@@ -118,4 +124,24 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 	var v int
 	err := db.read.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
 	return v, err
+}
+
+// retryBusy runs f again while SQLite answers busy or locked without
+// waiting out its busy timeout, which it does when processes open a new
+// ledger at the same moment (one of them switching it to WAL); it gives up
+// after ten seconds.
+func retryBusy(ctx context.Context, f func() error) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := f()
+		var se sqlite3.Error
+		if !errors.As(err, &se) || se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
