@@ -48,7 +48,7 @@ func TestMigrations(t *testing.T) {
 	db := MustOpenAt(t, path, newClock())
 	v, err := db.SchemaVersion(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, 1, v)
+	require.Equal(t, 2, v)
 	applied, err := db.Migrate(context.Background())
 	require.NoError(t, err)
 	require.Empty(t, applied, "a second migrate applies nothing")
@@ -61,6 +61,8 @@ func TestMigrations(t *testing.T) {
 	var n int
 	require.NoError(t, raw.QueryRow(`SELECT count(*) FROM schema_migrations WHERE version = 1`).Scan(&n))
 	require.Equal(t, 1, n, "migration 1 recorded")
+	require.NoError(t, raw.QueryRow(`SELECT count(*) FROM schema_migrations WHERE version = 2 AND name = 'tab_opening'`).Scan(&n))
+	require.Equal(t, 1, n, "migration 2 recorded")
 	var mode string
 	require.NoError(t, raw.QueryRow(`PRAGMA journal_mode`).Scan(&mode))
 	require.Equal(t, "wal", mode)
@@ -69,7 +71,49 @@ func TestMigrations(t *testing.T) {
 	db2 := MustOpenAt(t, path, newClock())
 	v, err = db2.SchemaVersion(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, 1, v)
+	require.Equal(t, 2, v)
+}
+
+// A ledger written by schema version 1 keeps its tab records through
+// migration 2, which rebuilds the tabs table for the opening state.
+func TestMigrationTwoKeepsTabs(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	v1, err := os.ReadFile("migrations/0001_init.sql")
+	require.NoError(t, err)
+	raw, err := sql.Open("sqlite3", "file:"+path)
+	require.NoError(t, err)
+	for _, q := range []string{
+		`PRAGMA application_id = 1651666800`, // 0x62726f70
+		`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
+		string(v1),
+		`INSERT INTO schema_migrations VALUES (1, '0001_init', 1)`,
+		`INSERT INTO tabs (run_id, target_id, surface, url, binding_hash, ownership, epoch, state, generation, created_at, updated_at)
+			VALUES ('run_1', 'RAW-1', 'owned', 'http://127.0.0.1/', 'bh', 'owned', 3, 'live', 7, 1, 2)`,
+		`PRAGMA user_version = 1`,
+	} {
+		_, err := raw.Exec(q)
+		require.NoError(t, err, q)
+	}
+	require.NoError(t, raw.Close())
+
+	db := MustOpenAt(t, path, newClock())
+	v, err := db.SchemaVersion(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 2, v)
+	tabs, err := db.ListTabs(context.Background(), "")
+	require.NoError(t, err)
+	require.Len(t, tabs, 1)
+	require.Equal(t, "RAW-1", tabs[0].TargetID)
+	require.Equal(t, 3, tabs[0].Epoch)
+	require.Equal(t, ledger.TabLive, tabs[0].State)
+	require.Equal(t, int64(7), tabs[0].Generation)
+	l := mustLease(t, db, "op")
+	_, err = db.UpdateTab(context.Background(), l.Fence(), tabs[0].ID, ledger.TabChange{State: ledger.TabMissing})
+	require.NoError(t, err)
 }
 
 func fileSum(t *testing.T, path string) [32]byte {
@@ -210,4 +254,31 @@ func TestCanonicalJSONRefusesAmbiguity(t *testing.T) {
 	}
 	_, err := ledger.IdempotencyKey("post", "\xff", "", json.RawMessage(`{}`))
 	require.Error(t, err, "an actor that is not UTF-8")
+}
+
+// Processes that open a new ledger at the same moment all get it, each
+// migration applied once: SQLite's busy answers while one of them creates
+// it are waited out.
+func TestOpenNewLedgerConcurrently(t *testing.T) {
+	t.Parallel()
+	for range 5 {
+		path := filepath.Join(t.TempDir(), "ledger.db")
+		errs := make(chan error, 6)
+		for range 6 {
+			go func() {
+				db, err := ledger.Open(context.Background(), path, ledger.Options{})
+				if err == nil {
+					err = db.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range 6 {
+			require.NoError(t, <-errs)
+		}
+		db := MustOpenAt(t, path, newClock())
+		v, err := db.SchemaVersion(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, 2, v)
+	}
 }

@@ -33,6 +33,10 @@ type TabState string
 
 // Tab states.
 const (
+	// TabOpening: the record is written before its tab exists; TargetID
+	// is empty (or, for a tab being reopened, the old one) until the tab
+	// is created and the record goes live.
+	TabOpening           TabState = "opening"
 	TabLive              TabState = "live"
 	TabHandoff           TabState = "handoff"
 	TabMissing           TabState = "missing"
@@ -59,9 +63,9 @@ type Tab struct {
 }
 
 // RecordTab stores a new tab record (state live, epoch 1 unless given)
-// under the run's fence.
+// under the run's fence. A record in state opening has no target yet.
 func (db *DB) RecordTab(ctx context.Context, f Fence, t Tab) (Tab, error) {
-	if t.TargetID == "" || t.URL == "" || t.BindingHash == "" {
+	if t.TargetID == "" && t.State != TabOpening || t.URL == "" || t.BindingHash == "" {
 		return Tab{}, errors.New("record tab: target, url and binding hash are required")
 	}
 	if t.Surface == "" {
@@ -127,9 +131,13 @@ func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Ta
 		if c.State != "" && c.State != t.State && !tabAllowed(t.State, c.State) {
 			return fmt.Errorf("%w: tab record %d: %s -> %s", ErrIllegalTransition, id, t.State, c.State)
 		}
-		if (c.TargetID != "" && c.TargetID != t.TargetID || c.State == TabLive && t.State == TabMissing) && !c.NewEpoch {
+		first := t.State == TabOpening && t.TargetID == "" // the record's first target
+		if (c.TargetID != "" && c.TargetID != t.TargetID && !first || c.State == TabLive && t.State == TabMissing) && !c.NewEpoch {
 			// A recovered or replaced tab is new evidence: a new epoch.
 			return fmt.Errorf("%w: tab record %d: a new target needs a new inspection epoch", ErrIllegalTransition, id)
+		}
+		if c.State == TabLive && t.TargetID == "" && c.TargetID == "" {
+			return fmt.Errorf("%w: tab record %d: live needs a target", ErrIllegalTransition, id)
 		}
 		if c.State != "" {
 			t.State = c.State
@@ -160,9 +168,10 @@ func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Ta
 
 // tabTransitions lists the tab states each state may move to.
 var tabTransitions = map[TabState][]TabState{
+	TabOpening:           {TabLive, TabMissing, TabClosedVerified, TabClosureUnverified},
 	TabLive:              {TabHandoff, TabMissing, TabClosedVerified, TabClosureUnverified},
 	TabHandoff:           {TabLive, TabMissing, TabClosedVerified, TabClosureUnverified},
-	TabMissing:           {TabLive, TabClosureUnverified},
+	TabMissing:           {TabLive, TabOpening, TabClosureUnverified},
 	TabClosureUnverified: {TabClosedVerified, TabMissing},
 }
 

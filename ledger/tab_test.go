@@ -118,3 +118,45 @@ func TestStatusReport(t *testing.T) {
 	require.Equal(t, map[ledger.Status]int{ledger.Planned: 1, ledger.Executing: 0, ledger.Verified: 1, ledger.Failed: 0, ledger.Ambiguous: 1}, r.Counts)
 	require.Len(t, r.Ambiguous, 1)
 }
+
+// A record written before its tab exists: opening, no target; its first
+// target needs no new epoch, a reopened tab's does.
+func TestTabOpening(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	f := mustLease(t, db, "op").Fence()
+
+	rec, err := db.RecordTab(ctx, f, ledger.Tab{RunID: "run_1", State: ledger.TabOpening, URL: "http://127.0.0.1/", BindingHash: "bh"})
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabOpening, rec.State)
+	require.Empty(t, rec.TargetID)
+	_, err = db.UpdateTab(ctx, f, rec.ID, ledger.TabChange{State: ledger.TabLive})
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "live without a target")
+	_, err = db.UpdateTab(ctx, f, rec.ID, ledger.TabChange{State: ledger.TabHandoff})
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "opening -> handoff")
+	live, err := db.UpdateTab(ctx, f, rec.ID, ledger.TabChange{State: ledger.TabLive, TargetID: "RAW-1"})
+	require.NoError(t, err, "the first target is not a replacement")
+	require.Equal(t, 1, live.Epoch)
+
+	// Reopening: missing -> opening keeps the old target until the new one.
+	_, err = db.UpdateTab(ctx, f, rec.ID, ledger.TabChange{State: ledger.TabMissing})
+	require.NoError(t, err)
+	reopening, err := db.UpdateTab(ctx, f, rec.ID, ledger.TabChange{State: ledger.TabOpening})
+	require.NoError(t, err)
+	require.Equal(t, "RAW-1", reopening.TargetID)
+	_, err = db.UpdateTab(ctx, f, rec.ID, ledger.TabChange{State: ledger.TabLive, TargetID: "RAW-2"})
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "a reopened tab needs a new epoch")
+	reopened, err := db.UpdateTab(ctx, f, rec.ID, ledger.TabChange{State: ledger.TabLive, TargetID: "RAW-2", NewEpoch: true})
+	require.NoError(t, err)
+	require.Equal(t, 2, reopened.Epoch)
+
+	// A tab that never came to be: opening -> missing with no target.
+	never, err := db.RecordTab(ctx, f, ledger.Tab{RunID: "run_2", State: ledger.TabOpening, URL: "http://127.0.0.1/", BindingHash: "bh2"})
+	require.NoError(t, err)
+	gone, err := db.UpdateTab(ctx, f, never.ID, ledger.TabChange{State: ledger.TabMissing})
+	require.NoError(t, err)
+	require.Empty(t, gone.TargetID)
+	_, err = db.RecordTab(ctx, f, ledger.Tab{RunID: "run_3", State: ledger.TabLive, URL: "http://127.0.0.1/", BindingHash: "bh3"})
+	require.Error(t, err, "a live record needs its target")
+}
