@@ -15,14 +15,29 @@ import (
 	"github.com/chromedp/chromedp/remote"
 )
 
-// Browser is one connection to a Chrome: either a process that browserop
-// launched on the dedicated profile (Launch) or a running browser it attached
-// to (Attach). It lists targets, creates and tracks the tabs browserop owns,
-// and hands out Tab values only for those. It is safe for concurrent use.
+// Browser is one connection to a Chrome: a process that browserop launched
+// on the dedicated profile (Launch), the Chrome that an earlier Persistent
+// Launch left running there (Launch reattaches), or a running browser it
+// attached to (Attach). It lists targets, creates and tracks the tabs
+// browserop owns, and hands out Tab values only for those. The person may
+// open tabs of their own in any of these browsers: Others lists them, and
+// the caller ends with Disconnect, which leaves the browser running, rather
+// than Close while Others is not empty. It is safe for concurrent use.
 type Browser struct {
 	cfg      Config
-	launched bool
-	profile  string // absolute profile dir, "" when unknown (attach by URL)
+	launched bool // started by this Browser
+	// dedicated: on browserop's profile, started by a Persistent Launch of
+	// this process or an earlier one; Close stops it.
+	dedicated bool
+	profile   string // absolute profile dir, "" when unknown (attach by URL)
+
+	// Of a Dedicated browser: the Chrome process (from the launch record
+	// when reattached), its DevTools address for Browser.close, and the
+	// ids of the tabs Chrome opened at launch. Set before Launch returns.
+	pid       int
+	wsURL     string
+	startup   map[target.ID]bool
+	stopGrace time.Duration // 0 means DefaultStopGrace
 
 	allocCtx    context.Context
 	allocCancel context.CancelFunc
@@ -44,13 +59,34 @@ type Browser struct {
 
 // Launch starts Chrome on cfg.ProfileDir (created 0700, prepared by
 // PrepareProfile) with a deliberate flag list (see launchOptions) and an
-// ephemeral loopback DevTools port, and connects to it. ctx bounds the start only; the browser lives until Close.
-// It returns an error wrapping ErrNoBrowser when no executable is found and
-// ErrConfig for an unusable Config.
+// ephemeral loopback DevTools port, and connects to it. ctx bounds the start
+// only; the connection lives until Close or Disconnect.
+//
+// Without cfg.Persistent the browser is bound to this process: it dies when
+// the process exits, and Close and Disconnect both stop it.
+//
+// With cfg.Persistent the browser outlives this process: it starts detached,
+// Launch writes LaunchRecordFileName in the profile, and the Browser is
+// Dedicated. When a running Chrome holds the profile and the launch record
+// names it, Launch reattaches to it instead of starting one (Launched is then
+// false, Dedicated true), and leaves the profile's files alone.
+//
+// It returns an error wrapping ErrNoBrowser when no executable is found or a
+// reattach finds no browser, and ErrConfig for an unusable Config or a
+// profile that a Chrome holds which browserop may not take over (any Chrome
+// without Persistent, or one that the launch record does not name).
 func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 	profile, err := ensureProfileDir(cfg.ProfileDir)
 	if err != nil {
 		return nil, err
+	}
+	if pid, ok := profileInUse(profile); ok {
+		if cfg.Persistent {
+			if rec, err := readLaunchRecord(profile); err == nil && rec.PID == pid {
+				return reattach(ctx, cfg, profile, rec)
+			}
+		}
+		return nil, errProfileInUse(profile, pid)
 	}
 	if err := PrepareProfile(profile); err != nil {
 		return nil, err
@@ -66,10 +102,27 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Browser{cfg: cfg, launched: true, profile: profile}
+	if cfg.Persistent {
+		// A detached process in its own session, without the parent-death
+		// signal, that chromedp's Cancel leaves open. It connects over the
+		// WebSocket of launchOptions.
+		opts = append(opts, chromedp.KeepOpen)
+	}
+	b := &Browser{cfg: cfg, launched: true, dedicated: cfg.Persistent, profile: profile}
 	b.allocCtx, b.allocCancel = chromedp.NewExecAllocator(context.Background(), opts...)
 	if err := b.connect(ctx); err != nil {
+		if cfg.Persistent {
+			// Nothing stops a kept-open Chrome that never connected.
+			killLeftovers(profile)
+		}
 		return nil, fmt.Errorf("launch %s: %w", filepath.Base(execPath), err)
+	}
+	if cfg.Persistent {
+		if err := b.recordLaunch(ctx); err != nil {
+			_ = b.Close()
+			killLeftovers(profile) // in case the process was never known
+			return nil, fmt.Errorf("launch %s: %w", filepath.Base(execPath), err)
+		}
 	}
 	return b, nil
 }
@@ -271,8 +324,9 @@ func (b *Browser) browserErr(op string, caller, cctx context.Context, err error)
 	return scrub(fmt.Errorf("%s: %w", op, err))
 }
 
-// Launched reports whether browserop started this browser (Close stops it)
-// rather than attached to it (Close only disconnects).
+// Launched reports whether this Browser started its browser (Close stops
+// it). It is false for a browser that Attach connected to, and for one that
+// Launch reattached to (see Dedicated).
 func (b *Browser) Launched() bool { return b.launched }
 
 // ProfileDir returns the absolute profile directory, or "" when attached by
@@ -280,7 +334,7 @@ func (b *Browser) Launched() bool { return b.launched }
 func (b *Browser) ProfileDir() string { return b.profile }
 
 // Done returns a channel that closes when the connection to the browser ends:
-// the process exited, the socket closed, or Close was called.
+// the process exited, the socket closed, or Close or Disconnect was called.
 func (b *Browser) Done() <-chan struct{} { return b.root.Done() }
 
 // Target is one page target (a tab) in an inventory.
@@ -353,11 +407,17 @@ func (b *Browser) Targets(ctx context.Context) (Inventory, error) {
 
 // NewTab opens a tab in the person's profile (the default browser context,
 // never an incognito one), records it as owned by this Browser, attaches to
-// it and, when url is not empty, navigates it there. When the navigation
-// fails the tab is still returned with the error, so the caller can record
-// and close it; when the tab cannot be created or attached, the tab is nil.
+// it and, when url is not empty, navigates it there. A blank marker URL
+// (about:blank#fragment, see IsBlankMarker) is the URL the tab is created
+// on, so that the tab carries it from its first moment. When the
+// navigation fails the tab is still returned with the error, so the caller
+// can record and close it; when the tab cannot be created or attached, the
+// tab is nil.
 func (b *Browser) NewTab(ctx context.Context, url string) (*Tab, error) {
-	if url != "" {
+	createURL := "about:blank"
+	if IsBlankMarker(url) {
+		createURL, url = url, ""
+	} else if url != "" {
 		if err := checkNavURL(url); err != nil {
 			return nil, err
 		}
@@ -368,7 +428,7 @@ func (b *Browser) NewTab(ctx context.Context, url string) (*Tab, error) {
 	cctx, cancel := b.callCtx(ctx)
 	defer cancel()
 	res, err := chromedp.CallBrowser(cctx, target.CreateTarget, target.CreateTargetParams{
-		URL: "about:blank",
+		URL: createURL,
 		// Its own window: a background tab in a shared window gets no
 		// frames and throttled timers. Focus stays where the person has it.
 		NewWindow: new(true),
@@ -569,11 +629,21 @@ func (b *Browser) forget(t *Tab) {
 	b.mu.Unlock()
 }
 
-// Close ends the connection. For a launched browser it stops the process
-// (gracefully, then by force); for an attached one it only detaches and
-// disconnects, and no tab is closed. Pending tab actions fail with
-// ErrBrowserGone. Close is idempotent and safe to call concurrently.
-func (b *Browser) Close() error {
+// Close ends the connection. For a Dedicated browser (launched with
+// Config.Persistent, now or by an earlier process) it stops Chrome: a
+// Browser.close command, up to DefaultStopGrace for the process to exit, then
+// SIGKILL; then it removes the launch record. It returns an error when the
+// process does not exit even then. For a browser launched without
+// Persistent it stops the process (gracefully, then by force). For an
+// attached one it only detaches and disconnects, and no tab is closed.
+// Stopping a browser closes every tab in it, the person's too: check Others
+// first, and call Disconnect when it is not empty. Pending tab actions fail
+// with ErrBrowserGone. Close is idempotent and safe to call concurrently;
+// after Disconnect it does nothing.
+func (b *Browser) Close() error { return b.end(true) }
+
+// end is Close (stop) or Disconnect (!stop); the first call decides.
+func (b *Browser) end(stop bool) error {
 	b.closeOnce.Do(func() {
 		b.mu.Lock()
 		b.closed = true
@@ -586,16 +656,21 @@ func (b *Browser) Close() error {
 			t.markGone(fmt.Errorf("%w: closed", ErrBrowserGone))
 			t.Release()
 		}
+		if stop && b.dedicated {
+			b.closeErr = b.stopDedicated()
+			return
+		}
 		b.closeErr = b.shutdown()
 	})
 	return b.closeErr
 }
 
 // shutdown stops the chromedp contexts: a graceful Browser.close for a
-// launched browser, a plain disconnect for an attached one.
+// browser launched without Persistent (it cannot outlive them anyway), a
+// plain disconnect otherwise.
 func (b *Browser) shutdown() error {
 	var err error
-	if b.launched && b.root != nil && chromedp.FromContext(b.root).Browser != nil && b.root.Err() == nil {
+	if b.launched && !b.dedicated && b.root != nil && chromedp.FromContext(b.root).Browser != nil && b.root.Err() == nil {
 		cctx, cancel := context.WithTimeout(b.root, 10*time.Second)
 		err = chromedp.Cancel(cctx)
 		cancel()

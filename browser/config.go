@@ -33,6 +33,16 @@ type Config struct {
 	// Headless runs a launched browser without a window.
 	Headless bool
 
+	// Persistent is for Launch only: the launched Chrome outlives this
+	// process, so that a tab the person opens in it is not lost when
+	// browserop ends or crashes. Chrome starts detached, without the
+	// parent-death signal, and Launch records its pid and startup tabs in
+	// LaunchRecordFileName; a later Launch with Persistent reattaches to it.
+	// The Browser is then Dedicated: Close stops Chrome, Disconnect leaves it
+	// running, and the caller picks one by Browser.Others. Without it, the
+	// launched Chrome dies with this process and with Close or Disconnect.
+	Persistent bool
+
 	// DevToolsURL is the DevTools address of a running browser for Attach:
 	// http://127.0.0.1:9222 or a ws://127.0.0.1:9222/devtools/browser/...
 	// URL. Only loopback addresses are accepted: DevTools has no

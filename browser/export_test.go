@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -37,3 +38,16 @@ func CrashTab(t *Tab) {
 	defer cancel()
 	_, _ = chromedp.Call(ctx, page.Crash, cdp.Empty{})
 }
+
+// KillChromeOn kills every process that runs on the profile dir, so that a
+// test leaks no Chrome, whatever it did.
+func KillChromeOn(dir string) { killLeftovers(dir) }
+
+// ChromeAlive reports whether pid is a live Chrome on the profile dir.
+func ChromeAlive(pid int, dir string) bool { return chromeAlive(pid, dir) }
+
+// SetStopGrace shortens the wait of Close for a Dedicated Chrome to exit.
+func SetStopGrace(b *Browser, d time.Duration) { b.stopGrace = d }
+
+// PIDOf is the Chrome pid that a Dedicated Browser stops on Close.
+func PIDOf(b *Browser) int { return b.pid }

@@ -125,3 +125,12 @@ func Origin(raw string) string {
 	}
 	return scheme + "://" + host
 }
+
+// IsBlankMarker reports whether raw is about:blank with a fragment, the
+// URL a tab can be created on to carry a name from its first moment (the
+// operator names a tab's ledger record this way). Only NewTab takes it, as
+// the URL a tab is created on; nothing navigates to it.
+func IsBlankMarker(raw string) bool {
+	rest, ok := strings.CutPrefix(raw, "about:blank#")
+	return ok && rest != "" && !strings.ContainsAny(rest, " \t\r\n")
+}

@@ -376,8 +376,13 @@ func TestLaunchRefusesForbiddenFlags(t *testing.T) {
 
 func TestLaunchRefusesProfileInUse(t *testing.T) {
 	b := shared.Browser(t)
-	cfg := browsertest.Config(b.ProfileDir())
-	_, err := browser.Launch(context.Background(), cfg)
-	require.ErrorIs(t, err, browser.ErrConfig)
-	require.ErrorContains(t, err, "in use")
+	for _, persistent := range []bool{false, true} {
+		// The shared browser has no launch record: a Persistent launch
+		// does not take it over either.
+		cfg := browsertest.Config(b.ProfileDir())
+		cfg.Persistent = persistent
+		_, err := browser.Launch(context.Background(), cfg)
+		require.ErrorIs(t, err, browser.ErrConfig)
+		require.ErrorContains(t, err, "in use")
+	}
 }

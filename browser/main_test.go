@@ -20,6 +20,10 @@ import (
 var shared *browsertest.Shared
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(persistentChildEnv); dir != "" {
+		// A child process of TestPersistentOutlivesProcess, not a test run.
+		os.Exit(persistentChild(dir))
+	}
 	shared = browsertest.Start()
 	code := m.Run()
 	if err := shared.Close(); err != nil {

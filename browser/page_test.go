@@ -273,3 +273,32 @@ func TestClickOnce(t *testing.T) {
 		require.True(t, errors.Is(err, context.DeadlineExceeded))
 	})
 }
+
+// A tab created on a blank marker URL carries it from its first moment
+// (what an inventory lists for it), and can then be navigated as any tab;
+// a marker is not a URL to navigate to.
+func TestNewTabOnBlankMarker(t *testing.T) {
+	s := newSite(t)
+	b := shared.Browser(t)
+	ctx := ctxT(t)
+	const marker = "about:blank#browserop-tab-7-0123456789abcdef"
+	tab, err := b.NewTab(ctx, marker)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.CloseTab(ctx, tab) })
+	inv, err := b.Targets(ctx)
+	require.NoError(t, err)
+	got, ok := findTarget(inv, tab.ID())
+	require.True(t, ok)
+	require.Equal(t, marker, got.URL)
+	require.True(t, got.Owned)
+	_, err = tab.Navigate(ctx, s.URL+"/page")
+	require.NoError(t, err)
+	_, err = tab.Navigate(ctx, marker)
+	require.ErrorIs(t, err, browser.ErrBadURL)
+	for raw, want := range map[string]bool{
+		marker: true, "about:blank#x": true, "about:blank": false, "about:blank#": false,
+		"about:blank#a b": false, "about:blankx#y": false, "https://example.com/#x": false,
+	} {
+		require.Equal(t, want, browser.IsBlankMarker(raw), raw)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // networkPredictionNever is Chrome's value of the preference
@@ -40,7 +39,7 @@ func PrepareProfile(dir string) error {
 		return err
 	}
 	if pid, ok := profileInUse(abs); ok {
-		return fmt.Errorf("%w: profile %s is in use by a running Chrome (pid %d): attach to it instead, or quit it first", ErrConfig, abs, pid)
+		return errProfileInUse(abs, pid)
 	}
 	def := filepath.Join(abs, "Default")
 	if err := os.MkdirAll(def, 0o700); err != nil {
@@ -117,17 +116,16 @@ func profileInUse(dir string) (int, bool) {
 	if err != nil || pid <= 0 {
 		return 0, false
 	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return 0, false
-	}
-	if err := p.Signal(syscall.Signal(0)); err != nil && !errors.Is(err, os.ErrPermission) {
-		return 0, false
-	}
-	if runtime.GOOS == "linux" && !liveChromeOn(pid, dir) {
+	if !chromeAlive(pid, dir) {
 		return 0, false
 	}
 	return pid, true
+}
+
+// errProfileInUse is the error for a profile that a running Chrome holds
+// and browserop may not take over.
+func errProfileInUse(dir string, pid int) error {
+	return fmt.Errorf("%w: profile %s is in use by a running Chrome (pid %d): attach to it instead, or quit it first", ErrConfig, dir, pid)
 }
 
 // liveChromeOn reports whether pid is a running (not zombie or dead)

@@ -1,0 +1,322 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/chromedp/cdproto"
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+)
+
+// LaunchRecordFileName is the file in the profile directory where a
+// Persistent Launch records the Chrome it started: its process id and the
+// tabs it had at startup. A later Launch with Persistent reattaches to that
+// Chrome only while the record names the process that holds the profile.
+const LaunchRecordFileName = "browserop-launch.json"
+
+// DefaultStopGrace is how long Close waits for a Dedicated Chrome to exit
+// after asking it to close, before it kills the process.
+const DefaultStopGrace = 10 * time.Second
+
+// startupWait bounds the wait for the tab that Chrome opens at startup to
+// show in the inventory.
+const startupWait = 5 * time.Second
+
+// launchRecord is the content of LaunchRecordFileName. The target ids are
+// raw: the file stays in the 0700 profile directory, like Chrome's own
+// state, and is never logged.
+type launchRecord struct {
+	PID            int       `json:"pid"`
+	StartupTargets []string  `json:"startup_targets"`
+	LaunchedAt     time.Time `json:"launched_at"`
+}
+
+// readLaunchRecord reads the launch record of the profile dir.
+func readLaunchRecord(dir string) (launchRecord, error) {
+	var rec launchRecord
+	data, err := os.ReadFile(filepath.Join(dir, LaunchRecordFileName))
+	if err != nil {
+		return rec, err
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return rec, fmt.Errorf("%s: %w", LaunchRecordFileName, err)
+	}
+	return rec, nil
+}
+
+// writeLaunchRecord replaces the launch record of the profile dir
+// atomically, with mode 0600.
+func writeLaunchRecord(dir string, rec launchRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".browserop-launch-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, LaunchRecordFileName))
+}
+
+// removeLaunchRecord removes the launch record of the profile dir when it
+// still names pid: a record that a later launch wrote is not this one's.
+func removeLaunchRecord(dir string, pid int) error {
+	rec, err := readLaunchRecord(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil && rec.PID != pid {
+		return nil
+	}
+	if err := os.Remove(filepath.Join(dir, LaunchRecordFileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// recordLaunch runs right after a Persistent launch connects: it takes a
+// complete inventory, keeps the ids of the tabs Chrome opened at startup,
+// and writes the launch record.
+func (b *Browser) recordLaunch(ctx context.Context) error {
+	p := b.cdp.Process()
+	if p == nil {
+		return errors.New("record launch: no browser process")
+	}
+	b.pid = p.Pid
+	b.wsURL, _ = chromedp.KeptOpen(b.root)
+
+	// Chrome opens its startup tab (KeepOpen passes about:blank) around
+	// the time it writes DevToolsActivePort, so it may not be listed yet.
+	// A tab that shows up later would count as the person's: wait for it.
+	var inv Inventory
+	deadline := time.Now().Add(startupWait)
+	for {
+		var err error
+		inv, err = b.Targets(ctx)
+		if err != nil {
+			return fmt.Errorf("record launch: %w", err)
+		}
+		if !inv.Complete {
+			return errors.New("record launch: inventory is not complete")
+		}
+		if len(inv.Targets) > 0 || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("record launch: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	rec := launchRecord{PID: b.pid, LaunchedAt: time.Now().UTC()}
+	b.startup = map[target.ID]bool{}
+	for _, t := range inv.Targets {
+		b.startup[target.ID(t.ID)] = true
+		rec.StartupTargets = append(rec.StartupTargets, t.ID.Raw())
+	}
+	if err := writeLaunchRecord(b.profile, rec); err != nil {
+		return fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
+	}
+	return nil
+}
+
+// reattach connects to the Chrome that an earlier Persistent Launch started
+// on profile and that still runs, through its DevToolsActivePort. It does not
+// touch the profile: Chrome owns its files while it runs.
+func reattach(ctx context.Context, cfg Config, profile string, rec launchRecord) (*Browser, error) {
+	wsURL, err := ReadActivePort(filepath.Join(profile, ActivePortFileName))
+	if err != nil {
+		return nil, fmt.Errorf("reattach to Chrome (pid %d): %w", rec.PID, err)
+	}
+	b := &Browser{cfg: cfg, dedicated: true, profile: profile, pid: rec.PID, wsURL: wsURL}
+	b.startup = map[target.ID]bool{}
+	for _, id := range rec.StartupTargets {
+		b.startup[target.ID(id)] = true
+	}
+	b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), wsURL, remote.WithDialTimeout(10*time.Second))
+	if err := b.connect(ctx); err != nil {
+		return nil, fmt.Errorf("reattach to Chrome (pid %d): %w: %w", rec.PID, ErrNoBrowser, err)
+	}
+	return b, nil
+}
+
+// ProfileRunning reports whether a Chrome that a Persistent Launch started
+// still runs on the profile dir and its launch record names it: a Launch
+// with Persistent would reattach to it rather than start one. It is false for
+// a Chrome that browserop did not launch there (Launch refuses that profile)
+// and for an empty dir. It never creates or changes anything.
+func ProfileRunning(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	pid, ok := profileInUse(abs)
+	if !ok {
+		return false
+	}
+	rec, err := readLaunchRecord(abs)
+	return err == nil && rec.PID == pid
+}
+
+// Dedicated reports whether this Browser is connected to a Chrome on
+// browserop's dedicated profile that browserop launched with
+// Config.Persistent, in this process or an earlier one. Close stops such a
+// browser; Disconnect leaves it running.
+func (b *Browser) Dedicated() bool { return b.dedicated }
+
+// Others lists the tabs that are not browserop's: the page targets of a
+// complete inventory that are neither owned by this Browser nor a tab Chrome
+// opened at launch that is still exactly on about:blank. A startup tab the
+// person navigated elsewhere, and a tab handed over with Disown, are listed.
+// Before it stops a Dedicated browser, the caller checks that this list is
+// empty; when it is not, it calls Disconnect instead of Close. The error
+// wraps ErrBrowserGone or ErrTimeout where that applies; without a complete
+// inventory there is no list.
+func (b *Browser) Others(ctx context.Context) ([]Target, error) {
+	inv, err := b.Targets(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("others: %w", err)
+	}
+	if !inv.Complete {
+		return nil, errors.New("others: inventory is not complete")
+	}
+	var others []Target
+	for _, t := range inv.Targets {
+		if t.Owned {
+			continue
+		}
+		if b.startup[target.ID(t.ID)] && t.URL == "about:blank" {
+			continue
+		}
+		others = append(others, t)
+	}
+	return others, nil
+}
+
+// Disown removes id from the owned set, when the operator hands the tab to
+// the person: from then on it is theirs, Others lists it, and AttachOwned
+// and CloseTab refuse it with ErrNotOwned. A live Tab for it is released
+// (detached, never closed), so that nothing of browserop stays in the tab.
+func (b *Browser) Disown(id TargetID) {
+	tid := target.ID(id)
+	b.mu.Lock()
+	delete(b.owned, tid)
+	t := b.tabs[tid]
+	b.mu.Unlock()
+	if t != nil {
+		t.Release()
+	}
+}
+
+// Disconnect ends the connection and leaves the browser and every tab
+// running: pending tab actions fail with ErrBrowserGone, and a Chrome
+// launched with Config.Persistent keeps running after this process exits,
+// so that a later Launch with Persistent reattaches to it. A browser
+// launched without Persistent cannot outlive its connection: Disconnect
+// stops it as Close does. Disconnect and Close share one end: whichever
+// comes first decides, and later calls of either return its result.
+func (b *Browser) Disconnect() error { return b.end(false) }
+
+// stopDedicated disconnects and then stops the Dedicated Chrome: a
+// Browser.close command, a wait for the process to exit, and SIGKILL when it
+// does not exit within the grace period. The launch record goes once the
+// process is gone.
+func (b *Browser) stopDedicated() error {
+	disconnectErr := b.shutdown()
+	pid := b.pid
+	if pid <= 0 {
+		return disconnectErr
+	}
+	grace := b.stopGrace
+	if grace <= 0 {
+		grace = DefaultStopGrace
+	}
+	deadline := time.Now().Add(grace)
+	// Sent even when the pid looks gone (the check cannot tell on every
+	// system); a browser that is not there refuses the connection at once.
+	// A failed request is no reason to stop: the kill below follows.
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	_ = sendBrowserClose(ctx, b.wsURL)
+	cancel()
+	waitChromeExit(pid, b.profile, deadline)
+	if chromeAlive(pid, b.profile) {
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Kill()
+		}
+		// The main process is gone or going: its helpers on the
+		// profile are leftovers.
+		killLeftovers(b.profile)
+		if !waitChromeExit(pid, b.profile, time.Now().Add(5*time.Second)) {
+			return fmt.Errorf("close: Chrome (pid %d) did not exit after SIGKILL", pid)
+		}
+	}
+	if err := removeLaunchRecord(b.profile, pid); err != nil {
+		return fmt.Errorf("close: remove %s: %w", LaunchRecordFileName, err)
+	}
+	return disconnectErr
+}
+
+// sendBrowserClose asks the browser at wsURL to close, over a connection of
+// its own: chromedp refuses Browser.close on its connection to a browser
+// started with KeepOpen, and the Browser's connection is already gone. It
+// returns when the browser answers or drops the connection, or ctx ends.
+func sendBrowserClose(ctx context.Context, wsURL string) error {
+	if wsURL == "" {
+		return errors.New("no DevTools address")
+	}
+	conn, err := remote.DialContext(ctx, wsURL)
+	if err != nil {
+		return scrub(err)
+	}
+	// Read does not take ctx: closing the connection unblocks it.
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	defer func() {
+		stop()
+		_ = conn.Close()
+	}()
+	const id = 1
+	if err := conn.Write(ctx, &cdproto.Message{ID: id, Method: cdpbrowser.CommandClose}); err != nil {
+		return scrub(err)
+	}
+	for {
+		var msg cdproto.Message
+		if err := conn.Read(ctx, &msg); err != nil {
+			// A closing browser drops the connection: that is the goal.
+			return nil
+		}
+		if msg.ID == id {
+			if msg.Error != nil {
+				return scrub(msg.Error)
+			}
+			return nil
+		}
+	}
+}
