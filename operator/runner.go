@@ -46,6 +46,13 @@ type Config struct {
 	ActionTimeout time.Duration
 	// Ceiling bounds the domains a grant may add (authority.ceiling).
 	Ceiling []string
+	// BrowserRunning reports whether a browser runs already that the
+	// runner's connect would reach without starting one (attach mode: the
+	// person's Chrome; launch mode: a Chrome left on the dedicated
+	// profile). A pass with tab records an earlier pass left open connects
+	// to it at its start to close them; nil means it never does, and the
+	// records wait for a pass that uses the browser.
+	BrowserRunning func() bool
 }
 
 func (c *Config) defaults() {
@@ -123,16 +130,35 @@ func NewRunner(db *ledger.DB, adapters []sites.Adapter, policy budgets.Policy, p
 // SetClock replaces the runner's clock (tests).
 func (r *Runner) SetClock(now func() time.Time) { r.now = now }
 
-// Close closes the browser the runner opened. Calling it twice is safe.
+// Close ends the runner's use of the browser. An attached browser is only
+// disconnected. A Chrome on the dedicated profile (launch mode) is stopped
+// only when a complete inventory shows nothing in it but browserop's own
+// tabs: a tab the person opened in it, or one handed to them, keeps it
+// running, and the runner only disconnects (the next launch attaches to it
+// again). Calling Close twice is safe.
 func (r *Runner) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.browser == nil {
+	b := r.browser
+	if b == nil {
 		return nil
 	}
-	err := r.browser.Close()
 	r.browser = nil
-	return err
+	if !b.Dedicated() {
+		return b.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	others, err := b.Others(ctx)
+	switch {
+	case err != nil:
+		r.log.Warn("no complete tab inventory: leaving the browser running", "err", err)
+	case len(others) > 0:
+		r.log.Info("leaving the browser running: it has tabs that are not browserop's", "tabs", len(others))
+	default:
+		return b.Close()
+	}
+	return b.Disconnect()
 }
 
 // current returns the open browser, or nil when there is none or it is gone.
@@ -235,7 +261,8 @@ type pass struct {
 	stopped string // the hard-stop reason; no mutation once set
 	tabs    map[string]*siteTab
 	// tabsReconciled: earlier passes' tab records were compared with the
-	// browser's inventory (once per pass, when the browser is first used).
+	// browser's inventory (once per pass: at its start when a browser
+	// runs, else when the browser is first used).
 	tabsReconciled bool
 }
 
@@ -364,6 +391,9 @@ func (p *pass) execute() error {
 	for _, prob := range cal.Problems {
 		p.sum.Problems = append(p.sum.Problems, prob.Error())
 		r.log.Warn("calendar problem", "file", prob.File, "line", prob.Line, "entry", prob.EntryID)
+	}
+	if err := p.reconcileTabsAtStart(); err != nil {
+		return err
 	}
 	if err := p.reconcile(); err != nil {
 		return err

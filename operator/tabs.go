@@ -44,17 +44,27 @@ func (p *pass) tabFor(name string) (*siteTab, error) {
 	if st != nil {
 		return st, p.recoverTab(b, st)
 	}
-	tab, err := b.NewTab(p.ctx, "about:blank")
+	// The record comes first, in state opening, and the tab opens on a
+	// marker URL naming it: a crash between the two leaves a record the
+	// next pass finds the tab by (reconcileTabs).
+	rec, err := p.r.db.RecordTab(p.ctx, p.fence(), ledger.Tab{RunID: p.run.ID, State: ledger.TabOpening,
+		Surface: ledger.SurfaceOwned, Ownership: ledger.Owned, URL: browser.NormalizeURL(site.Origins()[0]),
+		BindingHash: browser.BindingHash(name, p.run.ID)})
 	if err != nil {
+		return nil, err
+	}
+	tab, err := b.NewTab(p.ctx, tabMarker(rec))
+	if err != nil {
+		// The record stays opening: if the tab came to be after all, the
+		// next pass finds it by its marker and closes it.
 		return nil, fmt.Errorf("open a tab for %s: %w", name, err)
 	}
 	armTab(tab, p.r.cfg.ActionTimeout)
 	crashPoint("tab-created")
-	rec, err := p.r.db.RecordTab(p.ctx, p.fence(), ledger.Tab{RunID: p.run.ID, TargetID: tab.ID().Raw(),
-		Surface: ledger.SurfaceOwned, Ownership: ledger.Owned, URL: browser.NormalizeURL(site.Origins()[0]),
-		BindingHash: browser.BindingHash(name, p.run.ID)})
+	rec, err = p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabLive, TargetID: tab.ID().Raw()})
 	if err != nil {
-		// The tab is ours even without its row; close it rather than leave it.
+		// The tab is ours even without its target recorded; close it
+		// rather than leave it.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 5*time.Second)
 		b.CloseTab(cctx, tab)
 		cancel()
@@ -95,17 +105,22 @@ func (p *pass) recoverTab(b *browser.Browser, st *siteTab) error {
 	}
 	p.sum.count("tabs_recovered")
 	p.r.log.Warn("owned tab went missing; reopening it", "run", p.run.ID, "epoch", rec.Epoch+1)
-	tab, err := b.NewTab(p.ctx, "about:blank")
+	if rec, err = p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabOpening}); err != nil {
+		return err
+	}
+	st.rec = rec
+	tab, err := b.NewTab(p.ctx, tabMarker(rec))
 	if err != nil {
 		return fmt.Errorf("reopen the tab for %s: %w", st.site.Name(), err)
 	}
 	armTab(tab, p.r.cfg.ActionTimeout)
-	if _, err := tab.Navigate(p.ctx, rec.URL); err != nil {
-		return fmt.Errorf("reopen the tab for %s: %w", st.site.Name(), err)
-	}
 	rec, err = p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabLive, TargetID: tab.ID().Raw(), NewEpoch: true})
 	if err != nil {
 		return err
+	}
+	st.tab, st.rec = tab, rec
+	if _, err := tab.Navigate(p.ctx, rec.URL); err != nil {
+		return fmt.Errorf("reopen the tab for %s: %w", st.site.Name(), err)
 	}
 	st.tab, st.rec, st.identity = tab, rec, ""
 	origin, err := tab.Origin(p.ctx)
@@ -118,18 +133,63 @@ func (p *pass) recoverTab(b *browser.Browser, st *siteTab) error {
 	return p.checkIdentity(st)
 }
 
-// reconcileTabs compares the tab records earlier passes left live (a pass
-// that died keeps its tabs) with a complete inventory of the browser: a
-// recorded tab that is gone is missing; one still there, still on its
-// recorded origin, is browserop's own and is closed with proof. Nothing is
-// concluded from an incomplete inventory, and a handed-off tab stays open.
-func (p *pass) reconcileTabs(b *browser.Browser) error {
-	recs, err := p.r.db.ListTabs(p.ctx, "", ledger.TabLive)
+// tabMarker is the URL an owned tab is created on: about:blank with a
+// fragment naming its ledger record. It is what finds a tab whose target
+// id was never recorded (a crash right after creating it). A person's tab
+// cannot carry it by chance; a page never sees it.
+func tabMarker(rec ledger.Tab) string {
+	return fmt.Sprintf("about:blank#browserop-tab-%d-%s", rec.ID, rec.BindingHash[:min(16, len(rec.BindingHash))])
+}
+
+// earlierTabs returns the tab records earlier passes left live or opening
+// (a pass that died keeps its tabs).
+func (p *pass) earlierTabs() ([]ledger.Tab, error) {
+	recs, err := p.r.db.ListTabs(p.ctx, "", ledger.TabOpening, ledger.TabLive)
 	if err != nil {
+		return nil, err
+	}
+	out := recs[:0]
+	for _, rec := range recs {
+		if rec.RunID != p.run.ID {
+			out = append(out, rec)
+		}
+	}
+	return out, nil
+}
+
+// reconcileTabsAtStart reconciles earlier passes' tab records when the
+// pass starts, so that a pass with nothing to do still closes what an
+// earlier one left open. It uses a browser that runs already (attach mode,
+// or a Chrome left running on the dedicated profile) and never starts one:
+// the tabs of a browser that is not running are gone, and their records
+// wait for the next pass that uses the browser.
+func (p *pass) reconcileTabsAtStart() error {
+	recs, err := p.earlierTabs()
+	if err != nil || len(recs) == 0 {
 		return err
 	}
-	if len(recs) == 0 {
+	if p.r.current() == nil && (p.r.cfg.BrowserRunning == nil || !p.r.cfg.BrowserRunning()) {
 		return nil
+	}
+	b, err := p.r.getBrowser(p.ctx)
+	if err != nil {
+		p.r.log.Warn("earlier tab records stay as they are: no browser", "records", len(recs), "err", err)
+		return nil
+	}
+	p.tabsReconciled = true
+	return p.reconcileTabs(b)
+}
+
+// reconcileTabs compares the tab records earlier passes left live or
+// opening with a complete inventory of the browser: a recorded tab that is
+// gone is missing; one still there, still on its recorded origin (or, for
+// an opening record, still on its marker), is browserop's own and is
+// closed with proof. Nothing is concluded from an incomplete inventory,
+// and a handed-off tab stays open.
+func (p *pass) reconcileTabs(b *browser.Browser) error {
+	recs, err := p.earlierTabs()
+	if err != nil || len(recs) == 0 {
+		return err
 	}
 	inv, err := b.Targets(p.ctx)
 	if err != nil || !inv.Complete {
@@ -137,11 +197,12 @@ func (p *pass) reconcileTabs(b *browser.Browser) error {
 		return nil
 	}
 	for _, rec := range recs {
-		id := browser.TargetID(rec.TargetID)
 		var present *browser.Target
 		for i := range inv.Targets {
-			if inv.Targets[i].ID == id {
-				present = &inv.Targets[i]
+			t := &inv.Targets[i]
+			if rec.State == ledger.TabOpening && t.URL == tabMarker(rec) ||
+				rec.State == ledger.TabLive && t.ID == browser.TargetID(rec.TargetID) {
+				present = t
 			}
 		}
 		if present == nil {
@@ -151,20 +212,27 @@ func (p *pass) reconcileTabs(b *browser.Browser) error {
 			p.sum.count("tabs_missing")
 			continue
 		}
-		if browser.NormalizeURL(browser.Origin(present.URL)) != browser.NormalizeURL(browser.Origin(rec.URL)) {
+		if rec.State == ledger.TabLive && browser.NormalizeURL(browser.Origin(present.URL)) != browser.NormalizeURL(browser.Origin(rec.URL)) {
 			// Navigated elsewhere since: perhaps by the person. Not touched.
 			p.r.log.Warn("an earlier owned tab is on another origin now; leaving it open", "record", rec.ID)
 			continue
 		}
-		if err := b.Adopt(p.ctx, id); err != nil {
+		if err := b.Adopt(p.ctx, present.ID); err != nil {
 			continue
 		}
-		tab, err := b.AttachOwned(p.ctx, id)
+		tab, err := b.AttachOwned(p.ctx, present.ID)
 		if err != nil {
 			continue
 		}
 		state := p.closeWithProof(b, p.ctx, tab)
-		if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: state}); err != nil {
+		change := ledger.TabChange{State: state}
+		if rec.State == ledger.TabOpening {
+			// The tab found by its marker: its target goes on the record
+			// (a reopened tab's is new evidence, hence a new epoch).
+			change.TargetID = present.ID.Raw()
+			change.NewEpoch = rec.TargetID != "" && rec.TargetID != present.ID.Raw()
+		}
+		if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, change); err != nil {
 			return err
 		}
 		p.sum.count("tabs_" + string(state))
@@ -185,6 +253,9 @@ func (p *pass) handOff(site, taskID string) error {
 		return err
 	}
 	st.tab.Release()
+	if b := p.r.current(); b != nil {
+		b.Disown(st.tab.ID()) // the person's now: it keeps a launched Chrome running
+	}
 	delete(p.tabs, site)
 	p.sum.count("tabs_handed_off")
 	p.r.log.Info("tab handed to the person", "run", p.run.ID, "record", rec.ID)
@@ -203,7 +274,9 @@ func (p *pass) closeTabs() {
 	defer cancel()
 	b := p.r.current() // never start a browser just to close tabs
 	for _, st := range p.tabs {
-		if st.rec.State == ledger.TabHandoff {
+		if st.rec.State == ledger.TabHandoff || st.rec.State == ledger.TabOpening {
+			// Handed to the person; or being reopened when the pass
+			// ended, its record left for the next pass to find by marker.
 			continue
 		}
 		state := ledger.TabClosureUnverified // the browser is gone: nothing to prove it with

@@ -9,6 +9,8 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/sites"
 	"github.com/stretchr/testify/require"
 )
 
@@ -110,4 +112,89 @@ func TestPassRecoversClosedTab(t *testing.T) {
 	}
 	require.Equal(t, 2, epochs, "the recovered tab is a new inspection epoch")
 	w.checkBooks()
+}
+
+// Seed 51 at the pass level: a pass died between creating its tab and
+// recording the tab's target. Its record is opening and the tab is on the
+// record's marker URL: the next pass finds it by the marker and closes it,
+// even with nothing to publish. An opening record whose tab never came to
+// be goes missing.
+func TestPassClosesTabLeftOpening(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	w.cfg.BrowserRunning = func() bool { return true }
+	ctx := context.Background()
+	l, err := w.db.AcquireLease(ctx, "browser-operator", "died", time.Millisecond)
+	require.NoError(t, err)
+	opening, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", State: ledger.TabOpening,
+		URL: browser.NormalizeURL(w.base), BindingHash: browser.BindingHash("demo", "run_died")})
+	require.NoError(t, err)
+	never, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", State: ledger.TabOpening,
+		URL: browser.NormalizeURL(w.base), BindingHash: browser.BindingHash("demo", "run_died", "2")})
+	require.NoError(t, err)
+	orphan, err := w.b.NewTab(ctx, operator.TabMarker(opening))
+	require.NoError(t, err)
+	orphan.Release()
+	// The person's own blank tab with a look-alike URL is not browserop's.
+	lookalike, err := w.b.NewTab(ctx, "about:blank#browserop-tab-999999-0000000000000000")
+	require.NoError(t, err)
+	t.Cleanup(func() { w.b.CloseTab(ctx, lookalike) })
+	time.Sleep(5 * time.Millisecond)
+
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
+	require.Equal(t, 1, sum.Counts["tabs_closed_verified"], "%+v", sum.Counts)
+	require.Equal(t, 1, sum.Counts["tabs_missing"], "%+v", sum.Counts)
+	got, err := w.db.GetTab(ctx, opening.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabClosedVerified, got.State)
+	require.Equal(t, orphan.ID().Raw(), got.TargetID, "the tab found by its marker is on the record")
+	got, err = w.db.GetTab(ctx, never.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabMissing, got.State)
+	inv, err := w.b.Targets(ctx)
+	require.NoError(t, err)
+	require.True(t, inv.Complete)
+	require.False(t, inv.Has(orphan.ID()), "the marked tab was closed")
+	require.True(t, inv.Has(lookalike.ID()), "a tab no record names stays open")
+}
+
+// Seed 106 at the pass level: a live tab record an earlier pass left is
+// reconciled at the start of a pass that has nothing to do, when a
+// browser runs; with no browser known to run, the pass starts none for it.
+func TestPassWithNothingToDoClosesEarlierTabs(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	connects := 0
+	running := false
+	w.cfg.BrowserRunning = func() bool { return running }
+	w.runner = operator.NewRunner(w.db, []sites.Adapter{w.site}, w.policy, w.planner,
+		func(context.Context) (*browser.Browser, error) { connects++; return w.b, nil }, w.cfg, nil)
+	l, err := w.db.AcquireLease(ctx, "browser-operator", "died", time.Millisecond)
+	require.NoError(t, err)
+	orphan, err := w.b.NewTab(ctx, w.base+"/home")
+	require.NoError(t, err)
+	left, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", TargetID: orphan.ID().Raw(),
+		URL: browser.NormalizeURL(w.base), BindingHash: "b"})
+	require.NoError(t, err)
+	orphan.Release()
+	time.Sleep(5 * time.Millisecond)
+
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
+	require.Zero(t, connects, "no browser is started only to reconcile tabs")
+	got, err := w.db.GetTab(ctx, left.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabLive, got.State, "the record waits for a browser")
+
+	running = true
+	sum = w.pass()
+	require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
+	require.Equal(t, 1, connects)
+	require.Equal(t, 1, sum.Counts["tabs_closed_verified"], "%+v", sum.Counts)
+	got, err = w.db.GetTab(ctx, left.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabClosedVerified, got.State)
+	inv, err := w.b.Targets(ctx)
+	require.NoError(t, err)
+	require.False(t, inv.Has(orphan.ID()), "the tab was closed")
 }

@@ -87,15 +87,36 @@ func browserConfig(cfg Config, environ []string) (browser.Config, error) {
 		ExtraFlags: cfg.Browser.ExtraFlags, NoSandbox: cfg.Browser.NoSandbox, ActionTimeout: cfg.Browser.ActionTimeout}, nil
 }
 
-// connector launches the browser on the dedicated profile, or attaches to
-// a running one when browser.devtools_url or its active-port file is set.
+// attachMode reports whether the configuration attaches to the person's
+// running Chrome (browser.devtools_url or its active-port file is set)
+// rather than launching one on the dedicated profile.
+func attachMode(bc browser.Config) bool {
+	return bc.DevToolsURL != "" || bc.DevToolsActivePortFile != ""
+}
+
+// connector attaches to the person's running Chrome in attach mode, else
+// launches Chrome on the dedicated profile. A launched Chrome is
+// persistent: it may outlive this process (it holds tabs the person opened
+// in it), and the next launch attaches to it again.
 func connector(bc browser.Config) operator.ConnectFunc {
 	return func(ctx context.Context) (*browser.Browser, error) {
-		if bc.DevToolsURL != "" || bc.DevToolsActivePortFile != "" {
+		if attachMode(bc) {
 			return browser.Attach(ctx, bc)
 		}
+		bc.Persistent = true
 		return browser.Launch(ctx, bc)
 	}
+}
+
+// browserRunning tells a pass whether there is a browser to reconcile
+// earlier tab records in without starting one: in attach mode the
+// person's Chrome (connecting fails fast when it is down), in launch mode
+// a Chrome still running on the dedicated profile.
+func browserRunning(bc browser.Config) func() bool {
+	if attachMode(bc) {
+		return func() bool { return true }
+	}
+	return func() bool { return browser.ProfileRunning(bc.ProfileDir) }
 }
 
 // runner wires a Runner from the configuration.
@@ -119,7 +140,8 @@ func (e *env) runner(cfg Config, db *ledger.DB) (*operator.Runner, error) {
 	planner := operator.Planner{Command: cfg.Planner.Command, Timeout: cfg.Planner.Timeout, MaxOutput: cfg.Planner.MaxOutput}
 	rc := operator.Config{LeaseName: cfg.Operator.LeaseName, LeaseTTL: cfg.Operator.LeaseTTL, Heartbeat: cfg.Operator.Heartbeat,
 		Skew: cfg.Operator.IdentitySkew, CalendarDir: calDir, Grace: cfg.Calendar.Grace, PublishLate: cfg.Calendar.PublishLate,
-		QualityThreshold: cfg.Planner.QualityThreshold, ActionTimeout: cfg.Browser.ActionTimeout, Ceiling: cfg.Authority.Ceiling}
+		QualityThreshold: cfg.Planner.QualityThreshold, ActionTimeout: cfg.Browser.ActionTimeout, Ceiling: cfg.Authority.Ceiling,
+		BrowserRunning: browserRunning(bc)}
 	return operator.NewRunner(db, adapters, p, planner, connector(bc), rc, logger(cfg, e.stderr)), nil
 }
 
