@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -368,6 +369,25 @@ func (w *world) check() error {
 					}
 				}
 			}
+		}
+	}
+	// Launch mode: a Chrome left running on the dedicated profile (it
+	// holds the person's tabs) has no browserop tab left in it.
+	if w.sch.Mode == ModeLaunch && len(browsersOn(w.prof)) > 0 {
+		if p, err := dialPerson(w.prof, time.Time{}, 2*time.Second); err == nil {
+			if pages, err := p.pages(); err == nil {
+				w.mu.Lock()
+				mine := maps.Clone(w.personTabs)
+				w.mu.Unlock()
+				for _, info := range pages {
+					// about:blank is the tab Chrome starts with.
+					if !mine[info.TargetID] && info.URL != "about:blank" {
+						w.observe(ObsLeakedTabs)
+						w.logf("a tab browserop left open in the Chrome it left running: %s", info.URL)
+					}
+				}
+			}
+			p.close()
 		}
 	}
 	if !w.settledOK && !w.waitsForPerson {

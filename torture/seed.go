@@ -99,6 +99,10 @@ type world struct {
 	// launchTab is the person's tab in an operator's Chrome (launch mode).
 	launchTab    *userTab
 	launchPerson *person
+	// personTabs: every tab the person opened in an operator's Chrome
+	// (launch mode). Such a Chrome stays running after its operator, and
+	// the next operator attaches to it, the person's tabs still open.
+	personTabs map[target.ID]bool
 
 	mu    sync.Mutex
 	procs []*proc
@@ -532,8 +536,8 @@ func (w *world) anyAlive() bool {
 }
 
 // prepareBrowser readies the browser side before an operator starts: in
-// attach mode the person's Chrome runs; in launch mode no Chrome of a dead
-// operator is left on the profile.
+// attach mode the person's Chrome runs; in launch mode a Chrome an earlier
+// operator left running stays, and the remains of a dead one go.
 func (w *world) prepareBrowser() {
 	// A dead operator's lease runs out first: the next one should act, not
 	// find it locked (racing operators are their own fault).
@@ -547,10 +551,19 @@ func (w *world) prepareBrowser() {
 		w.ensureChrome()
 		return
 	}
-	if !w.anyAlive() {
-		if n := killBrowsersOn(w.prof); n > 0 {
-			w.logf("killed %d leftover browser processes of dead operators", n)
-		}
+	if w.anyAlive() {
+		return
+	}
+	// A Chrome an operator left running (it held the person's tab, or
+	// the operator died) stays up for the next one to attach to; the
+	// remains of one that is down go.
+	if p, err := dialPerson(w.prof, time.Time{}, 300*time.Millisecond); err == nil {
+		p.close()
+		w.logf("the Chrome an earlier operator launched is still running")
+		return
+	}
+	if n := killBrowsersOn(w.prof); n > 0 {
+		w.logf("killed %d leftover browser processes of dead operators", n)
 	}
 }
 
@@ -694,7 +707,9 @@ func (w *world) postsCommitted() bool {
 // operator launched, once it is up.
 func (w *world) launchUserTab(main *proc) (*person, *userTab) {
 	for main.alive() {
-		p, err := dialPerson(w.prof, main.started, 500*time.Millisecond)
+		// Not only a fresh port file: the operator may attach to a Chrome
+		// an earlier one left running.
+		p, err := dialPerson(w.prof, time.Time{}, 500*time.Millisecond)
 		if err != nil {
 			continue
 		}
@@ -708,6 +723,10 @@ func (w *world) launchUserTab(main *proc) (*person, *userTab) {
 		w.logf("the person opened a tab in the operator's Chrome")
 		w.mu.Lock()
 		w.launchTab, w.launchPerson = t, p
+		if w.personTabs == nil {
+			w.personTabs = map[target.ID]bool{}
+		}
+		w.personTabs[t.id] = true
 		w.mu.Unlock()
 		return p, t
 	}
@@ -748,7 +767,7 @@ func (w *world) inject(i int, ev Event, main *proc, addExtra func(*proc)) {
 			w.mu.Unlock()
 		} else {
 			var err error
-			if p, err = dialPerson(w.prof, main.started, time.Second); err != nil {
+			if p, err = dialPerson(w.prof, time.Time{}, time.Second); err != nil {
 				w.logf("tab_close: no browser to close a tab in")
 				return
 			}
@@ -759,12 +778,10 @@ func (w *world) inject(i int, ev Event, main *proc, addExtra func(*proc)) {
 		}
 		w.mu.Lock()
 		keep := maps.Clone(w.keep)
-		if w.launchTab != nil {
-			if keep == nil {
-				keep = map[target.ID]bool{}
-			}
-			keep[w.launchTab.id] = true
+		if keep == nil {
+			keep = map[target.ID]bool{}
 		}
+		maps.Copy(keep, w.personTabs)
 		w.mu.Unlock()
 		ok, err := p.closeBrowseropTab(w.base, keep)
 		if ok {
