@@ -1,11 +1,11 @@
 package browser
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -45,41 +45,24 @@ func waitChromeExit(pid int, dir string, deadline time.Time) bool {
 	}
 }
 
-// killLeftovers kills every process whose command line has
-// --user-data-dir=dir, looking again until a few passes in a row find none:
-// Chrome's helpers (zygote, network service) can outlive a killed main
-// process and fork just as it dies. Only Linux is supported (it reads
-// /proc); elsewhere it does nothing. Callers must own the profile: it kills
-// whatever Chrome runs on it.
-func killLeftovers(dir string) {
-	if runtime.GOOS != "linux" || dir == "" {
-		return
-	}
-	const (
-		quietPasses = 3
-		pause       = 10 * time.Millisecond
-		limit       = 2 * time.Second
-	)
-	deadline := time.Now().Add(limit)
-	for quiet := 0; quiet < quietPasses && time.Now().Before(deadline); time.Sleep(pause) {
-		if killProcessesUsing(dir) == 0 {
-			quiet++
-		} else {
-			quiet = 0
-		}
-	}
-}
+// killLeftovers kills every process on the profile dir (KillProcessesOn).
+func killLeftovers(dir string) { KillProcessesOn(dir) }
 
-// killProcessesUsing sends SIGKILL to the processes whose command line has
-// --user-data-dir=dir and returns how many it found.
-func killProcessesUsing(dir string) int {
-	want := []byte("--user-data-dir=" + dir)
+// ProcessesOn returns the pids of the processes whose command line has
+// --user-data-dir=dir: a Chrome on the profile with all its helpers (which
+// may have rewritten their argv into one space-separated string). Only
+// Linux is supported (it reads /proc); elsewhere it returns nil.
+func ProcessesOn(dir string) []int {
+	if runtime.GOOS != "linux" || dir == "" {
+		return nil
+	}
+	want := "--user-data-dir=" + dir
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return nil
 	}
 	self := os.Getpid()
-	n := 0
+	var out []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
@@ -89,13 +72,40 @@ func killProcessesUsing(dir string) int {
 		if err != nil {
 			continue
 		}
-		for arg := range bytes.SplitSeq(cmdline, []byte{0}) {
-			if bytes.Equal(arg, want) {
-				if p, err := os.FindProcess(pid); err == nil {
-					_ = p.Kill()
-				}
+		// Arguments are NUL-separated, or space-separated in one string;
+		// the dir may itself hold spaces.
+		joined := " " + strings.ReplaceAll(string(cmdline), "\x00", " ") + " "
+		if strings.Contains(joined, " "+want+" ") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// KillProcessesOn sends SIGKILL to every process on the profile dir
+// (ProcessesOn), looking again until a few looks in a row find none or two
+// seconds pass: Chrome's helpers (zygote, network service) can outlive a
+// killed main process and fork just as it dies. It returns how many
+// processes it killed. The caller must own the profile: it kills whatever
+// Chrome runs on it.
+func KillProcessesOn(dir string) int {
+	const (
+		quietLooks = 3
+		pause      = 10 * time.Millisecond
+		limit      = 2 * time.Second
+	)
+	n := 0
+	deadline := time.Now().Add(limit)
+	for quiet := 0; quiet < quietLooks && time.Now().Before(deadline); time.Sleep(pause) {
+		pids := ProcessesOn(dir)
+		if len(pids) == 0 {
+			quiet++
+			continue
+		}
+		quiet = 0
+		for _, pid := range pids {
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
 				n++
-				break
 			}
 		}
 	}

@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/browserop/browserop/browser"
 )
 
 // Build compiles browserop (./cmd/browserop of this module, without the
@@ -184,52 +185,13 @@ func (p *proc) describe() string {
 	return s
 }
 
-// browsersOn returns the pids of processes started with --user-data-dir=dir:
-// a Chrome on the profile, with all its helpers.
-func browsersOn(dir string) []int {
-	want := []byte("--user-data-dir=" + dir)
-	des, _ := os.ReadDir("/proc")
-	var out []int
-	for _, de := range des {
-		pid, err := strconv.Atoi(de.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + de.Name() + "/cmdline")
-		if err != nil {
-			continue
-		}
-		for _, arg := range bytes.Split(cmdline, []byte{0}) {
-			if bytes.Equal(arg, want) {
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
-}
+// browsersOn returns the pids of the processes on the profile: a Chrome
+// with all its helpers.
+func browsersOn(dir string) []int { return browser.ProcessesOn(dir) }
 
-// killBrowsersOn SIGKILLs every process on the profile until none is left
-// for a few looks in a row, and returns how many it killed.
-func killBrowsersOn(dir string) int {
-	n, quiet := 0, 0
-	deadline := time.Now().Add(3 * time.Second)
-	for quiet < 3 && time.Now().Before(deadline) {
-		pids := browsersOn(dir)
-		if len(pids) == 0 {
-			quiet++
-		} else {
-			quiet = 0
-		}
-		for _, pid := range pids {
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				n++
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return n
-}
+// killBrowsersOn SIGKILLs every process on the profile and returns how
+// many it killed.
+func killBrowsersOn(dir string) int { return browser.KillProcessesOn(dir) }
 
 // childEnv is the harness's environment without HOME, XDG and BROWSEROP_*
 // variables, plus set.

@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -348,27 +347,8 @@ func (w *world) cleanup() {
 	}
 }
 
-// browsersOn returns the pids of processes started with --user-data-dir=dir
-// (Chrome's helpers rewrite their argv into one space-separated string).
-func browsersOn(dir string) []int {
-	want := "--user-data-dir=" + dir + " "
-	des, _ := os.ReadDir("/proc")
-	var out []int
-	for _, de := range des {
-		pid, err := strconv.Atoi(de.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + de.Name() + "/cmdline")
-		if err != nil {
-			continue
-		}
-		if strings.Contains(strings.ReplaceAll(string(cmdline), "\x00", " ")+" ", want) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
+// browsersOn returns the pids of the processes on the profile.
+func browsersOn(dir string) []int { return browser.ProcessesOn(dir) }
 
 // browserGone reports whether no browser runs on the world's profile any
 // more: no helper process, and the pid in its SingletonLock has exited.
@@ -385,18 +365,7 @@ func (w *world) browserGone() bool {
 	return err != nil
 }
 
-func killBrowsersOn(dir string) {
-	for range 3 {
-		pids := browsersOn(dir)
-		if len(pids) == 0 {
-			return
-		}
-		for _, pid := range pids {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+func killBrowsersOn(dir string) { browser.KillProcessesOn(dir) }
 
 // start starts browserop with args and extra environment variables.
 func (w *world) start(extraEnv []string, args ...string) *proc {
