@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -136,8 +137,9 @@ func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Ta
 			// A recovered or replaced tab is new evidence: a new epoch.
 			return fmt.Errorf("%w: tab record %d: a new target needs a new inspection epoch", ErrIllegalTransition, id)
 		}
-		if c.State == TabLive && t.TargetID == "" && c.TargetID == "" {
-			return fmt.Errorf("%w: tab record %d: live needs a target", ErrIllegalTransition, id)
+		if to := cmp.Or(c.State, t.State); to != TabOpening && to != TabMissing && cmp.Or(c.TargetID, t.TargetID) == "" {
+			// Only a tab that never came to be has no target.
+			return fmt.Errorf("%w: tab record %d: %s needs a target", ErrIllegalTransition, id, to)
 		}
 		if c.State != "" {
 			t.State = c.State

@@ -154,9 +154,15 @@ func TestTabOpening(t *testing.T) {
 	// A tab that never came to be: opening -> missing with no target.
 	never, err := db.RecordTab(ctx, f, ledger.Tab{RunID: "run_2", State: ledger.TabOpening, URL: "http://127.0.0.1/", BindingHash: "bh2"})
 	require.NoError(t, err)
+	for _, to := range []ledger.TabState{ledger.TabClosedVerified, ledger.TabClosureUnverified, ledger.TabLive} {
+		_, err = db.UpdateTab(ctx, f, never.ID, ledger.TabChange{State: to})
+		require.ErrorIs(t, err, ledger.ErrIllegalTransition, "%s without a target", to)
+	}
 	gone, err := db.UpdateTab(ctx, f, never.ID, ledger.TabChange{State: ledger.TabMissing})
 	require.NoError(t, err)
 	require.Empty(t, gone.TargetID)
+	_, err = db.UpdateTab(ctx, f, never.ID, ledger.TabChange{State: ledger.TabClosureUnverified})
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "missing -> closure_unverified without a target")
 	_, err = db.RecordTab(ctx, f, ledger.Tab{RunID: "run_3", State: ledger.TabLive, URL: "http://127.0.0.1/", BindingHash: "bh3"})
 	require.Error(t, err, "a live record needs its target")
 }
