@@ -85,6 +85,16 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 			if rec, err := readLaunchRecord(profile); err == nil && rec.PID == pid {
 				return reattach(ctx, cfg, profile, rec)
 			}
+			if taggedLaunch(pid) {
+				// browserop launched it but died before recording it: its
+				// start-up tab is unknown (it counts as the person's), so
+				// this Chrome is only ever disconnected from.
+				rec := launchRecord{PID: pid, LaunchedAt: time.Now().UTC()}
+				if err := writeLaunchRecord(profile, rec); err != nil {
+					return nil, fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
+				}
+				return reattach(ctx, cfg, profile, rec)
+			}
 		}
 		return nil, errProfileInUse(profile, pid)
 	}
@@ -106,7 +116,7 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 		// A detached process in its own session, without the parent-death
 		// signal, that chromedp's Cancel leaves open. It connects over the
 		// WebSocket of launchOptions.
-		opts = append(opts, chromedp.KeepOpen)
+		opts = append(opts, chromedp.KeepOpen, chromedp.Flag(launchTag, true))
 	}
 	b := &Browser{cfg: cfg, launched: true, dedicated: cfg.Persistent, profile: profile}
 	b.allocCtx, b.allocCancel = chromedp.NewExecAllocator(context.Background(), opts...)

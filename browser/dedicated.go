@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto"
@@ -30,6 +31,46 @@ const DefaultStopGrace = 10 * time.Second
 // startupWait bounds the wait for the tab that Chrome opens at startup to
 // show in the inventory.
 const startupWait = 5 * time.Second
+
+// launchTag is a switch on the command line of a Chrome that a Persistent
+// Launch starts (Chrome ignores switches it does not know). It tells that
+// Chrome from any other on the profile when a crash left no launch record.
+const launchTag = "browserop-persistent"
+
+// taggedLaunch reports whether pid's command line carries launchTag
+// (Linux; elsewhere it cannot tell and says no).
+func taggedLaunch(pid int) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	for _, arg := range strings.Split(string(cmdline), "\x00") {
+		if arg == "--"+launchTag {
+			return true
+		}
+	}
+	return false
+}
+
+// Headless reports whether the browser runs without a window: from the
+// Config of a browser this Browser launched, from the Chrome's command
+// line for a reattached one (Linux; elsewhere a reattached Chrome is taken
+// to have a window).
+func (b *Browser) Headless() bool {
+	if b.launched || b.pid <= 0 {
+		return b.launched && b.cfg.Headless
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", b.pid))
+	if err != nil {
+		return false
+	}
+	for _, arg := range strings.Split(string(cmdline), "\x00") {
+		if arg == "--headless" || strings.HasPrefix(arg, "--headless=") {
+			return true
+		}
+	}
+	return false
+}
 
 // launchRecord is the content of LaunchRecordFileName. The target ids are
 // raw: the file stays in the 0700 profile directory, like Chrome's own
@@ -109,6 +150,11 @@ func (b *Browser) recordLaunch(ctx context.Context) error {
 	}
 	b.pid = p.Pid
 	b.wsURL, _ = chromedp.KeptOpen(b.root)
+	// The pid first: a crash from here on leaves a Chrome a later Launch
+	// recognizes (before it, the command-line tag does; see Launch).
+	if err := writeLaunchRecord(b.profile, launchRecord{PID: b.pid, LaunchedAt: time.Now().UTC()}); err != nil {
+		return fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
+	}
 
 	// Chrome opens its startup tab (KeepOpen passes about:blank) around
 	// the time it writes DevToolsActivePort, so it may not be listed yet.
@@ -166,7 +212,8 @@ func reattach(ctx context.Context, cfg Config, profile string, rec launchRecord)
 }
 
 // ProfileRunning reports whether a Chrome that a Persistent Launch started
-// still runs on the profile dir and its launch record names it: a Launch
+// still runs on the profile dir (its launch record names it, or its command
+// line carries the launch tag): a Launch
 // with Persistent would reattach to it rather than start one. It is false for
 // a Chrome that browserop did not launch there (Launch refuses that profile)
 // and for an empty dir. It never creates or changes anything.
@@ -183,7 +230,7 @@ func ProfileRunning(dir string) bool {
 		return false
 	}
 	rec, err := readLaunchRecord(abs)
-	return err == nil && rec.PID == pid
+	return err == nil && rec.PID == pid || taggedLaunch(pid)
 }
 
 // Dedicated reports whether this Browser is connected to a Chrome on

@@ -51,3 +51,6 @@ func SetStopGrace(b *Browser, d time.Duration) { b.stopGrace = d }
 
 // PIDOf is the Chrome pid that a Dedicated Browser stops on Close.
 func PIDOf(b *Browser) int { return b.pid }
+
+// TaggedLaunch is taggedLaunch.
+var TaggedLaunch = taggedLaunch

@@ -191,14 +191,14 @@ func TestBrowserKilledMidAction(t *testing.T) {
 
 // startChrome runs a Chrome that browserop did not launch, as a person's
 // would be, with a DevTools port on loopback, and returns its profile dir.
-func startChrome(t *testing.T, dir string) *exec.Cmd {
+func startChrome(t *testing.T, dir string, extra ...string) *exec.Cmd {
 	t.Helper()
 	exe := browsertest.Executable(t)
-	args := []string{
+	args := append([]string{
 		"--headless", "--remote-debugging-port=0", "--user-data-dir=" + dir,
 		"--no-first-run", "--no-default-browser-check", "--disable-gpu",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-	}
+	}, extra...)
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}

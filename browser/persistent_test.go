@@ -307,7 +307,30 @@ func TestPersistentRefusesForeignChrome(t *testing.T) {
 	require.False(t, browser.ProfileRunning(dir), "a Chrome browserop did not launch is not reattached to")
 	after, _ := os.ReadFile(prefs)
 	require.Equal(t, string(before), string(after), "the profile of a running Chrome is left alone")
-	require.Nil(t, chrome.ProcessState, "the foreign Chrome still runs")
+	require.True(t, browser.ChromeAlive(chrome.Process.Pid, dir), "the foreign Chrome still runs")
+}
+
+// TestPersistentTaggedWithoutRecord: a Chrome that a Persistent Launch
+// started, where browserop died before writing the launch record, carries
+// the launch tag on its command line: the next Launch attaches to it and
+// records it. Its start-up tab is unknown, so it counts as the person's
+// and the Chrome is only disconnected from, never stopped unasked.
+func TestPersistentTaggedWithoutRecord(t *testing.T) {
+	dir := persistentProfile(t)
+	chrome := startChrome(t, dir, "--browserop-persistent")
+	ctx := ctxT(t)
+	require.True(t, browser.ProfileRunning(dir))
+	b, err := browser.Launch(ctx, persistentConfig(t, dir))
+	require.NoError(t, err)
+	require.True(t, b.Dedicated())
+	require.False(t, b.Launched())
+	require.Equal(t, chrome.Process.Pid, readRecord(t, dir).PID, "the Chrome is recorded now")
+	require.True(t, b.Headless(), "read from its command line")
+	others, err := b.Others(ctx)
+	require.NoError(t, err)
+	require.Len(t, others, 1, "the unknown start-up tab counts as the person's")
+	require.NoError(t, b.Disconnect())
+	require.True(t, browser.ChromeAlive(chrome.Process.Pid, dir))
 }
 
 // TestPersistentOutlivesProcess: a Persistent Chrome survives the exit of
@@ -324,6 +347,7 @@ func TestPersistentOutlivesProcess(t *testing.T) {
 
 	rec := readRecord(t, dir)
 	require.True(t, browser.ChromeAlive(rec.PID, dir), "Chrome outlives the process that launched it")
+	require.True(t, browser.TaggedLaunch(rec.PID), "its command line carries the launch tag")
 	require.True(t, browser.ProfileRunning(dir))
 
 	b, err := browser.Launch(ctx, persistentConfig(t, dir))
