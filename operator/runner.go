@@ -135,7 +135,9 @@ func (r *Runner) SetClock(now func() time.Time) { r.now = now }
 // only when a complete inventory shows nothing in it but browserop's own
 // tabs: a tab the person opened in it, or one handed to them, keeps it
 // running, and the runner only disconnects (the next launch attaches to it
-// again). Calling Close twice is safe.
+// again). It decides while holding the lease (another process may use the
+// same Chrome), and disconnects when another operator holds it. Calling
+// Close twice is safe.
 func (r *Runner) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -149,6 +151,14 @@ func (r *Runner) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// Another process may use the same Chrome (it attaches to it too):
+	// stop it only while holding the lease, so no pass is under way.
+	lease, err := r.db.AcquireLease(ctx, r.cfg.LeaseName, r.cfg.Holder, r.cfg.LeaseTTL)
+	if err != nil {
+		r.log.Info("leaving the browser running: another operator holds the lease", "err", err)
+		return b.Disconnect()
+	}
+	defer r.release(lease)
 	others, err := b.Others(ctx)
 	switch {
 	case err != nil:
@@ -183,7 +193,10 @@ func (r *Runner) getBrowser(ctx context.Context) (*browser.Browser, error) {
 	if r.browser != nil {
 		select {
 		case <-r.browser.Done():
-			r.browser.Close()
+			// The connection ended; the browser may live on (attach
+			// mode, a persistent launch) with the person's tabs: only
+			// disconnect, and connect again.
+			r.browser.Disconnect()
 			r.browser = nil
 		default:
 			return r.browser, nil

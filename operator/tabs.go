@@ -31,6 +31,9 @@ func (p *pass) tabFor(name string) (*siteTab, error) {
 	if st != nil && st.tab.Err() == nil {
 		return st, nil
 	}
+	if st != nil {
+		p.r.awaitConnectionEnd(st.tab)
+	}
 	b, err := p.r.getBrowser(p.ctx)
 	if err != nil {
 		return nil, fmt.Errorf("browser: %w", err)
@@ -42,6 +45,13 @@ func (p *pass) tabFor(name string) (*siteTab, error) {
 		}
 	}
 	if st != nil {
+		if errors.Is(st.tab.Err(), browser.ErrBrowserGone) {
+			// The connection ended, not necessarily the tab: a browser
+			// that lives on (attach mode, a persistent launch) still has it.
+			if tab, _ := p.findOwned(p.ctx, b, st.rec); tab != nil {
+				return st, p.resumeTab(st, tab)
+			}
+		}
 		return st, p.recoverTab(b, st)
 	}
 	// The record comes first, in state opening, and the tab opens on a
@@ -116,6 +126,11 @@ func (p *pass) recoverTab(b *browser.Browser, st *siteTab) error {
 	armTab(tab, p.r.cfg.ActionTimeout)
 	rec, err = p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabLive, TargetID: tab.ID().Raw(), NewEpoch: true})
 	if err != nil {
+		// Ours without its target recorded: close it rather than leave it
+		// (the record stays opening for the next pass).
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 5*time.Second)
+		b.CloseTab(cctx, tab)
+		cancel()
 		return err
 	}
 	st.tab, st.rec = tab, rec
@@ -133,6 +148,47 @@ func (p *pass) recoverTab(b *browser.Browser, st *siteTab) error {
 	return p.checkIdentity(st)
 }
 
+// findOwned finds a recorded tab again in a complete inventory of b (its
+// handle died with a connection, or belongs to an earlier pass) and
+// attaches to it as owned. It returns gone when the complete inventory
+// does not list it; (nil, false) when it cannot tell or cannot attach.
+func (p *pass) findOwned(ctx context.Context, b *browser.Browser, rec ledger.Tab) (tab *browser.Tab, gone bool) {
+	if rec.TargetID == "" {
+		return nil, false
+	}
+	id := browser.TargetID(rec.TargetID)
+	inv, err := b.Targets(ctx)
+	if err != nil || !inv.Complete {
+		return nil, false
+	}
+	if !inv.Has(id) {
+		return nil, true
+	}
+	if err := b.Adopt(ctx, id); err != nil {
+		return nil, false
+	}
+	tab, err = b.AttachOwned(ctx, id)
+	if err != nil {
+		return nil, false
+	}
+	return tab, false
+}
+
+// resumeTab takes up the site's tab again on a new connection: a new
+// inspection epoch (evidence from before is void), then origin and
+// identity checked again on the site's home.
+func (p *pass) resumeTab(st *siteTab, tab *browser.Tab) error {
+	armTab(tab, p.r.cfg.ActionTimeout)
+	rec, err := p.r.db.UpdateTab(p.ctx, p.fence(), st.rec.ID, ledger.TabChange{NewEpoch: true})
+	if err != nil {
+		return err
+	}
+	st.tab, st.rec, st.identity = tab, rec, ""
+	p.sum.count("tabs_resumed")
+	p.r.log.Warn("the browser connection ended; taking the site's tab up again", "run", p.run.ID, "epoch", rec.Epoch)
+	return p.checkIdentity(st)
+}
+
 // tabMarker is the URL an owned tab is created on: about:blank with a
 // fragment naming its ledger record. It is what finds a tab whose target
 // id was never recorded (a crash right after creating it). A person's tab
@@ -142,15 +198,16 @@ func tabMarker(rec ledger.Tab) string {
 }
 
 // earlierTabs returns the tab records earlier passes left live or opening
-// (a pass that died keeps its tabs).
+// (a pass that died keeps its tabs), or closure_unverified (a pass whose
+// connection ended could not close them, and the browser may live on).
 func (p *pass) earlierTabs() ([]ledger.Tab, error) {
-	recs, err := p.r.db.ListTabs(p.ctx, "", ledger.TabOpening, ledger.TabLive)
+	recs, err := p.r.db.ListTabs(p.ctx, "", ledger.TabOpening, ledger.TabLive, ledger.TabClosureUnverified)
 	if err != nil {
 		return nil, err
 	}
 	out := recs[:0]
 	for _, rec := range recs {
-		if rec.RunID != p.run.ID {
+		if rec.RunID != p.run.ID && (rec.State != ledger.TabClosureUnverified || rec.TargetID != "") {
 			out = append(out, rec)
 		}
 	}
@@ -197,47 +254,66 @@ func (p *pass) reconcileTabs(b *browser.Browser) error {
 		return nil
 	}
 	for _, rec := range recs {
-		var present *browser.Target
-		for i := range inv.Targets {
-			t := &inv.Targets[i]
-			if rec.State == ledger.TabOpening && t.URL == tabMarker(rec) ||
-				rec.State == ledger.TabLive && t.ID == browser.TargetID(rec.TargetID) {
-				present = t
-			}
-		}
-		if present == nil {
-			if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabMissing}); err != nil {
-				return err
-			}
-			p.sum.count("tabs_missing")
-			continue
-		}
-		if rec.State == ledger.TabLive && browser.NormalizeURL(browser.Origin(present.URL)) != browser.NormalizeURL(browser.Origin(rec.URL)) {
-			// Navigated elsewhere since: perhaps by the person. Not touched.
-			p.r.log.Warn("an earlier owned tab is on another origin now; leaving it open", "record", rec.ID)
-			continue
-		}
-		if err := b.Adopt(p.ctx, present.ID); err != nil {
-			continue
-		}
-		tab, err := b.AttachOwned(p.ctx, present.ID)
-		if err != nil {
-			continue
-		}
-		state := p.closeWithProof(b, p.ctx, tab)
-		change := ledger.TabChange{State: state}
-		if rec.State == ledger.TabOpening {
-			// The tab found by its marker: its target goes on the record
-			// (a reopened tab's is new evidence, hence a new epoch).
-			change.TargetID = present.ID.Raw()
-			change.NewEpoch = rec.TargetID != "" && rec.TargetID != present.ID.Raw()
-		}
-		if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, change); err != nil {
+		if err := p.reconcileTab(b, inv, rec); err != nil {
 			return err
 		}
-		p.sum.count("tabs_" + string(state))
 	}
 	return nil
+}
+
+// reconcileTab settles one earlier record against a complete inventory.
+// Its tabs are the one with its target id, on its recorded origin or still
+// on its marker, and any other still on its marker (a reopening retried
+// after a creation that answered too late). All are closed with proof; the
+// record takes the state of the first. None: the record is missing. A tab
+// with its target id on another origin is left open (the person may have
+// taken it over), and so is its record.
+func (p *pass) reconcileTab(b *browser.Browser, inv browser.Inventory, rec ledger.Tab) error {
+	marker := tabMarker(rec)
+	var mine []browser.Target
+	for _, t := range inv.Targets {
+		switch {
+		case t.URL == marker:
+			mine = append(mine, t)
+		case rec.TargetID != "" && t.ID == browser.TargetID(rec.TargetID):
+			if browser.NormalizeURL(browser.Origin(t.URL)) != browser.NormalizeURL(browser.Origin(rec.URL)) {
+				p.r.log.Warn("an earlier owned tab is on another origin now; leaving it open", "record", rec.ID)
+				return nil
+			}
+			mine = append([]browser.Target{t}, mine...)
+		}
+	}
+	if len(mine) == 0 {
+		if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabMissing}); err != nil {
+			return err
+		}
+		p.sum.count("tabs_missing")
+		return nil
+	}
+	var first *ledger.TabChange
+	for _, t := range mine {
+		state := ledger.TabClosureUnverified
+		if b.Adopt(p.ctx, t.ID) == nil {
+			if tab, err := b.AttachOwned(p.ctx, t.ID); err == nil {
+				state = p.closeWithProof(b, p.ctx, tab)
+			}
+		}
+		p.sum.count("tabs_" + string(state))
+		if first == nil {
+			first = &ledger.TabChange{State: state}
+			if t.ID.Raw() != rec.TargetID {
+				// Found by its marker: its target goes on the record (a
+				// reopened tab's is new evidence, hence a new epoch).
+				first.TargetID = t.ID.Raw()
+				first.NewEpoch = rec.TargetID != ""
+			}
+		}
+	}
+	if first.State == rec.State && first.TargetID == "" {
+		return nil // still unproven: a later pass tries again
+	}
+	_, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, *first)
+	return err
 }
 
 // handOff gives the site's tab to the person: its record becomes handoff
@@ -272,21 +348,61 @@ func (p *pass) closeTabs() {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 20*time.Second)
 	defer cancel()
-	b := p.r.current() // never start a browser just to close tabs
+	for _, st := range p.tabs {
+		p.r.awaitConnectionEnd(st.tab)
+	}
+	b := p.r.current()
+	if b == nil && p.r.cfg.BrowserRunning != nil && p.r.cfg.BrowserRunning() {
+		// The connection ended but the browser runs on, with the tabs in
+		// it: connect again to close them (never start a browser for it).
+		var err error
+		if b, err = p.r.getBrowser(ctx); err != nil {
+			p.r.log.Warn("cannot connect to close the pass's tabs", "err", err)
+		}
+	}
 	for _, st := range p.tabs {
 		if st.rec.State == ledger.TabHandoff || st.rec.State == ledger.TabOpening {
 			// Handed to the person; or being reopened when the pass
 			// ended, its record left for the next pass to find by marker.
 			continue
 		}
-		state := ledger.TabClosureUnverified // the browser is gone: nothing to prove it with
+		state := ledger.TabClosureUnverified // no browser: nothing to prove it with (a later pass looks again)
 		if b != nil {
-			state = p.closeWithProof(b, ctx, st.tab)
+			tab := st.tab
+			if errors.Is(tab.Err(), browser.ErrBrowserGone) {
+				var gone bool
+				if tab, gone = p.findOwned(ctx, b, st.rec); gone {
+					state = ledger.TabMissing
+				}
+			}
+			if tab != nil {
+				state = p.closeWithProof(b, ctx, tab)
+			}
 		}
 		if _, err := p.r.db.UpdateTab(ctx, p.fence(), st.rec.ID, ledger.TabChange{State: state}); err != nil {
 			p.r.log.Error("record the tab's closure", "err", err)
 		}
 		p.sum.count("tabs_" + string(state))
+	}
+}
+
+// awaitConnectionEnd waits (briefly) for the runner's browser connection
+// to report its end when tab says it ended: a tab learns it a moment
+// before the connection's Done closes, and the runner must not take the
+// ending connection for a live one.
+func (r *Runner) awaitConnectionEnd(tab *browser.Tab) {
+	if !errors.Is(tab.Err(), browser.ErrBrowserGone) {
+		return
+	}
+	r.mu.Lock()
+	b := r.browser
+	r.mu.Unlock()
+	if b == nil {
+		return
+	}
+	select {
+	case <-b.Done():
+	case <-time.After(2 * time.Second):
 	}
 }
 

@@ -2,7 +2,10 @@ package operator_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -197,4 +200,122 @@ func TestPassWithNothingToDoClosesEarlierTabs(t *testing.T) {
 	inv, err := w.b.Targets(ctx)
 	require.NoError(t, err)
 	require.False(t, inv.Has(orphan.ID()), "the tab was closed")
+}
+
+// The browser connection ends in the middle of a pass, between two
+// actions, while the browser lives on: the pass connects again, takes its
+// tab up again (a new inspection epoch, identity checked again) rather
+// than opening another and orphaning the first, and closes it with proof
+// at the end.
+func TestPassResumesTabAfterConnectionLoss(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	w.cfg.BrowserRunning = func() bool { return true }
+	ctx := context.Background()
+	portFile := filepath.Join(w.b.ProfileDir(), browser.ActivePortFileName)
+	var mu sync.Mutex
+	var conns []*browser.Browser
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, b := range conns {
+			b.Disconnect()
+		}
+	})
+	// The connection drops right after the search that verifies the
+	// first post found it.
+	site := &cutAfterFound{Adapter: w.site, text: "before the loss", cut: func() {
+		mu.Lock()
+		defer mu.Unlock()
+		conns[0].Disconnect()
+	}}
+	w.runner = operator.NewRunner(w.db, []sites.Adapter{site}, w.policy, w.planner,
+		func(ctx context.Context) (*browser.Browser, error) {
+			b, err := browser.Attach(ctx, browser.Config{DevToolsActivePortFile: portFile, ActionTimeout: 4 * time.Second})
+			if err == nil {
+				mu.Lock()
+				conns = append(conns, b)
+				mu.Unlock()
+			}
+			return b, err
+		}, w.cfg, nil)
+	w.calendar("entries:\n" + post("c1", "before the loss") + post("c2", "after the loss"))
+	sum := w.pass()
+	require.True(t, site.done.Load(), "the connection was cut")
+	require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
+	require.Len(t, w.effects(demosite.EffectPost), 2, "each post once")
+	require.Equal(t, 2, sum.Counts["verified"], "%+v", sum.Counts)
+	require.Equal(t, 1, sum.Counts["tabs_resumed"], "%+v", sum.Counts)
+	require.Zero(t, sum.Counts["tabs_recovered"], "the tab was not reopened: %+v", sum.Counts)
+	require.Equal(t, 1, sum.Counts["tabs_closed_verified"], "%+v", sum.Counts)
+	tabs, err := w.db.ListTabs(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, tabs, 1)
+	require.Equal(t, ledger.TabClosedVerified, tabs[0].State)
+	require.Equal(t, 2, tabs[0].Epoch, "taking the tab up again starts a new epoch")
+	inv, err := w.b.Targets(ctx)
+	require.NoError(t, err)
+	require.False(t, inv.Has(browser.TargetID(tabs[0].TargetID)), "the tab is closed")
+}
+
+// cutAfterFound is an adapter that calls cut once, after a search found
+// an item with text.
+type cutAfterFound struct {
+	sites.Adapter
+	text string
+	cut  func()
+	done atomic.Bool
+}
+
+func (c *cutAfterFound) Search(ctx context.Context, tab *browser.Tab, q sites.Query) (sites.SearchResult, error) {
+	r, err := c.Adapter.Search(ctx, tab, q)
+	if err == nil && !c.done.Load() {
+		for _, it := range r.Items {
+			if it.Text == c.text {
+				c.done.Store(true)
+				c.cut()
+				break
+			}
+		}
+	}
+	return r, err
+}
+
+// A record left live with its tab still on the marker (a pass died while
+// its first page loaded), and one left closure_unverified with its tab
+// still there (a pass lost its connection at its end), are closed by the
+// next pass.
+func TestPassClosesMarkedAndUnprovenTabs(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	w.cfg.BrowserRunning = func() bool { return true }
+	ctx := context.Background()
+	l, err := w.db.AcquireLease(ctx, "browser-operator", "died", time.Millisecond)
+	require.NoError(t, err)
+	rec, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", State: ledger.TabOpening,
+		URL: browser.NormalizeURL(w.base), BindingHash: "b1"})
+	require.NoError(t, err)
+	marked, err := w.b.NewTab(ctx, operator.TabMarker(rec))
+	require.NoError(t, err)
+	_, err = w.db.UpdateTab(ctx, l.Fence(), rec.ID, ledger.TabChange{State: ledger.TabLive, TargetID: marked.ID().Raw()})
+	require.NoError(t, err)
+	unproven, err := w.b.NewTab(ctx, w.base+"/home")
+	require.NoError(t, err)
+	rec2, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", TargetID: unproven.ID().Raw(),
+		URL: browser.NormalizeURL(w.base), BindingHash: "b2", State: ledger.TabClosureUnverified})
+	require.NoError(t, err)
+	marked.Release()
+	unproven.Release()
+	time.Sleep(5 * time.Millisecond)
+
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
+	require.Equal(t, 2, sum.Counts["tabs_closed_verified"], "%+v", sum.Counts)
+	for _, id := range []int64{rec.ID, rec2.ID} {
+		got, err := w.db.GetTab(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, ledger.TabClosedVerified, got.State)
+	}
+	inv, err := w.b.Targets(ctx)
+	require.NoError(t, err)
+	require.False(t, inv.Has(marked.ID()))
+	require.False(t, inv.Has(unproven.ID()))
 }
