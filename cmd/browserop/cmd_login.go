@@ -54,15 +54,30 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	bc.Headless = *headless
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	b, err := browser.Launch(ctx, bc)
+	b, err := loginBrowser(ctx, bc)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
+	var own []*browser.Tab
+	defer func() {
+		if !b.Dedicated() {
+			b.Close()
+			return
+		}
+		// The Chrome `run` or `serve` left running stays, with the
+		// person's tabs; only login's own tabs go.
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, t := range own {
+			b.CloseTab(cctx, t)
+		}
+		b.Disconnect()
+	}()
 	shown, err := b.NewTab(ctx, "about:blank")
 	if err != nil {
 		return err
 	}
+	own = append(own, shown)
 	if _, err := site.OpenHome(ctx, shown); err != nil {
 		return err
 	}
@@ -74,6 +89,7 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	own = append(own, probe)
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	for {
@@ -97,4 +113,35 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "signed in to %s as @%s; browserop will act as this account\n", site.Name(), who)
 		return nil
 	}
+}
+
+// loginBrowser launches Chrome on the dedicated profile for login. When a
+// Chrome that `run` or `serve` launched still runs there (it holds the
+// person's tabs, or its run died), login uses it: its window is where the
+// person signs in. Only a headless one, when login should show a window,
+// is stopped for a visible one, and only when it holds nothing but
+// browserop's tabs; otherwise login says what to do.
+func loginBrowser(ctx context.Context, bc browser.Config) (*browser.Browser, error) {
+	if !browser.ProfileRunning(bc.ProfileDir) {
+		return browser.Launch(ctx, bc)
+	}
+	pc := bc
+	pc.Persistent = true
+	b, err := browser.Launch(ctx, pc)
+	if err != nil {
+		return nil, err
+	}
+	if bc.Headless || !b.Headless() {
+		return b, nil
+	}
+	others, err := b.Others(ctx)
+	if err != nil || len(others) > 0 {
+		b.Disconnect()
+		return nil, fmt.Errorf("%w: a headless Chrome browserop launched runs on profile %s with tabs that are not browserop's (%d): quit it, or let the next run stop it, then run login again",
+			operator.ErrUsage, bc.ProfileDir, len(others))
+	}
+	if err := b.Close(); err != nil {
+		return nil, err
+	}
+	return browser.Launch(ctx, bc)
 }

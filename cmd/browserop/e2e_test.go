@@ -270,7 +270,10 @@ func TestE2ETwoOperators(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Equal(t, 3, st.Counts["verified"])
 	require.False(t, st.Lease.Held)
-	require.Equal(t, int64(1), st.Lease.Generation, "the loser never acquired the lease")
+	// The winner took the lease twice: for its pass, and at its exit to
+	// decide, with no pass of another process under way, that the Chrome
+	// it launched may stop. The loser never took it.
+	require.Equal(t, int64(2), st.Lease.Generation, "the loser never acquired the lease")
 }
 
 // TestE2EStaleOperator: an operator frozen (SIGSTOP) with its post in
@@ -562,7 +565,7 @@ func TestE2EDemositeCommand(t *testing.T) {
 // TestE2ELogin: `browserop login --headless` waits for a sign-in made by
 // another DevTools client (the test), reports who signed in, and exits 0.
 func TestE2ELogin(t *testing.T) {
-	w := newWorld(t, opts{browser: true, noSignIn: true})
+	w := newWorld(t, opts{browser: true, noSignIn: true, leaseTTL: "2s", heartbeat: "500ms"})
 	p := w.start(nil, "login", "--site", "demo", "--headless", "--timeout", "60s")
 	portFile := filepath.Join(w.profile, browser.ActivePortFileName)
 	eventually(t, 30*time.Second, "the login browser writes DevToolsActivePort", func() bool {
@@ -604,6 +607,27 @@ func TestE2ELogin(t *testing.T) {
 		posts := w.postsWithText("after login")
 		require.Len(t, posts, 1)
 		require.Equal(t, "alice", posts[0].Author)
+	})
+
+	t.Run("a Chrome a crashed run left", func(t *testing.T) {
+		// The crashed run's Chrome lives on with its tab: login uses it
+		// rather than failing on a profile in use, closes only its own
+		// tabs, and leaves it running; the next run stops it.
+		w.writeCalendar(entry{ID: "left", Type: "post", Text: "left running", At: time.Now().Add(-time.Second)})
+		p := w.start([]string{"BROWSEROP_CRASH_AT=after-verified"}, "run", "--json")
+		_, sig := p.exit(90 * time.Second)
+		require.Equal(t, syscall.SIGKILL, sig, "%s", p)
+		require.False(t, w.browserGone())
+		code, out, errs := w.run(nil, "login", "--site", "demo", "--headless", "--timeout", "30s")
+		require.Equal(t, 0, code, "%s\n%s", out, errs)
+		require.Contains(t, out, "signed in to demo as @alice")
+		require.False(t, w.browserGone(), "login leaves the Chrome it did not launch running")
+		eventually(t, 15*time.Second, "the crashed run's lease expires", func() bool { h, _ := w.lease(); return !h })
+		code, sum, errs := w.pass()
+		require.Equal(t, 0, code, "%+v\n%s", sum, errs)
+		require.Equal(t, 1, sum.Counts["tabs_closed_verified"], "the crashed run's tab: %+v", sum.Counts)
+		eventually(t, 15*time.Second, "the run stopped the Chrome", w.browserGone)
+		require.Len(t, w.postsWithText("left running"), 1)
 	})
 }
 
