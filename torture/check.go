@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
@@ -350,6 +353,16 @@ func (w *world) check() error {
 		}
 	}
 
+	// Tabs browserop handed to the person stay open on purpose.
+	handedOff := map[string]bool{}
+	if db != nil {
+		if tabs, err := db.ListTabs(w.ctx, "", ledger.TabHandoff); err == nil {
+			for _, t := range tabs {
+				handedOff[t.TargetID] = true
+			}
+		}
+	}
+
 	// The person's tab (attach mode): still there, on its URL, their draft
 	// untouched, never navigated.
 	if w.sch.Mode == ModeAttach {
@@ -363,7 +376,7 @@ func (w *world) check() error {
 			}
 			if pages, err := p.pages(); err == nil {
 				for _, info := range pages {
-					if !w.keep[info.TargetID] && info.TargetID != t.id {
+					if !w.keep[info.TargetID] && info.TargetID != t.id && !handedOff[string(info.TargetID)] {
 						w.observe(ObsLeakedTabs)
 						w.logf("a tab browserop left open in the person's Chrome: %s", info.URL)
 					}
@@ -379,9 +392,14 @@ func (w *world) check() error {
 				w.mu.Lock()
 				mine := maps.Clone(w.personTabs)
 				w.mu.Unlock()
+				startup := w.startupTabs()
 				for _, info := range pages {
-					// about:blank is the tab Chrome starts with.
-					if !mine[info.TargetID] && info.URL != "about:blank" {
+					// The tab Chrome started with, untouched, is not a
+					// tab browserop opened.
+					if startup[string(info.TargetID)] && info.URL == "about:blank" {
+						continue
+					}
+					if !mine[info.TargetID] && !handedOff[string(info.TargetID)] {
 						w.observe(ObsLeakedTabs)
 						w.logf("a tab browserop left open in the Chrome it left running: %s", info.URL)
 					}
@@ -394,6 +412,25 @@ func (w *world) check() error {
 		w.violation(InvUnsettled, "no ok pass within %d settle runs; last: %s", settleRuns, w.lastPass)
 	}
 	return nil
+}
+
+// startupTabs returns the ids of the tabs Chrome opened when browserop
+// launched it, from the launch record on the profile.
+func (w *world) startupTabs() map[string]bool {
+	out := map[string]bool{}
+	data, err := os.ReadFile(filepath.Join(w.prof, browser.LaunchRecordFileName))
+	if err != nil {
+		return out
+	}
+	var rec struct {
+		StartupTargets []string `json:"startup_targets"`
+	}
+	if json.Unmarshal(data, &rec) == nil {
+		for _, id := range rec.StartupTargets {
+			out[id] = true
+		}
+	}
+	return out
 }
 
 // falseVerified returns why a verified action is not proven by the oracle,
