@@ -654,6 +654,18 @@ func (b *Browser) Close() error { return b.end(true) }
 
 // end is Close (stop) or Disconnect (!stop); the first call decides.
 func (b *Browser) end(stop bool) error {
+	b.endAs(func() error {
+		if stop && b.dedicated {
+			return b.stopDedicated(nil)
+		}
+		return b.shutdown()
+	})
+	return b.closeErr
+}
+
+// endAs ends the connection once: tabs fail with ErrBrowserGone, then how
+// runs and its error is what Close and Disconnect return from then on.
+func (b *Browser) endAs(how func() error) {
 	b.closeOnce.Do(func() {
 		b.mu.Lock()
 		b.closed = true
@@ -666,13 +678,8 @@ func (b *Browser) end(stop bool) error {
 			t.markGone(fmt.Errorf("%w: closed", ErrBrowserGone))
 			t.Release()
 		}
-		if stop && b.dedicated {
-			b.closeErr = b.stopDedicated()
-			return
-		}
-		b.closeErr = b.shutdown()
+		b.closeErr = how()
 	})
-	return b.closeErr
 }
 
 // shutdown stops the chromedp contexts: a graceful Browser.close for a

@@ -257,15 +257,45 @@ func (b *Browser) Others(ctx context.Context) ([]Target, error) {
 	}
 	var others []Target
 	for _, t := range inv.Targets {
-		if t.Owned {
-			continue
+		if !b.ours(target.ID(t.ID), t.URL) {
+			others = append(others, t)
 		}
-		if b.startup[target.ID(t.ID)] && t.URL == "about:blank" {
-			continue
-		}
-		others = append(others, t)
 	}
 	return others, nil
+}
+
+// ours reports whether a page target is browserop's: owned by this
+// Browser, or a tab Chrome opened at launch still exactly on about:blank.
+func (b *Browser) ours(id target.ID, url string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.owned[id] || b.startup[id] && url == "about:blank"
+}
+
+// others lists the page targets of infos that are not browserop's.
+func (b *Browser) others(infos []*target.Info) []*target.Info {
+	var out []*target.Info
+	for _, info := range infos {
+		if info != nil && info.Type == "page" && !b.ours(info.TargetID, info.URL) {
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// StopIfAlone ends the connection and stops a Dedicated Chrome only when,
+// at the last moment, it holds nothing but this Browser's owned tabs and
+// its untouched start-up tab: the listing and the Browser.close command go
+// over one connection, one right after the other, so a tab the person
+// opened before the listing keeps Chrome running. It reports whether it
+// stopped Chrome; when it did not, Chrome runs on, disconnected from. For a
+// browser that is not Dedicated it is Disconnect.
+func (b *Browser) StopIfAlone() (stopped bool, err error) {
+	if !b.dedicated {
+		return false, b.Disconnect()
+	}
+	b.endAs(func() error { return b.stopDedicated(&stopped) })
+	return stopped, b.closeErr
 }
 
 // Disown removes id from the owned set, when the operator hands the tab to
@@ -296,7 +326,7 @@ func (b *Browser) Disconnect() error { return b.end(false) }
 // Browser.close command, a wait for the process to exit, and SIGKILL when it
 // does not exit within the grace period. The launch record goes once the
 // process is gone.
-func (b *Browser) stopDedicated() error {
+func (b *Browser) stopDedicated(alone *bool) error {
 	disconnectErr := b.shutdown()
 	pid := b.pid
 	if pid <= 0 {
@@ -311,8 +341,21 @@ func (b *Browser) stopDedicated() error {
 	// system); a browser that is not there refuses the connection at once.
 	// A failed request is no reason to stop: the kill below follows.
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	_ = sendBrowserClose(ctx, b.wsURL)
+	var keep func([]*target.Info) bool
+	if alone != nil {
+		keep = func(infos []*target.Info) bool { return len(b.others(infos)) > 0 }
+	}
+	kept, err := sendBrowserClose(ctx, b.wsURL, keep)
 	cancel()
+	if alone != nil {
+		if kept || err != nil {
+			// Somebody's tab appeared at the last moment, or nothing
+			// could be checked: Chrome stays.
+			*alone = false
+			return disconnectErr
+		}
+		*alone = true
+	}
 	waitChromeExit(pid, b.profile, deadline)
 	if chromeAlive(pid, b.profile) {
 		if p, err := os.FindProcess(pid); err == nil {
@@ -333,15 +376,17 @@ func (b *Browser) stopDedicated() error {
 
 // sendBrowserClose asks the browser at wsURL to close, over a connection of
 // its own: chromedp refuses Browser.close on its connection to a browser
-// started with KeepOpen, and the Browser's connection is already gone. It
-// returns when the browser answers or drops the connection, or ctx ends.
-func sendBrowserClose(ctx context.Context, wsURL string) error {
+// started with KeepOpen, and the Browser's connection is already gone. With
+// keep set, it first lists the page targets over that connection and, when
+// keep says so, sends nothing and reports kept. It returns when the browser
+// answers or drops the connection, or ctx ends.
+func sendBrowserClose(ctx context.Context, wsURL string, keep func([]*target.Info) bool) (kept bool, err error) {
 	if wsURL == "" {
-		return errors.New("no DevTools address")
+		return false, errors.New("no DevTools address")
 	}
 	conn, err := remote.DialContext(ctx, wsURL)
 	if err != nil {
-		return scrub(err)
+		return false, scrub(err)
 	}
 	// Read does not take ctx: closing the connection unblocks it.
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
@@ -349,21 +394,54 @@ func sendBrowserClose(ctx context.Context, wsURL string) error {
 		stop()
 		_ = conn.Close()
 	}()
-	const id = 1
-	if err := conn.Write(ctx, &cdproto.Message{ID: id, Method: cdpbrowser.CommandClose}); err != nil {
-		return scrub(err)
-	}
-	for {
-		var msg cdproto.Message
-		if err := conn.Read(ctx, &msg); err != nil {
-			// A closing browser drops the connection: that is the goal.
-			return nil
-		}
-		if msg.ID == id {
-			if msg.Error != nil {
-				return scrub(msg.Error)
+	call := func(id int64, method string, params any) (*cdproto.Message, error) {
+		msg := &cdproto.Message{ID: id, Method: cdproto.MethodType(method)}
+		if params != nil {
+			raw, err := json.Marshal(params)
+			if err != nil {
+				return nil, err
 			}
-			return nil
+			msg.Params = raw
+		}
+		if err := conn.Write(ctx, msg); err != nil {
+			return nil, scrub(err)
+		}
+		for {
+			var res cdproto.Message
+			if err := conn.Read(ctx, &res); err != nil {
+				return nil, err
+			}
+			if res.ID == id {
+				if res.Error != nil {
+					return nil, scrub(res.Error)
+				}
+				return &res, nil
+			}
 		}
 	}
+	if keep != nil {
+		res, err := call(1, target.CommandGetTargets, target.GetTargetsParams{})
+		if err != nil {
+			return false, fmt.Errorf("list targets: %w", err)
+		}
+		var got target.GetTargetsResult
+		if err := json.Unmarshal(res.Result, &got); err != nil {
+			return false, fmt.Errorf("list targets: %w", err)
+		}
+		if keep(got.TargetInfos) {
+			return true, nil
+		}
+	}
+	if _, err := call(2, cdpbrowser.CommandClose, nil); err != nil && !isConnClosed(err) {
+		return false, err
+	}
+	// A closing browser drops the connection: that is the goal.
+	return false, nil
+}
+
+// isConnClosed reports whether err is the connection ending (what a
+// browser that closes does), rather than an answer.
+func isConnClosed(err error) bool {
+	var ce *cdproto.Error
+	return !errors.As(err, &ce)
 }

@@ -384,3 +384,47 @@ func persistentChild(dir string) int {
 	}
 	return 0
 }
+
+// TestPersistentStopIfAlone: StopIfAlone lists the tabs again on the
+// connection that would send Browser.close, right before sending it: a
+// person's tab opened after the caller's own check keeps Chrome running;
+// with nothing but browserop's tabs Chrome stops.
+func TestPersistentStopIfAlone(t *testing.T) {
+	s := newSite(t)
+	ctx := ctxT(t)
+
+	t.Run("a person's tab keeps it", func(t *testing.T) {
+		dir := persistentProfile(t)
+		b := launchPersistent(t, dir)
+		pid := browser.PIDOf(b)
+		_, err := b.NewTab(ctx, s.URL+"/page")
+		require.NoError(t, err)
+		others, err := b.Others(ctx)
+		require.NoError(t, err)
+		require.Empty(t, others, "the caller's check finds nothing of the person's")
+		person := attachPerson(t, dir)
+		userID, err := browser.RawCreate(person, s.URL+"/page?late")
+		require.NoError(t, err)
+		stopped, err := b.StopIfAlone()
+		require.NoError(t, err)
+		require.False(t, stopped)
+		require.True(t, browser.ChromeAlive(pid, dir), "Chrome runs on")
+		inv, err := person.Targets(ctx)
+		require.NoError(t, err)
+		require.True(t, inv.Has(userID), "the person's tab is intact")
+		_, err = b.Others(ctx)
+		require.ErrorIs(t, err, browser.ErrBrowserGone, "browserop is disconnected")
+	})
+	t.Run("nothing but browserop's", func(t *testing.T) {
+		dir := persistentProfile(t)
+		b := launchPersistent(t, dir)
+		pid := browser.PIDOf(b)
+		_, err := b.NewTab(ctx, s.URL+"/page")
+		require.NoError(t, err)
+		stopped, err := b.StopIfAlone()
+		require.NoError(t, err)
+		require.True(t, stopped)
+		require.False(t, browser.ChromeAlive(pid, dir))
+		requireNoRecord(t, dir)
+	})
+}

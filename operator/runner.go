@@ -166,7 +166,13 @@ func (r *Runner) Close() error {
 	case len(others) > 0:
 		r.log.Info("leaving the browser running: it has tabs that are not browserop's", "tabs", len(others))
 	default:
-		return b.Close()
+		// Checked again on the connection that sends the close, right
+		// before it: a tab opened since keeps the browser running.
+		stopped, err := b.StopIfAlone()
+		if err == nil && !stopped {
+			r.log.Info("leaving the browser running: a tab that is not browserop's appeared")
+		}
+		return err
 	}
 	return b.Disconnect()
 }

@@ -46,8 +46,9 @@ type Options struct {
 	KeepFailed bool
 	// KeepAll keeps every seed's directory.
 	KeepAll bool
-	// Progress, when set, gets a line per seed as it ends, and a failing
-	// seed's schedule, timeline and violations.
+	// Progress, when set, gets a line per seed as it ends (with its
+	// observations), and the schedule, timeline and violations of a seed
+	// that failed or made an observation.
 	Progress io.Writer
 	// Verbose prints every seed's schedule and timeline to Progress.
 	Verbose bool
@@ -233,9 +234,19 @@ func writeProgress(w io.Writer, r *SeedResult, done, total int, verbose bool) {
 	for _, k := range slices.Sorted(maps.Keys(r.CrashHits)) {
 		hits = append(hits, k)
 	}
-	fmt.Fprintf(w, "[%d/%d] seed %d %s (%s, %d entries, %d operator runs, %s) crashes=%s\n", done, total, r.Seed, status,
+	var obs []string
+	for _, k := range slices.Sorted(maps.Keys(r.Observations)) {
+		if r.Observations[k] > 0 {
+			obs = append(obs, fmt.Sprintf("%s=%d", k, r.Observations[k]))
+		}
+	}
+	fmt.Fprintf(w, "[%d/%d] seed %d %s (%s, %d entries, %d operator runs, %s) crashes=%s", done, total, r.Seed, status,
 		r.Mode, r.Entries, r.Runs, r.Duration.Round(100*time.Millisecond), strings.Join(hits, ","))
-	if !r.Failed() && !verbose {
+	if len(obs) > 0 {
+		fmt.Fprintf(w, " observations=%s", strings.Join(obs, ","))
+	}
+	fmt.Fprintln(w)
+	if !r.Failed() && len(obs) == 0 && !verbose {
 		return
 	}
 	fmt.Fprint(w, indent(r.Schedule))
