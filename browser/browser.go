@@ -52,6 +52,9 @@ type Browser struct {
 	owned  map[target.ID]bool
 	tabs   map[target.ID]*Tab
 	closed bool
+	// destroyWaits are closed when their target's destroyed event
+	// arrives (CloseTarget).
+	destroyWaits map[target.ID]chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -277,6 +280,10 @@ func (b *Browser) onBrowserEvent(ev any) {
 	}
 	b.mu.Lock()
 	t := b.tabs[id]
+	if w := b.destroyWaits[id]; w != nil && why == "closed" {
+		close(w)
+		delete(b.destroyWaits, id)
+	}
 	b.mu.Unlock()
 	if t == nil {
 		return
@@ -626,6 +633,59 @@ func (b *Browser) CloseTab(ctx context.Context, t *Tab) (CloseReceipt, error) {
 	}
 	if !rcpt.Confirmed {
 		return rcpt, b.browserErr("close "+t.ID().String(), ctx, cctx, errors.New("no destroyed event"))
+	}
+	return rcpt, nil
+}
+
+// CloseTarget closes an owned tab without attaching to it (a page whose
+// navigation hangs can keep an attachment from ever completing) and waits,
+// up to the action timeout, for the browser to confirm it is destroyed. It
+// returns an error wrapping ErrNotOwned for an id this Browser does not own.
+func (b *Browser) CloseTarget(ctx context.Context, id TargetID) (CloseReceipt, error) {
+	tid := target.ID(id)
+	if !b.Owns(id) {
+		return CloseReceipt{}, fmt.Errorf("close %s: %w", id, ErrNotOwned)
+	}
+	if err := b.goneErr(); err != nil {
+		return CloseReceipt{}, fmt.Errorf("close %s: %w", id, err)
+	}
+	destroyed := make(chan struct{})
+	b.mu.Lock()
+	if b.destroyWaits == nil {
+		b.destroyWaits = map[target.ID]chan struct{}{}
+	}
+	b.destroyWaits[tid] = destroyed
+	live := b.tabs[tid]
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		if b.destroyWaits[tid] == destroyed {
+			delete(b.destroyWaits, tid)
+		}
+		b.mu.Unlock()
+	}()
+	cctx, cancel := b.callCtx(ctx)
+	defer cancel()
+	if _, err := chromedp.CallBrowser(cctx, target.CloseTarget, target.CloseTargetParams{TargetID: tid}); err != nil {
+		if isNoTarget(err) {
+			return CloseReceipt{}, fmt.Errorf("close %s: %w: already closed", id, ErrTabGone)
+		}
+		return CloseReceipt{}, b.browserErr("close "+id.String(), ctx, cctx, err)
+	}
+	rcpt := CloseReceipt{Sent: true}
+	select {
+	case <-destroyed:
+		rcpt.Confirmed = true
+	case <-cctx.Done():
+	}
+	if live != nil {
+		live.Release()
+	}
+	b.mu.Lock()
+	delete(b.owned, tid)
+	b.mu.Unlock()
+	if !rcpt.Confirmed {
+		return rcpt, b.browserErr("close "+id.String(), ctx, cctx, errors.New("no destroyed event"))
 	}
 	return rcpt, nil
 }

@@ -302,3 +302,34 @@ func TestNewTabOnBlankMarker(t *testing.T) {
 		require.Equal(t, want, browser.IsBlankMarker(raw), raw)
 	}
 }
+
+// CloseTarget closes an owned tab without attaching to it, confirms it,
+// and refuses a tab that is not owned; a tab already gone is ErrTabGone.
+func TestCloseTarget(t *testing.T) {
+	s := newSite(t)
+	b := shared.Browser(t)
+	ctx := ctxT(t)
+	tab, err := b.NewTab(ctx, s.URL+"/page")
+	require.NoError(t, err)
+	id := tab.ID()
+	tab.Release()
+	userID, err := browser.RawCreate(b, s.URL+"/page?mine")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = browser.RawCloseTarget(b, userID) })
+
+	_, err = b.CloseTarget(ctx, userID)
+	require.ErrorIs(t, err, browser.ErrNotOwned)
+	rcpt, err := b.CloseTarget(ctx, id)
+	require.NoError(t, err)
+	require.True(t, rcpt.Sent && rcpt.Confirmed)
+	inv, err := b.Targets(ctx)
+	require.NoError(t, err)
+	require.False(t, inv.Has(id))
+	require.True(t, inv.Has(userID), "the person's tab is untouched")
+	require.False(t, b.Owns(id))
+	require.NoError(t, b.Adopt(ctx, userID) /* listed, so adoptable */)
+	require.NoError(t, browser.RawCloseTarget(b, userID))
+	time.Sleep(100 * time.Millisecond)
+	_, err = b.CloseTarget(ctx, userID)
+	require.ErrorIs(t, err, browser.ErrTabGone)
+}

@@ -294,9 +294,9 @@ func (p *pass) reconcileTab(b *browser.Browser, inv browser.Inventory, rec ledge
 	for _, t := range mine {
 		state := ledger.TabClosureUnverified
 		if b.Adopt(p.ctx, t.ID) == nil {
-			if tab, err := b.AttachOwned(p.ctx, t.ID); err == nil {
-				state = p.closeWithProof(b, p.ctx, tab)
-			}
+			// Closed without attaching: a page whose navigation hangs can
+			// keep an attachment from completing.
+			state = p.closeTargetWithProof(b, p.ctx, t.ID)
 		}
 		p.sum.count("tabs_" + string(state))
 		if first == nil {
@@ -368,15 +368,11 @@ func (p *pass) closeTabs() {
 		}
 		state := ledger.TabClosureUnverified // no browser: nothing to prove it with (a later pass looks again)
 		if b != nil {
-			tab := st.tab
-			if errors.Is(tab.Err(), browser.ErrBrowserGone) {
-				var gone bool
-				if tab, gone = p.findOwned(ctx, b, st.rec); gone {
-					state = ledger.TabMissing
-				}
-			}
-			if tab != nil {
-				state = p.closeWithProof(b, ctx, tab)
+			if errors.Is(st.tab.Err(), browser.ErrBrowserGone) {
+				// The handle died with a connection; the tab may live on.
+				state = p.closeRecorded(b, ctx, st.rec)
+			} else {
+				state = p.closeWithProof(b, ctx, st.tab)
 			}
 		}
 		if _, err := p.r.db.UpdateTab(ctx, p.fence(), st.rec.ID, ledger.TabChange{State: state}); err != nil {
@@ -418,10 +414,37 @@ func armTab(tab *browser.Tab, timeout time.Duration) {
 // closed_verified needs a complete inventory listing it before, a confirmed
 // close receipt, and its absence from a complete inventory after.
 func (p *pass) closeWithProof(b *browser.Browser, ctx context.Context, tab *browser.Tab) ledger.TabState {
-	id := tab.ID()
+	return p.proveClose(b, ctx, tab.ID(), func() (browser.CloseReceipt, error) { return b.CloseTab(ctx, tab) })
+}
+
+// closeRecorded closes a recorded tab this connection has no handle to,
+// with proof: missing when a complete inventory does not list it.
+func (p *pass) closeRecorded(b *browser.Browser, ctx context.Context, rec ledger.Tab) ledger.TabState {
+	id := browser.TargetID(rec.TargetID)
+	inv, err := b.Targets(ctx)
+	switch {
+	case err != nil || !inv.Complete || rec.TargetID == "":
+		return ledger.TabClosureUnverified
+	case !inv.Has(id):
+		return ledger.TabMissing
+	case b.Adopt(ctx, id) != nil:
+		return ledger.TabClosureUnverified
+	}
+	return p.closeTargetWithProof(b, ctx, id)
+}
+
+// closeTargetWithProof is closeWithProof for an owned tab the pass has no
+// attachment to (an earlier pass's).
+func (p *pass) closeTargetWithProof(b *browser.Browser, ctx context.Context, id browser.TargetID) ledger.TabState {
+	return p.proveClose(b, ctx, id, func() (browser.CloseReceipt, error) { return b.CloseTarget(ctx, id) })
+}
+
+// proveClose runs closeTab between two inventories and says what was
+// proven (see closeWithProof).
+func (p *pass) proveClose(b *browser.Browser, ctx context.Context, id browser.TargetID, closeTab func() (browser.CloseReceipt, error)) ledger.TabState {
 	before, berr := b.Targets(ctx)
 	crashPoint("tab-close")
-	receipt, cerr := b.CloseTab(ctx, tab)
+	receipt, cerr := closeTab()
 	after, aerr := b.Targets(ctx)
 	switch {
 	case berr == nil && aerr == nil && before.Complete && after.Complete && before.Has(id) &&

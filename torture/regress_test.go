@@ -131,3 +131,14 @@ func TestSeed70LaunchedChromeClosesPersonsTab(t *testing.T) {
 	regressObservation(t, Plan(70), ObsClosedWithBrowser,
 		"closing the Chrome browserop launched closes the tabs the person opened in it")
 }
+
+// Seed 40 (launch mode): a run crashes with its submission hanging (the
+// site never answers the POST), its tab left loading /compose. The next
+// passes found the tab by its record but could not attach to a page whose
+// navigation hangs, so they never closed it (closure_unverified, again and
+// again), and it stayed in the Chrome left running. Fixed: an earlier
+// pass's tab is closed without attaching (Browser.CloseTarget).
+func TestSeed40HungPageTabLeftOpen(t *testing.T) {
+	regressObservation(t, Plan(40), ObsLeakedTabs,
+		"a tab whose navigation hangs cannot be attached to, and reconciliation only closed tabs it attached to")
+}
