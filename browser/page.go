@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -478,4 +479,23 @@ func (t *Tab) Extract(ctx context.Context, itemSel string, fields []Field) ([]ma
 		out[i] = m
 	}
 	return out, nil
+}
+
+// Transition returns how the tab reached its current history entry, as
+// Chrome's navigation history records it: "form_submit" for a form's
+// response and where it redirected, "link", "typed" for an address the
+// person typed, "reload", and so on.
+func (t *Tab) Transition(ctx context.Context) (string, error) {
+	var tr string
+	err := t.run(ctx, "read navigation history", 0, func(actx context.Context) error {
+		res, err := chromedp.Call(actx, page.GetNavigationHistory, cdp.Empty{})
+		if err != nil {
+			return err
+		}
+		if i := int(res.CurrentIndex); i >= 0 && i < len(res.Entries) && res.Entries[i] != nil {
+			tr = string(res.Entries[i].TransitionType)
+		}
+		return nil
+	})
+	return tr, err
 }

@@ -266,8 +266,10 @@ func (p *pass) reconcileTabs(b *browser.Browser) error {
 // on its marker, and any other still on its marker (a reopening retried
 // after a creation that answered too late). All are closed with proof; the
 // record takes the state of the first. None: the record is missing. A tab
-// with its target id on another origin is left open (the person may have
-// taken it over), and so is its record.
+// with its target id on another origin is closed too when a form's
+// response took it there (the site redirected browserop's submission);
+// otherwise it is left open (the person may have taken it over), and so is
+// its record.
 func (p *pass) reconcileTab(b *browser.Browser, inv browser.Inventory, rec ledger.Tab) error {
 	marker := tabMarker(rec)
 	var mine []browser.Target
@@ -276,7 +278,8 @@ func (p *pass) reconcileTab(b *browser.Browser, inv browser.Inventory, rec ledge
 		case t.URL == marker:
 			mine = append(mine, t)
 		case rec.TargetID != "" && t.ID == browser.TargetID(rec.TargetID):
-			if browser.NormalizeURL(browser.Origin(t.URL)) != browser.NormalizeURL(browser.Origin(rec.URL)) {
+			if browser.NormalizeURL(browser.Origin(t.URL)) != browser.NormalizeURL(browser.Origin(rec.URL)) &&
+				!p.submittedAway(b, t.ID) {
 				p.r.log.Warn("an earlier owned tab is on another origin now; leaving it open", "record", rec.ID)
 				return nil
 			}
@@ -415,6 +418,29 @@ func armTab(tab *browser.Tab, timeout time.Duration) {
 // close receipt, and its absence from a complete inventory after.
 func (p *pass) closeWithProof(b *browser.Browser, ctx context.Context, tab *browser.Tab) ledger.TabState {
 	return p.proveClose(b, ctx, tab.ID(), func() (browser.CloseReceipt, error) { return b.CloseTab(ctx, tab) })
+}
+
+// submittedAway reports whether an earlier pass's tab, found on another
+// origin than its record's, got there by a form's response (a site that
+// redirected browserop's submission elsewhere), as its navigation history
+// says. Any other way (an address typed, a link followed, a history it
+// cannot read) may be the person's doing, and the tab stays theirs.
+func (p *pass) submittedAway(b *browser.Browser, id browser.TargetID) bool {
+	if b.Adopt(p.ctx, id) != nil {
+		return false
+	}
+	tab, err := b.AttachOwned(p.ctx, id)
+	if err != nil {
+		b.Disown(id)
+		return false
+	}
+	tr, err := tab.Transition(p.ctx)
+	tab.Release()
+	if err != nil || tr != "form_submit" {
+		b.Disown(id)
+		return false
+	}
+	return true
 }
 
 // closeRecorded closes a recorded tab this connection has no handle to,

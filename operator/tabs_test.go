@@ -2,6 +2,9 @@ package operator_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -318,4 +321,68 @@ func TestPassClosesMarkedAndUnprovenTabs(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, inv.Has(marked.ID()))
 	require.False(t, inv.Has(unproven.ID()))
+}
+
+// An earlier pass's tab found on another origin than its record's: closed
+// when a form's response took it there (the site redirected browserop's
+// submission), left open when it got there any other way (the person may
+// have taken it over).
+func TestPassClosesTabTheSiteSentAway(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	w.cfg.BrowserRunning = func() bool { return true }
+	ctx := context.Background()
+	other := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+		io.WriteString(rw, "<!doctype html><title>elsewhere</title><p>elsewhere</p>")
+	}))
+	t.Cleanup(other.Close)
+	require.NoError(t, w.srv.SetFaults(demosite.Faults{OffsiteRedirect: other.URL + "/elsewhere"}))
+	l, err := w.db.AcquireLease(ctx, "browser-operator", "died", time.Millisecond)
+	require.NoError(t, err)
+
+	sent, err := w.b.NewTab(ctx, w.base+"/compose")
+	require.NoError(t, err)
+	_, err = sent.Fill(ctx, "textarea#compose-text", "sent away")
+	require.NoError(t, err)
+	_, err = sent.ClickOnceAndWait(ctx, "button#compose-submit")
+	require.NoError(t, err)
+	tr, err := sent.Transition(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "form_submit", tr)
+	typed, err := w.b.NewTab(ctx, w.base+"/home")
+	require.NoError(t, err)
+	_, err = typed.Navigate(ctx, other.URL+"/typed")
+	require.NoError(t, err)
+	tr, err = typed.Transition(ctx)
+	require.NoError(t, err)
+	require.NotEqual(t, "form_submit", tr)
+	t.Cleanup(func() {
+		// The pass left it to the person (disowned): adopt it back to close it.
+		if w.b.Adopt(ctx, typed.ID()) == nil {
+			w.b.CloseTarget(ctx, typed.ID())
+		}
+	})
+	var recs []ledger.Tab
+	for _, tab := range []*browser.Tab{sent, typed} {
+		rec, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", TargetID: tab.ID().Raw(),
+			URL: browser.NormalizeURL(w.base), BindingHash: "b"})
+		require.NoError(t, err)
+		recs = append(recs, rec)
+	}
+	sent.Release()
+	typed.Release()
+	require.NoError(t, w.srv.SetFaults(demosite.Faults{}))
+	time.Sleep(5 * time.Millisecond)
+
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
+	got, err := w.db.GetTab(ctx, recs[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabClosedVerified, got.State, "the tab the site sent away")
+	got, err = w.db.GetTab(ctx, recs[1].ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabLive, got.State, "the tab navigated otherwise is left, and its record")
+	inv, err := w.b.Targets(ctx)
+	require.NoError(t, err)
+	require.False(t, inv.Has(sent.ID()))
+	require.True(t, inv.Has(typed.ID()))
 }

@@ -142,3 +142,13 @@ func TestSeed40HungPageTabLeftOpen(t *testing.T) {
 	regressObservation(t, Plan(40), ObsLeakedTabs,
 		"a tab whose navigation hangs cannot be attached to, and reconciliation only closed tabs it attached to")
 }
+
+// Seed 129 (launch mode): the site redirects the submission to another
+// origin and the run crashes after its click returned; the next passes
+// find the tab on that other origin and leave it open as perhaps the
+// person's, for good. Fixed: a tab whose navigation history says a form's
+// response took it there is browserop's, and is closed.
+func TestSeed129OffsiteTabLeftOpen(t *testing.T) {
+	regressObservation(t, Plan(129), ObsLeakedTabs,
+		"reconciliation leaves an earlier pass's tab open when the site redirected it to another origin")
+}
