@@ -124,16 +124,22 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 	b := &Browser{cfg: cfg, launched: true, dedicated: cfg.Persistent, profile: profile}
 	b.allocCtx, b.allocCancel = chromedp.NewExecAllocator(context.Background(), opts...)
 	if err := b.connect(ctx); err != nil {
-		if cfg.Persistent {
-			// Nothing stops a kept-open Chrome that never connected.
+		if cfg.Persistent && ctx.Err() == nil {
+			// Nothing stops a kept-open Chrome that never answered.
+			// When the caller gave up instead (its pass was cancelled),
+			// the Chrome may be up and already in use by another process
+			// that attached to it: it stays, as after a crash.
 			killLeftovers(profile)
 		}
 		return nil, fmt.Errorf("launch %s: %w", filepath.Base(execPath), err)
 	}
 	if cfg.Persistent {
 		if err := b.recordLaunch(ctx); err != nil {
-			_ = b.Close()
-			killLeftovers(profile) // in case the process was never known
+			// The Chrome is up and answers: leave it running, as a crash
+			// here would. Another process may already use it (it carries
+			// the launch tag, and its pid is recorded as soon as known),
+			// and the next launch attaches to it.
+			_ = b.Disconnect()
 			return nil, fmt.Errorf("launch %s: %w", filepath.Base(execPath), err)
 		}
 	}

@@ -155,9 +155,16 @@ func (p *person) pages() ([]*target.Info, error) {
 
 // openUserTab opens a tab of the person's on url, types draft into its
 // reply box (when the page shows one: a blocker screen does not), and
-// watches it from then on.
-func (p *person) openUserTab(url, draft string) (*userTab, error) {
+// watches it from then on. created, when set, learns the tab's id as soon
+// as it exists, under the world's personMu, so that the harness never
+// takes the tab for browserop's.
+func (p *person) openUserTab(url, draft string, w *world, created func(target.ID)) (*userTab, error) {
+	w.personMu.Lock()
 	res, err := call(p, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: new(true), Focus: new(false)})
+	if err == nil && created != nil {
+		created(res.TargetID)
+	}
+	w.personMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("person: open a tab: %w", err)
 	}

@@ -152,3 +152,25 @@ func TestSeed129OffsiteTabLeftOpen(t *testing.T) {
 	regressObservation(t, Plan(129), ObsLeakedTabs,
 		"reconciliation leaves an earlier pass's tab open when the site redirected it to another origin")
 }
+
+// Seed 189 (launch mode), a finding about the harness itself: the
+// harness's "person closes a browserop tab" picked the person's own tab,
+// opened a moment before and not yet known as theirs; the Chrome then
+// stopped with nothing of the person's in it, which counted as their tab
+// going down with it. Fixed in the harness: a tab the person opens is
+// registered as theirs under the lock tab_close looks under.
+func TestSeed189HarnessClosedPersonsTab(t *testing.T) {
+	regressObservation(t, Plan(189), ObsClosedWithBrowser,
+		"the harness's tab_close took a tab the person was opening for browserop's")
+}
+
+// Seed 242 (launch mode): an operator frozen (SIGSTOP) while it launched
+// Chrome lost its lease; a taker attached to that Chrome, and the person
+// opened a tab in it. Woken, the frozen operator's launch failed (its pass
+// was cancelled) and its cleanup killed every process on the profile: the
+// taker's browser and the person's tab. Fixed: a launch the caller gave
+// up on leaves the Chrome running, as a crash would.
+func TestSeed242CancelledLaunchKillsSharedChrome(t *testing.T) {
+	regressObservation(t, Plan(242), ObsClosedWithBrowser,
+		"a cancelled persistent launch killed every process on the profile, another operator's Chrome and the person's tab with it")
+}

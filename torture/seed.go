@@ -99,6 +99,9 @@ type world struct {
 	// launchTab is the person's tab in an operator's Chrome (launch mode).
 	launchTab    *userTab
 	launchPerson *person
+	// personMu orders the person opening a tab before the harness's
+	// tab_close looks for browserop's tabs (see openUserTab).
+	personMu sync.Mutex
 	// personTabs: every tab the person opened in an operator's Chrome
 	// (launch mode). Such a Chrome stays running after its operator, and
 	// the next operator attaches to it, the person's tabs still open.
@@ -405,7 +408,7 @@ func (w *world) adoptChrome(b *browser.Browser, p *person) error {
 		keep[info.TargetID] = true
 	}
 	w.userTabs++
-	t, err := p.openUserTab(fmt.Sprintf("%s/p/%d", w.base, w.seeded[0]), fmt.Sprintf("the person's own unsent reply #%d", w.userTabs))
+	t, err := p.openUserTab(fmt.Sprintf("%s/p/%d", w.base, w.seeded[0]), fmt.Sprintf("the person's own unsent reply #%d", w.userTabs), w, nil)
 	if err != nil {
 		return err
 	}
@@ -713,7 +716,15 @@ func (w *world) launchUserTab(main *proc) (*person, *userTab) {
 		if err != nil {
 			continue
 		}
-		t, err := p.openUserTab(fmt.Sprintf("%s/p/%d", w.base, w.seeded[0]), "the person's reply, typed while browserop runs")
+		t, err := p.openUserTab(fmt.Sprintf("%s/p/%d", w.base, w.seeded[0]), "the person's reply, typed while browserop runs", w,
+			func(id target.ID) {
+				w.mu.Lock()
+				if w.personTabs == nil {
+					w.personTabs = map[target.ID]bool{}
+				}
+				w.personTabs[id] = true
+				w.mu.Unlock()
+			})
 		if err != nil {
 			p.close()
 			w.logf("the person could not open their tab: %v", err)
@@ -723,10 +734,6 @@ func (w *world) launchUserTab(main *proc) (*person, *userTab) {
 		w.logf("the person opened a tab in the operator's Chrome")
 		w.mu.Lock()
 		w.launchTab, w.launchPerson = t, p
-		if w.personTabs == nil {
-			w.personTabs = map[target.ID]bool{}
-		}
-		w.personTabs[t.id] = true
 		w.mu.Unlock()
 		return p, t
 	}
@@ -776,6 +783,9 @@ func (w *world) inject(i int, ev Event, main *proc, addExtra func(*proc)) {
 		if p == nil {
 			return
 		}
+		// Under personMu: a tab the person is opening right now is
+		// known as theirs before this looks.
+		w.personMu.Lock()
 		w.mu.Lock()
 		keep := maps.Clone(w.keep)
 		if keep == nil {
@@ -784,6 +794,7 @@ func (w *world) inject(i int, ev Event, main *proc, addExtra func(*proc)) {
 		maps.Copy(keep, w.personTabs)
 		w.mu.Unlock()
 		ok, err := p.closeBrowseropTab(w.base, keep)
+		w.personMu.Unlock()
 		if ok {
 			w.count(EvTabClose)
 		}
