@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -83,23 +84,8 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pid, ok := profileInUse(profile); ok {
-		if cfg.Persistent {
-			if rec, err := readLaunchRecord(profile); err == nil && rec.PID == pid {
-				return reattach(ctx, cfg, profile, rec)
-			}
-			if taggedLaunch(pid) {
-				// browserop launched it but died before recording it: its
-				// start-up tab is unknown (it counts as the person's), so
-				// this Chrome is only ever disconnected from.
-				rec := launchRecord{PID: pid, LaunchedAt: time.Now().UTC()}
-				if err := writeLaunchRecord(profile, rec); err != nil {
-					return nil, fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
-				}
-				return reattach(ctx, cfg, profile, rec)
-			}
-		}
-		return nil, errProfileInUse(profile, pid)
+	if b, held, err := takeHeldProfile(ctx, cfg, profile); held {
+		return b, err
 	}
 	if err := PrepareProfile(profile); err != nil {
 		return nil, err
@@ -115,26 +101,47 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
+	var started *exec.Cmd
 	if cfg.Persistent {
 		// A detached process in its own session, without the parent-death
 		// signal, that chromedp's Cancel leaves open. It connects over the
 		// WebSocket of launchOptions.
-		opts = append(opts, chromedp.KeepOpen, chromedp.Flag(launchTag, true))
+		opts = append(opts, chromedp.KeepOpen, chromedp.Flag(launchTag, true),
+			chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) { started = cmd }))
+		// Looked at again right before the start: another process may
+		// have started Chrome on the profile since (this one may have
+		// been frozen), and starting another would remove that Chrome's
+		// DevToolsActivePort.
+		if b, held, err := takeHeldProfile(ctx, cfg, profile); held {
+			return b, err
+		}
 	}
 	b := &Browser{cfg: cfg, launched: true, dedicated: cfg.Persistent, profile: profile}
 	b.allocCtx, b.allocCancel = chromedp.NewExecAllocator(context.Background(), opts...)
-	if err := b.connect(ctx); err != nil {
-		if cfg.Persistent && ctx.Err() == nil {
-			// Nothing stops a kept-open Chrome that never answered.
-			// When the caller gave up instead (its pass was cancelled),
-			// the Chrome may be up and already in use by another process
-			// that attached to it: it stays, as after a crash.
-			killLeftovers(profile)
+	lctx := ctx
+	if cfg.Persistent {
+		// The start runs to its end even when the caller gives up:
+		// chromedp kills the Chrome it is starting when its start is
+		// cancelled, and by then another process may have attached to
+		// that Chrome (it holds the profile). Bounded on its own.
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), persistentStartLimit)
+		defer cancel()
+	}
+	if err := b.connect(lctx); err != nil {
+		if cfg.Persistent && started != nil && started.Process != nil {
+			// Nothing stops a kept-open Chrome that never answered: the
+			// one this launch started goes, never another on the profile.
+			_ = started.Process.Kill()
 		}
 		return nil, fmt.Errorf("launch %s: %w", filepath.Base(execPath), err)
 	}
 	if cfg.Persistent {
-		if err := b.recordLaunch(ctx); err != nil {
+		err := b.recordLaunch(lctx)
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err() // the caller gave up meanwhile
+		}
+		if err != nil {
 			// The Chrome is up and answers: leave it running, as a crash
 			// here would. Another process may already use it (it carries
 			// the launch tag, and its pid is recorded as soon as known),
@@ -144,6 +151,34 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 		}
 	}
 	return b, nil
+}
+
+// takeHeldProfile handles a profile a running Chrome holds: with
+// Persistent, the Chrome a launch recorded (or tagged) there is attached to;
+// any other is refused. held is false when no Chrome holds the profile.
+func takeHeldProfile(ctx context.Context, cfg Config, profile string) (b *Browser, held bool, err error) {
+	pid, ok := profileInUse(profile)
+	if !ok {
+		return nil, false, nil
+	}
+	if cfg.Persistent {
+		if rec, err := readLaunchRecord(profile); err == nil && rec.PID == pid {
+			b, err := reattach(ctx, cfg, profile, rec)
+			return b, true, err
+		}
+		if taggedLaunch(pid) {
+			// browserop launched it but died before recording it: its
+			// start-up tab is unknown (it counts as the person's), so
+			// this Chrome is only ever disconnected from.
+			rec := launchRecord{PID: pid, LaunchedAt: time.Now().UTC()}
+			if err := writeLaunchRecord(profile, rec); err != nil {
+				return nil, true, fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
+			}
+			b, err := reattach(ctx, cfg, profile, rec)
+			return b, true, err
+		}
+	}
+	return nil, true, errProfileInUse(profile, pid)
 }
 
 // launchOptions is the whole command line of a launched browser. It does not

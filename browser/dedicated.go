@@ -28,6 +28,11 @@ const LaunchRecordFileName = "browserop-launch.json"
 // after asking it to close, before it kills the process.
 const DefaultStopGrace = 10 * time.Second
 
+// persistentStartLimit bounds a persistent launch's start (the process,
+// its DevTools port, the first connection, the launch record), which runs
+// to its end even when the caller gives up.
+const persistentStartLimit = 60 * time.Second
+
 // startupWait bounds the wait for the tab that Chrome opens at startup to
 // show in the inventory.
 const startupWait = 5 * time.Second
