@@ -228,7 +228,8 @@ func startChrome(t *testing.T, dir string, extra ...string) *exec.Cmd {
 		t.Fatal("chrome did not open its DevTools port")
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, browser.ActivePortFileName)); err == nil {
+		// Whole, not just there: Chrome writes the file in two lines.
+		if _, err := browser.ReadActivePort(filepath.Join(dir, browser.ActivePortFileName)); err == nil {
 			return cmd
 		}
 		select {

@@ -329,7 +329,10 @@ func TestCloseTarget(t *testing.T) {
 	require.False(t, b.Owns(id))
 	require.NoError(t, b.Adopt(ctx, userID) /* listed, so adoptable */)
 	require.NoError(t, browser.RawCloseTarget(b, userID))
-	time.Sleep(100 * time.Millisecond)
+	require.Eventually(t, func() bool {
+		inv, err := b.Targets(ctx)
+		return err == nil && inv.Complete && !inv.Has(userID)
+	}, 10*time.Second, 20*time.Millisecond)
 	_, err = b.CloseTarget(ctx, userID)
 	require.ErrorIs(t, err, browser.ErrTabGone)
 }
