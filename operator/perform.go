@@ -403,9 +403,11 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	// The effect may surface later than any search here can see when the
 	// site answered the submission by navigating on within itself (it is
 	// most likely there, just not shown yet), or when the submission timed
-	// out: its request may still be pending, at the browser or the server.
+	// out or its tab or browser went away before the answer: its request
+	// may still be pending, at the browser or the server.
 	maySurface := serr == nil && page != "" && page != before && contains(site.Origins(), browser.Origin(page)) ||
-		errors.Is(serr, browser.ErrTimeout) || errors.Is(serr, context.DeadlineExceeded)
+		errors.Is(serr, browser.ErrTimeout) || errors.Is(serr, context.DeadlineExceeded) ||
+		errors.Is(serr, browser.ErrTabGone) || errors.Is(serr, browser.ErrBrowserGone)
 	v := p.verifyLive(st, in, a, landed.URL)
 	crashPoint("after-verification")
 	return p.settle(a, v, entry, serr, maySurface, "")
