@@ -311,6 +311,12 @@ func inspect(ctx context.Context, path string) error {
 		return fmt.Errorf("ledger %s: read schema: %w", path, err)
 	}
 	if appID != applicationID && (appID != 0 || tables > 0) {
+		if _, err := os.Stat(path + "-wal"); err == nil && strings.Contains(params, "immutable") {
+			// A -wal appeared since the look began: another process is
+			// creating this ledger right now, and the immutable read saw
+			// its main file half written. Look again through the -wal.
+			return inspect(ctx, path)
+		}
 		return fmt.Errorf("ledger %s: %w: it is another program's SQLite database", path, ErrNotLedger)
 	}
 	if latest := latestVersion(); version > latest {
