@@ -48,7 +48,7 @@ func (p *pass) tabFor(name string) (*siteTab, error) {
 		if errors.Is(st.tab.Err(), browser.ErrBrowserGone) {
 			// The connection ended, not necessarily the tab: a browser
 			// that lives on (attach mode, a persistent launch) still has it.
-			if tab, _ := p.findOwned(p.ctx, b, st.rec); tab != nil {
+			if tab := p.findOwned(p.ctx, b, st.rec); tab != nil {
 				return st, p.resumeTab(st, tab)
 			}
 		}
@@ -150,28 +150,22 @@ func (p *pass) recoverTab(b *browser.Browser, st *siteTab) error {
 
 // findOwned finds a recorded tab again in a complete inventory of b (its
 // handle died with a connection, or belongs to an earlier pass) and
-// attaches to it as owned. It returns gone when the complete inventory
-// does not list it; (nil, false) when it cannot tell or cannot attach.
-func (p *pass) findOwned(ctx context.Context, b *browser.Browser, rec ledger.Tab) (tab *browser.Tab, gone bool) {
+// attaches to it as owned. It returns nil when the tab is gone, or it
+// cannot tell or cannot attach.
+func (p *pass) findOwned(ctx context.Context, b *browser.Browser, rec ledger.Tab) *browser.Tab {
 	if rec.TargetID == "" {
-		return nil, false
+		return nil
 	}
 	id := browser.TargetID(rec.TargetID)
 	inv, err := b.Targets(ctx)
-	if err != nil || !inv.Complete {
-		return nil, false
+	if err != nil || !inv.Complete || !inv.Has(id) || b.Adopt(ctx, id) != nil {
+		return nil
 	}
-	if !inv.Has(id) {
-		return nil, true
-	}
-	if err := b.Adopt(ctx, id); err != nil {
-		return nil, false
-	}
-	tab, err = b.AttachOwned(ctx, id)
+	tab, err := b.AttachOwned(ctx, id)
 	if err != nil {
-		return nil, false
+		return nil
 	}
-	return tab, false
+	return tab
 }
 
 // resumeTab takes up the site's tab again on a new connection: a new
