@@ -240,11 +240,18 @@ func startChrome(t *testing.T, dir string, extra ...string) *exec.Cmd {
 	}
 }
 
+// stopChrome kills the Chrome startChrome started and every helper on its
+// profile: a killed browser's helpers otherwise go on writing to it.
 func stopChrome(t *testing.T, cmd *exec.Cmd) {
 	t.Helper()
 	if cmd.ProcessState == nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+	}
+	for _, a := range cmd.Args {
+		if dir, ok := strings.CutPrefix(a, "--user-data-dir="); ok {
+			browser.KillChromeOn(dir)
+		}
 	}
 }
 
@@ -253,7 +260,7 @@ func stopChrome(t *testing.T, cmd *exec.Cmd) {
 // browser restarted on the same profile can be attached again.
 func TestAttach(t *testing.T) {
 	s := newSite(t)
-	dir := t.TempDir()
+	dir := persistentProfile(t) // its cleanup stops Chrome's helpers before removing it
 	ctx := ctxT(t)
 	chrome := startChrome(t, dir)
 
