@@ -129,9 +129,13 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 		defer cancel()
 	}
 	if err := b.connect(lctx); err != nil {
-		if cfg.Persistent && started != nil && started.Process != nil {
+		if cfg.Persistent && started != nil && started.Process != nil && !cameUp(profile, started.Process.Pid) {
 			// Nothing stops a kept-open Chrome that never answered: the
 			// one this launch started goes, never another on the profile.
+			// One that came up runs on, as after a crash here: it carries
+			// the launch tag, so another process may already use it
+			// (this one may have been frozen past its deadline), and the
+			// next launch attaches to it.
 			_ = started.Process.Kill()
 		}
 		return nil, fmt.Errorf("launch %s: %w", filepath.Base(execPath), err)
@@ -151,6 +155,26 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 		}
 	}
 	return b, nil
+}
+
+// cameUp reports whether the Chrome with pid holds profile and answers on
+// the DevTools port it published there.
+func cameUp(profile string, pid int) bool {
+	if held, ok := profileInUse(profile); !ok || held != pid {
+		return false
+	}
+	wsURL, err := ReadActivePort(filepath.Join(profile, ActivePortFileName))
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	conn, err := remote.DialContext(ctx, wsURL)
+	if err != nil {
+		return false
+	}
+	_ = conn.Close()
+	return true
 }
 
 // takeHeldProfile handles a profile a running Chrome holds: with

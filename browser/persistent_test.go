@@ -333,6 +333,28 @@ func TestPersistentTaggedWithoutRecord(t *testing.T) {
 	require.True(t, browser.ChromeAlive(chrome.Process.Pid, dir))
 }
 
+// TestPersistentFailedConnectLeavesChrome (torture seed 242): a persistent
+// launch whose Chrome came up and answered, but whose first command then
+// failed (here: an action deadline no command can meet; in the torture run,
+// an operator frozen in that command past its deadline), leaves that Chrome
+// running. It carries the launch tag, so another process may already use
+// it; the next launch attaches to it.
+func TestPersistentFailedConnectLeavesChrome(t *testing.T) {
+	ctx := ctxT(t)
+	dir := persistentProfile(t)
+	cfg := persistentConfig(t, dir)
+	cfg.ActionTimeout = time.Nanosecond
+	_, err := browser.Launch(ctx, cfg)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.True(t, browser.ProfileRunning(dir), "the Chrome that came up runs on")
+
+	b, err := browser.Launch(ctx, persistentConfig(t, dir))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	require.True(t, b.Dedicated())
+	require.False(t, b.Launched(), "attached to the Chrome the failed launch left")
+}
+
 // TestPersistentOutlivesProcess: a Persistent Chrome survives the exit of
 // the process that launched it (no parent-death signal, own session), and
 // the next process reattaches to it and can stop it.

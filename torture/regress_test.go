@@ -166,18 +166,17 @@ func TestSeed189HarnessClosedPersonsTab(t *testing.T) {
 
 // Seed 242 (launch mode): an operator frozen (SIGSTOP) while it launched
 // Chrome lost its lease; a taker attached to that Chrome, and the person
-// opened a tab in it. Woken, the frozen operator's launch failed (its pass
-// was cancelled) and its cleanup killed every process on the profile: the
-// taker's browser and the person's tab. Fixed: a launch the caller gave
-// up on leaves the Chrome running, as a crash would.
-//
-// Still open: one path remains, seen once in about twenty runs of this
-// schedule (the operator frozen at another point of its launch). Until it
-// is found, the observation skips the test naming the bug, and any
-// invariant violation still fails it.
+// opened a tab in it. Woken, the frozen operator's launch failed and took
+// that Chrome down, the taker's browser and the person's tab with it. It
+// had three ways to: its start was cancelled (chromedp kills a Chrome
+// whose start is cancelled); it started a second Chrome over the first,
+// whose failed start killed every process on the profile; and its first
+// command after the Chrome came up had outlived its deadline, after which
+// the launch killed the Chrome it started. Fixed: a persistent start runs
+// to its end on its own bound, the profile is checked again right before
+// the start, and a failed launch kills only a Chrome it started that never
+// came up.
 func TestSeed242CancelledLaunchKillsSharedChrome(t *testing.T) {
-	r := runRegression(t, Plan(242))
-	if r.Observations[ObsClosedWithBrowser] > 0 {
-		t.Skip("open bug: an operator frozen mid-launch can still take down the Chrome another operator and the person use; see the report")
-	}
+	regressObservation(t, Plan(242), ObsClosedWithBrowser,
+		"an operator frozen mid-launch took down the Chrome another operator and the person used")
 }
