@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -62,7 +61,7 @@ type Browser struct {
 }
 
 // Launch starts Chrome on cfg.ProfileDir (created 0700, prepared by
-// PrepareProfile) with a deliberate flag list (see launchOptions) and an
+// PrepareProfile) with a deliberate flag list (see launchFlags) and an
 // ephemeral loopback DevTools port, and connects to it. ctx bounds the start
 // only; the connection lives until Close or Disconnect.
 //
@@ -97,84 +96,27 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts, err := launchOptions(cfg, execPath, profile)
+	flags, err := launchFlags(cfg, profile)
 	if err != nil {
 		return nil, err
 	}
-	var started *exec.Cmd
 	if cfg.Persistent {
-		// A detached process in its own session, without the parent-death
-		// signal, that chromedp's Cancel leaves open. It connects over the
-		// WebSocket of launchOptions.
-		opts = append(opts, chromedp.KeepOpen, chromedp.Flag(launchTag, true),
-			chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) { started = cmd }))
-		// Looked at again right before the start: another process may
-		// have started Chrome on the profile since (this one may have
-		// been frozen), and starting another would remove that Chrome's
-		// DevToolsActivePort.
-		if b, held, err := takeHeldProfile(ctx, cfg, profile); held {
-			return b, err
+		b, err := launchPersistent(ctx, cfg, execPath, profile, flags)
+		if err != nil {
+			return b, fmt.Errorf("launch %s: %w", filepath.Base(execPath), err)
 		}
+		return b, nil
 	}
-	b := &Browser{cfg: cfg, launched: true, dedicated: cfg.Persistent, profile: profile}
+	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(execPath), remote.WebSocket}
+	for _, f := range flags {
+		opts = append(opts, chromedp.Flag(f.name, f.value))
+	}
+	b := &Browser{cfg: cfg, launched: true, profile: profile}
 	b.allocCtx, b.allocCancel = chromedp.NewExecAllocator(context.Background(), opts...)
-	lctx := ctx
-	if cfg.Persistent {
-		// The start runs to its end even when the caller gives up:
-		// chromedp kills the Chrome it is starting when its start is
-		// cancelled, and by then another process may have attached to
-		// that Chrome (it holds the profile). Bounded on its own.
-		var cancel context.CancelFunc
-		lctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), persistentStartLimit)
-		defer cancel()
-	}
-	if err := b.connect(lctx); err != nil {
-		if cfg.Persistent && started != nil && started.Process != nil && !cameUp(profile, started.Process.Pid) {
-			// Nothing stops a kept-open Chrome that never answered: the
-			// one this launch started goes, never another on the profile.
-			// One that came up runs on, as after a crash here: it carries
-			// the launch tag, so another process may already use it
-			// (this one may have been frozen past its deadline), and the
-			// next launch attaches to it.
-			_ = started.Process.Kill()
-		}
+	if err := b.connect(ctx); err != nil {
 		return nil, fmt.Errorf("launch %s: %w", filepath.Base(execPath), err)
 	}
-	if cfg.Persistent {
-		err := b.recordLaunch(lctx)
-		if err == nil && ctx.Err() != nil {
-			err = ctx.Err() // the caller gave up meanwhile
-		}
-		if err != nil {
-			// The Chrome is up and answers: leave it running, as a crash
-			// here would. Another process may already use it (it carries
-			// the launch tag, and its pid is recorded as soon as known),
-			// and the next launch attaches to it.
-			_ = b.Disconnect()
-			return nil, fmt.Errorf("launch %s: %w", filepath.Base(execPath), err)
-		}
-	}
 	return b, nil
-}
-
-// cameUp reports whether the Chrome with pid holds profile and answers on
-// the DevTools port it published there.
-func cameUp(profile string, pid int) bool {
-	if held, ok := profileInUse(profile); !ok || held != pid {
-		return false
-	}
-	wsURL, err := ReadActivePort(filepath.Join(profile, ActivePortFileName))
-	if err != nil {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	conn, err := remote.DialContext(ctx, wsURL)
-	if err != nil {
-		return false
-	}
-	_ = conn.Close()
-	return true
 }
 
 // takeHeldProfile handles a profile a running Chrome holds: with
@@ -205,47 +147,65 @@ func takeHeldProfile(ctx context.Context, cfg Config, profile string) (b *Browse
 	return nil, true, errProfileInUse(profile, pid)
 }
 
-// launchOptions is the whole command line of a launched browser. It does not
-// start from chromedp.DefaultExecAllocatorOptions: that list disables the
-// repost prompt and swaps the keychain, which are wrong for a person's
-// profile.
-func launchOptions(cfg Config, execPath, profile string) ([]chromedp.ExecAllocatorOption, error) {
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(execPath),
+// flag is one switch of a launched Chrome's command line: a bool (present
+// when true) or a string value.
+type flag struct {
+	name  string
+	value any
+}
+
+// arg is the flag as a command-line argument, "" for a false bool.
+func (f flag) arg() string {
+	switch v := f.value.(type) {
+	case bool:
+		if v {
+			return "--" + f.name
+		}
+		return ""
+	default:
+		return fmt.Sprintf("--%s=%v", f.name, v)
+	}
+}
+
+// launchFlags is the whole command line of a launched browser, but for the
+// executable and the URL it opens. It does not start from
+// chromedp.DefaultExecAllocatorOptions: that list disables the repost prompt
+// and swaps the keychain, which are wrong for a person's profile.
+func launchFlags(cfg Config, profile string) ([]flag, error) {
+	flags := []flag{
 		// The dedicated profile: Chrome 136+ refuses remote debugging on the
 		// default one, and the person's everyday profile stays untouched.
-		chromedp.UserDataDir(profile),
+		{"user-data-dir", profile},
 		// An ephemeral DevTools port on loopback (Chrome's default address).
 		// Chrome writes it to <profile>/DevToolsActivePort, so browserop can
 		// re-attach after its own restart without restarting the browser.
-		chromedp.Flag("remote-debugging-port", "0"),
-		remote.WebSocket,
+		{"remote-debugging-port", "0"},
 		// No first-run wizard or default-browser prompt on a fresh profile.
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
+		{"no-first-run", true},
+		{"no-default-browser-check", true},
 		// No background traffic browserop did not ask for: no field trials,
 		// component downloads, crash uploads or sync. It also keeps tests
 		// hermetic on machines without internet.
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-breakpad", true),
+		{"disable-background-networking", true},
+		{"disable-component-update", true},
+		{"disable-sync", true},
+		{"disable-breakpad", true},
 		// Explicit either way, so that chromedp never adds it on its own.
-		chromedp.Flag("no-sandbox", cfg.NoSandbox),
+		{"no-sandbox", cfg.NoSandbox},
 		// Not passed on purpose: --disable-prompt-on-repost (a reload would
 		// re-submit a POST), --password-store and --use-mock-keychain (they
 		// can log the profile out), --enable-automation and
 		// --disable-extensions (they change the person's browser).
 	}
 	if cfg.Headless {
-		opts = append(opts,
-			chromedp.Flag("headless", true),
+		flags = append(flags,
+			flag{"headless", true},
 			// A fixed viewport, so layout and click points do not depend
 			// on the machine.
-			chromedp.Flag("window-size", "1280,1000"),
+			flag{"window-size", "1280,1000"},
 			// Headless has nothing to draw on; the GPU process only costs.
-			chromedp.Flag("disable-gpu", true),
-			chromedp.Flag("mute-audio", true),
+			flag{"disable-gpu", true},
+			flag{"mute-audio", true},
 		)
 	}
 	for _, f := range cfg.ExtraFlags {
@@ -253,9 +213,9 @@ func launchOptions(cfg Config, execPath, profile string) ([]chromedp.ExecAllocat
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, chromedp.Flag(name, value))
+		flags = append(flags, flag{name, value})
 	}
-	return opts, nil
+	return flags, nil
 }
 
 // Attach connects to a running Chrome: cfg.DevToolsURL when set (loopback

@@ -14,7 +14,6 @@ import (
 	"github.com/chromedp/cdproto"
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/target"
-	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 )
 
@@ -149,33 +148,36 @@ func removeLaunchRecord(dir string, pid int) error {
 // complete inventory, keeps the ids of the tabs Chrome opened at startup,
 // and writes the launch record.
 func (b *Browser) recordLaunch(ctx context.Context) error {
-	p := b.cdp.Process()
-	if p == nil {
+	if b.pid <= 0 {
 		return errors.New("record launch: no browser process")
 	}
-	b.pid = p.Pid
-	b.wsURL, _ = chromedp.KeptOpen(b.root)
 	// The pid first: a crash from here on leaves a Chrome a later Launch
 	// recognizes (before it, the command-line tag does; see Launch).
 	if err := writeLaunchRecord(b.profile, launchRecord{PID: b.pid, LaunchedAt: time.Now().UTC()}); err != nil {
 		return fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
 	}
 
-	// Chrome opens its startup tab (KeepOpen passes about:blank) around
-	// the time it writes DevToolsActivePort, so it may not be listed yet.
-	// A tab that shows up later would count as the person's: wait for it.
-	var inv Inventory
+	// Chrome opens its start-up tab (on StartupURL) around the time it
+	// writes DevToolsActivePort, so it may not be listed yet. Only a tab
+	// on StartupURL is taken for it: the person may have opened others by
+	// now (this process may have been frozen since the start).
+	var startup []Target
 	deadline := time.Now().Add(startupWait)
 	for {
-		var err error
-		inv, err = b.Targets(ctx)
+		inv, err := b.Targets(ctx)
 		if err != nil {
 			return fmt.Errorf("record launch: %w", err)
 		}
 		if !inv.Complete {
 			return errors.New("record launch: inventory is not complete")
 		}
-		if len(inv.Targets) > 0 || time.Now().After(deadline) {
+		startup = startup[:0]
+		for _, t := range inv.Targets {
+			if t.URL == StartupURL {
+				startup = append(startup, t)
+			}
+		}
+		if len(startup) > 0 || time.Now().After(deadline) {
 			break
 		}
 		select {
@@ -185,11 +187,13 @@ func (b *Browser) recordLaunch(ctx context.Context) error {
 		}
 	}
 	rec := launchRecord{PID: b.pid, LaunchedAt: time.Now().UTC()}
+	b.mu.Lock()
 	b.startup = map[target.ID]bool{}
-	for _, t := range inv.Targets {
+	for _, t := range startup {
 		b.startup[target.ID(t.ID)] = true
 		rec.StartupTargets = append(rec.StartupTargets, t.ID.Raw())
 	}
+	b.mu.Unlock()
 	if err := writeLaunchRecord(b.profile, rec); err != nil {
 		return fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
 	}
@@ -270,11 +274,13 @@ func (b *Browser) Others(ctx context.Context) ([]Target, error) {
 }
 
 // ours reports whether a page target is browserop's: owned by this
-// Browser, or a tab Chrome opened at launch still exactly on about:blank.
+// Browser, or the tab a Persistent Launch's Chrome opened at start, still
+// untouched: on StartupURL, or, for a Chrome an earlier version launched
+// on plain about:blank, recorded and still there.
 func (b *Browser) ours(id target.ID, url string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.owned[id] || b.startup[id] && url == "about:blank"
+	return b.owned[id] || b.dedicated && url == StartupURL || b.startup[id] && url == "about:blank"
 }
 
 // others lists the page targets of infos that are not browserop's.

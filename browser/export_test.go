@@ -14,7 +14,13 @@ import (
 // These hooks let the external tests play the person and the machine: open
 // and close tabs behind browserop's back, crash a page, kill the process.
 
-func ProcessOf(b *Browser) *os.Process { return b.cdp.Process() }
+func ProcessOf(b *Browser) *os.Process {
+	if b.pid > 0 {
+		p, _ := os.FindProcess(b.pid)
+		return p
+	}
+	return b.cdp.Process()
+}
 
 // RawCreate opens a tab outside the owned set, as the person would.
 func RawCreate(b *Browser, url string) (TargetID, error) {

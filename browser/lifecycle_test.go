@@ -190,10 +190,15 @@ func TestBrowserKilledMidAction(t *testing.T) {
 }
 
 // startChrome runs a Chrome that browserop did not launch, as a person's
-// would be, with a DevTools port on loopback, and returns its profile dir.
+// would be, with a DevTools port on loopback, on about:blank or on the URL
+// given as the last of extra, and returns its command.
 func startChrome(t *testing.T, dir string, extra ...string) *exec.Cmd {
 	t.Helper()
 	exe := browsertest.Executable(t)
+	url := "about:blank"
+	if n := len(extra); n > 0 && !strings.HasPrefix(extra[n-1], "--") {
+		url, extra = extra[n-1], extra[:n-1]
+	}
 	args := append([]string{
 		"--headless", "--remote-debugging-port=0", "--user-data-dir=" + dir,
 		"--no-first-run", "--no-default-browser-check", "--disable-gpu",
@@ -202,7 +207,7 @@ func startChrome(t *testing.T, dir string, extra ...string) *exec.Cmd {
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}
-	cmd := exec.Command(exe, append(args, "about:blank")...)
+	cmd := exec.Command(exe, append(args, url)...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	_ = os.Remove(filepath.Join(dir, browser.ActivePortFileName))

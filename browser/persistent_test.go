@@ -117,13 +117,13 @@ func TestPersistentLeavesPersonsTab(t *testing.T) {
 
 	rec := readRecord(t, dir)
 	require.Equal(t, pid, rec.PID)
-	require.Len(t, rec.StartupTargets, 1, "Chrome starts with one about:blank tab")
+	require.Len(t, rec.StartupTargets, 1, "Chrome starts with one tab, on StartupURL")
 	startup := browser.TargetID(rec.StartupTargets[0])
 	inv, err := b.Targets(ctx)
 	require.NoError(t, err)
 	st, ok := findTarget(inv, startup)
 	require.True(t, ok)
-	require.Equal(t, "about:blank", st.URL)
+	require.Equal(t, browser.StartupURL, st.URL)
 
 	own, err := b.NewTab(ctx, s.URL+"/page")
 	require.NoError(t, err)
@@ -353,6 +353,43 @@ func TestPersistentFailedConnectLeavesChrome(t *testing.T) {
 	t.Cleanup(func() { _ = b.Close() })
 	require.True(t, b.Dedicated())
 	require.False(t, b.Launched(), "attached to the Chrome the failed launch left")
+}
+
+// TestPersistentTaggedStartupTab: a tagged Chrome without a launch record
+// (browserop stopped before writing one) whose tab is still on StartupURL:
+// that tab is the start-up tab, browserop's, by its URL alone, and a
+// Chrome with nothing else in it is stopped. The person's blank tab is
+// theirs. (TestPersistentStartupTabNavigated: a start-up tab the person
+// navigated is theirs.)
+func TestPersistentTaggedStartupTab(t *testing.T) {
+	ctx := ctxT(t)
+	dir := persistentProfile(t)
+	chrome := startChrome(t, dir, "--browserop-persistent", browser.StartupURL)
+	b, err := browser.Launch(ctx, persistentConfig(t, dir))
+	require.NoError(t, err)
+	require.False(t, b.Launched())
+	require.Eventually(t, func() bool {
+		others, err := b.Others(ctx)
+		return err == nil && len(others) == 0
+	}, 10*time.Second, 50*time.Millisecond, "the tab on StartupURL is the start-up tab")
+
+	p := attachPerson(t, dir)
+	blank, err := browser.RawCreate(p, "about:blank")
+	require.NoError(t, err)
+	others, err := b.Others(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []browser.TargetID{blank}, ids(others), "the person's blank tab is theirs")
+	require.NoError(t, browser.RawCloseTarget(p, blank))
+	require.NoError(t, p.Close())
+	require.Eventually(t, func() bool {
+		others, err := b.Others(ctx)
+		return err == nil && len(others) == 0
+	}, 10*time.Second, 50*time.Millisecond, "the person closed their tab")
+
+	stopped, err := b.StopIfAlone()
+	require.NoError(t, err)
+	require.True(t, stopped, "nothing but the start-up tab")
+	require.Eventually(t, func() bool { return !browser.ChromeAlive(chrome.Process.Pid, dir) }, 10*time.Second, 50*time.Millisecond)
 }
 
 // TestPersistentOutlivesProcess: a Persistent Chrome survives the exit of

@@ -395,8 +395,10 @@ func (w *world) check() error {
 				startup := w.startupTabs()
 				for _, info := range pages {
 					// The tab Chrome started with, untouched, is not a
-					// tab browserop opened.
-					if startup[string(info.TargetID)] && info.URL == "about:blank" {
+					// tab browserop opened: on its start-up page, or
+					// recorded and on about:blank (a Chrome an earlier
+					// version launched).
+					if info.URL == browser.StartupURL || startup[string(info.TargetID)] && info.URL == "about:blank" {
 						continue
 					}
 					if !mine[info.TargetID] && !handedOff[string(info.TargetID)] {
