@@ -164,6 +164,18 @@ func TestSeed189HarnessClosedPersonsTab(t *testing.T) {
 		"the harness's tab_close took a tab the person was opening for browserop's")
 }
 
+// Seed 56 (launch mode): an operator frozen right after Chrome came up lost
+// its lease; woken, its first command had outlived its deadline. Its
+// Chrome now runs on (see seed 242), but the launch was never recorded, so
+// Chrome's start-up tab (on plain about:blank) was unknown: it counted as
+// the person's, and stayed open in the Chrome left running, which no later
+// run would stop. Fixed: Chrome opens its start-up tab on StartupURL, and a
+// tab still there is the start-up tab, recorded or not.
+func TestSeed56UnrecordedStartupTabLeftOpen(t *testing.T) {
+	regressObservation(t, Plan(56), ObsLeakedTabs,
+		"the start-up tab of a Chrome whose launch was never recorded counts as the person's and stays open")
+}
+
 // Seed 242 (launch mode): an operator frozen (SIGSTOP) while it launched
 // Chrome lost its lease; a taker attached to that Chrome, and the person
 // opened a tab in it. Woken, the frozen operator's launch failed and took
