@@ -18,9 +18,10 @@ import (
 )
 
 // LaunchRecordFileName is the file in the profile directory where a
-// Persistent Launch records the Chrome it started: its process id and the
-// tabs it had at startup. A later Launch with Persistent reattaches to that
-// Chrome only while the record names the process that holds the profile.
+// Persistent Launch records the Chrome it started: its process id (written
+// as soon as the process starts) and its start-up tab. A later Launch with
+// Persistent reattaches to that Chrome only while the record names the
+// process that holds the profile.
 const LaunchRecordFileName = "browserop-launch.json"
 
 // DefaultStopGrace is how long Close waits for a Dedicated Chrome to exit
@@ -29,7 +30,8 @@ const DefaultStopGrace = 10 * time.Second
 
 // persistentStartLimit bounds a persistent launch's start (the process,
 // its DevTools port, the first connection, the launch record), which runs
-// to its end even when the caller gives up.
+// to its end even when the caller gives up. It is measured on this
+// process's clock: a process frozen past it finds it over when it wakes.
 const persistentStartLimit = 60 * time.Second
 
 // startupWait bounds the wait for the tab that Chrome opens at startup to
@@ -80,9 +82,14 @@ func (b *Browser) Headless() bool {
 // raw: the file stays in the 0700 profile directory, like Chrome's own
 // state, and is never logged.
 type launchRecord struct {
-	PID            int       `json:"pid"`
-	StartupTargets []string  `json:"startup_targets"`
-	LaunchedAt     time.Time `json:"launched_at"`
+	PID            int      `json:"pid"`
+	StartupTargets []string `json:"startup_targets"`
+	// StartupURL is the URL the start-up tab opened on (StartupURL); a tab
+	// still there is browserop's, whatever its id. Empty in the record of
+	// a Chrome an earlier version launched on about:blank: there, the
+	// recorded ids say which about:blank tab is the start-up tab.
+	StartupURL string    `json:"startup_url,omitempty"`
+	LaunchedAt time.Time `json:"launched_at"`
 }
 
 // readLaunchRecord reads the launch record of the profile dir.
@@ -145,22 +152,17 @@ func removeLaunchRecord(dir string, pid int) error {
 }
 
 // recordLaunch runs right after a Persistent launch connects: it takes a
-// complete inventory, keeps the ids of the tabs Chrome opened at startup,
-// and writes the launch record.
+// complete inventory and writes the launch record again (launchPersistent
+// wrote it with the pid alone), with the ids of the tabs on StartupURL, for
+// the record. Whether a tab is the start-up tab is told by its URL (ours),
+// not by these ids: the person may navigate it, and a navigated tab that
+// came back to a blank page is still theirs.
 func (b *Browser) recordLaunch(ctx context.Context) error {
 	if b.pid <= 0 {
 		return errors.New("record launch: no browser process")
 	}
-	// The pid first: a crash from here on leaves a Chrome a later Launch
-	// recognizes (before it, the command-line tag does; see Launch).
-	if err := writeLaunchRecord(b.profile, launchRecord{PID: b.pid, LaunchedAt: time.Now().UTC()}); err != nil {
-		return fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
-	}
-
-	// Chrome opens its start-up tab (on StartupURL) around the time it
-	// writes DevToolsActivePort, so it may not be listed yet. Only a tab
-	// on StartupURL is taken for it: the person may have opened others by
-	// now (this process may have been frozen since the start).
+	// Chrome opens its start-up tab around the time it writes
+	// DevToolsActivePort, so it may not be listed yet.
 	var startup []Target
 	deadline := time.Now().Add(startupWait)
 	for {
@@ -186,14 +188,10 @@ func (b *Browser) recordLaunch(ctx context.Context) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	rec := launchRecord{PID: b.pid, LaunchedAt: time.Now().UTC()}
-	b.mu.Lock()
-	b.startup = map[target.ID]bool{}
+	rec := launchRecord{PID: b.pid, StartupURL: StartupURL, LaunchedAt: time.Now().UTC()}
 	for _, t := range startup {
-		b.startup[target.ID(t.ID)] = true
 		rec.StartupTargets = append(rec.StartupTargets, t.ID.Raw())
 	}
-	b.mu.Unlock()
 	if err := writeLaunchRecord(b.profile, rec); err != nil {
 		return fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
 	}
@@ -210,8 +208,12 @@ func reattach(ctx context.Context, cfg Config, profile string, rec launchRecord)
 	}
 	b := &Browser{cfg: cfg, dedicated: true, profile: profile, pid: rec.PID, wsURL: wsURL}
 	b.startup = map[target.ID]bool{}
-	for _, id := range rec.StartupTargets {
-		b.startup[target.ID(id)] = true
+	if rec.StartupURL == "" {
+		// Launched on about:blank by an earlier version: its recorded
+		// start-up tab, while still on about:blank, is browserop's.
+		for _, id := range rec.StartupTargets {
+			b.startup[target.ID(id)] = true
+		}
 	}
 	b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), wsURL, remote.WithDialTimeout(10*time.Second))
 	if err := b.connect(ctx); err != nil {
@@ -249,9 +251,10 @@ func ProfileRunning(dir string) bool {
 func (b *Browser) Dedicated() bool { return b.dedicated }
 
 // Others lists the tabs that are not browserop's: the page targets of a
-// complete inventory that are neither owned by this Browser nor a tab Chrome
-// opened at launch that is still exactly on about:blank. A startup tab the
-// person navigated elsewhere, and a tab handed over with Disown, are listed.
+// complete inventory that are neither owned by this Browser nor the tab
+// Chrome opened at launch, still on its start-up page (StartupURL). A
+// start-up tab the person navigated elsewhere, and a tab handed over with
+// Disown, are listed.
 // Before it stops a Dedicated browser, the caller checks that this list is
 // empty; when it is not, it calls Disconnect instead of Close. The error
 // wraps ErrBrowserGone or ErrTimeout where that applies; without a complete
@@ -276,7 +279,7 @@ func (b *Browser) Others(ctx context.Context) ([]Target, error) {
 // ours reports whether a page target is browserop's: owned by this
 // Browser, or the tab a Persistent Launch's Chrome opened at start, still
 // untouched: on StartupURL, or, for a Chrome an earlier version launched
-// on plain about:blank, recorded and still there.
+// on plain about:blank, recorded as such and still there.
 func (b *Browser) ours(id target.ID, url string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -386,8 +389,7 @@ func (b *Browser) stopDedicated(alone *bool) error {
 }
 
 // sendBrowserClose asks the browser at wsURL to close, over a connection of
-// its own: chromedp refuses Browser.close on its connection to a browser
-// started with KeepOpen, and the Browser's connection is already gone. With
+// its own: the Browser's connection is already gone by then. With
 // keep set, it first lists the page targets over that connection and, when
 // keep says so, sends nothing and reports kept. It returns when the browser
 // answers or drops the connection, or ctx ends.

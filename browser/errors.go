@@ -18,7 +18,9 @@ var (
 	// Browser was closed.
 	ErrBrowserGone = errors.New("browser gone")
 
-	// ErrTimeout means a page action did not finish within its deadline.
+	// ErrTimeout means a page action did not finish within its deadline,
+	// or a launch waited too long for another process's launch on the
+	// same profile.
 	ErrTimeout = errors.New("browser action timed out")
 
 	// ErrOutcomeUnknown means a mutation was dispatched to the page and then

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -60,3 +61,13 @@ func PIDOf(b *Browser) int { return b.pid }
 
 // TaggedLaunch is taggedLaunch.
 var TaggedLaunch = taggedLaunch
+
+// HoldLaunchLock takes the profile's launch lock, as another process's
+// launch would, until release.
+func HoldLaunchLock(dir string) (release func(), ok bool, err error) {
+	l, ok, err := tryLock(filepath.Join(dir, LaunchLockFileName))
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	return l.unlock, true, nil
+}

@@ -20,6 +20,18 @@ import (
 // one). Chrome takes no about:blank with a fragment from its command line.
 const StartupURL = "data:text/plain,browserop"
 
+// LaunchLockFileName is the file in the profile directory that a
+// Persistent Launch locks from its last look at the profile until its
+// Chrome is recorded, so that no two processes start Chrome on one profile
+// at once: a second Chrome hands off to the first and exits, and its start
+// removes the first one's DevToolsActivePort. The lock goes with the
+// process that holds it, a crash included.
+const LaunchLockFileName = "browserop-launch.lock"
+
+// launchLockWait bounds the wait for another process's launch on the same
+// profile: its start, connection and record.
+const launchLockWait = persistentStartLimit + 10*time.Second
+
 // launchPersistent starts Chrome on profile detached from this process, so
 // that it outlives it (a crash included), connects to it, and records it
 // (LaunchRecordFileName). It starts the process itself rather than through
@@ -29,12 +41,18 @@ const StartupURL = "data:text/plain,browserop"
 // its end on its own bound, whatever ctx does, and a failed start kills only
 // a Chrome that never came up.
 func launchPersistent(ctx context.Context, cfg Config, execPath, profile string, flags []flag) (*Browser, error) {
-	// Looked at again right before the start: another process may have
-	// started Chrome on the profile since (this one may have been
-	// frozen), and a second Chrome would hand off to it, its port file
-	// removed.
+	lock, err := lockLaunch(ctx, profile)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
+	// Looked at again under the lock: another process may have started
+	// Chrome on the profile since (this one may have been frozen).
 	if b, held, err := takeHeldProfile(ctx, cfg, profile); held {
 		return b, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // nothing started yet
 	}
 	// A file from an earlier Chrome names a port that no longer answers.
 	portFile := filepath.Join(profile, ActivePortFileName)
@@ -45,7 +63,7 @@ func launchPersistent(ctx context.Context, cfg Config, execPath, profile string,
 	cmd := exec.Command(execPath, args...)
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: start: %v", ErrNoBrowser, err)
 	}
 	// Reaped when it exits, whenever that is, so that it never stays a
 	// zombie of this process.
@@ -54,21 +72,27 @@ func launchPersistent(ctx context.Context, cfg Config, execPath, profile string,
 		_ = cmd.Wait()
 		close(exited)
 	}()
-	// A wall-clock bound: a process frozen past it finds it over when it
-	// wakes.
+	pid := cmd.Process.Pid
+	// The pid at once: a later launch recognizes this Chrome by it (the
+	// launch tag says the same, but only where a command line can be read).
+	if err := writeLaunchRecord(profile, launchRecord{PID: pid, StartupURL: StartupURL, LaunchedAt: time.Now().UTC()}); err != nil {
+		killStarted(cmd.Process)
+		return nil, fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
+	}
+	// A bound of its own, not the caller's.
 	deadline := time.Now().Add(persistentStartLimit)
-	wsURL, err := waitActivePort(portFile, exited, deadline)
+	wsURL, err := waitActivePort(profile, pid, exited, deadline)
 	if err != nil {
 		abandonStart(cmd, profile, exited)
 		return nil, err
 	}
-	b := &Browser{cfg: cfg, launched: true, dedicated: true, profile: profile, pid: cmd.Process.Pid, wsURL: wsURL}
+	b := &Browser{cfg: cfg, launched: true, dedicated: true, profile: profile, pid: pid, wsURL: wsURL}
 	b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), wsURL, remote.WithDialTimeout(10*time.Second))
 	lctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 	defer cancel()
 	if err := b.connect(lctx); err != nil {
 		abandonStart(cmd, profile, exited)
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrNoBrowser, err)
 	}
 	err = b.recordLaunch(lctx)
 	if err == nil && ctx.Err() != nil {
@@ -76,91 +100,117 @@ func launchPersistent(ctx context.Context, cfg Config, execPath, profile string,
 	}
 	if err != nil {
 		// The Chrome is up and answers: leave it running, as a crash here
-		// would. Another process may already use it (it carries the
-		// launch tag, and its pid is recorded as soon as known), and the
-		// next launch attaches to it.
+		// would. Another process may already use it, and the next launch
+		// attaches to it.
 		_ = b.Disconnect()
 		return nil, err
 	}
 	return b, nil
 }
 
-// commandLine turns flags into arguments. A later flag of the same name
-// replaces an earlier one (an extra flag overrides a default); a false
-// bool is left out.
+// lockLaunch takes the profile's launch lock, waiting while another
+// process launches Chrome on it.
+func lockLaunch(ctx context.Context, profile string) (*launchLock, error) {
+	path := filepath.Join(profile, LaunchLockFileName)
+	deadline := time.Now().Add(launchLockWait)
+	for {
+		l, ok, err := tryLock(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: lock %s: %v", ErrConfig, LaunchLockFileName, err)
+		}
+		if ok {
+			return l, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: another process has been launching Chrome on %s for over %v", ErrTimeout, profile, launchLockWait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// commandLine turns flags into arguments, as chromedp does: a flag named
+// again keeps its first place and takes the last value (an extra flag
+// overrides a default); a false bool is left out.
 func commandLine(flags []flag) []string {
-	last := map[string]int{}
-	for i, f := range flags {
-		last[f.name] = i
+	var order []string
+	value := map[string]flag{}
+	for _, f := range flags {
+		if _, ok := value[f.name]; !ok {
+			order = append(order, f.name)
+		}
+		value[f.name] = f
 	}
 	var args []string
-	for i, f := range flags {
-		if last[f.name] != i {
-			continue
-		}
-		if a := f.arg(); a != "" {
+	for _, name := range order {
+		if a := value[name].arg(); a != "" {
 			args = append(args, a)
 		}
 	}
 	return args
 }
 
-// waitActivePort waits until the Chrome just started writes its DevTools
-// address to file, and returns it, or fails when the process exits or the
-// deadline passes.
-func waitActivePort(file string, exited <-chan struct{}, deadline time.Time) (string, error) {
+// waitActivePort waits until the Chrome just started (pid) writes its
+// DevTools address to the profile's DevToolsActivePort, and returns it. It
+// fails when the process exits (a Chrome that found the profile held hands
+// off and exits) or the deadline passes. A file written while another
+// process holds the profile is not this Chrome's.
+func waitActivePort(profile string, pid int, exited <-chan struct{}, deadline time.Time) (string, error) {
+	file := filepath.Join(profile, ActivePortFileName)
 	for {
-		// Whole, not just there: Chrome writes the file in two lines.
-		if wsURL, err := ReadActivePort(file); err == nil {
-			return wsURL, nil
-		}
 		select {
 		case <-exited:
 			return "", fmt.Errorf("%w: Chrome exited before it wrote %s", ErrNoBrowser, ActivePortFileName)
-		case <-time.After(20 * time.Millisecond):
+		default:
+		}
+		// Whole, not just there: Chrome writes the file in two lines.
+		if wsURL, err := ReadActivePort(file); err == nil {
+			if holder, held := profileInUse(profile); !held || holder == pid {
+				return wsURL, nil
+			}
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("%w: Chrome wrote no %s within %v", ErrTimeout, ActivePortFileName, persistentStartLimit)
+			return "", fmt.Errorf("%w: Chrome wrote no %s within %v", ErrNoBrowser, ActivePortFileName, persistentStartLimit)
+		}
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
 
 // abandonStart ends a persistent start that failed. The Chrome it started
-// is killed only when it never came up: one that holds the profile and
-// answers on its DevTools port may already be in use by another process,
-// and runs on; the next launch attaches to it.
+// is killed, with its helpers, only when it never came up: one that holds
+// the profile and published its DevTools port may already be in use by
+// another process, and runs on; the next launch attaches to it.
 func abandonStart(cmd *exec.Cmd, profile string, exited <-chan struct{}) {
+	pid := cmd.Process.Pid
 	select {
 	case <-exited:
-		return
 	default:
+		if cameUp(profile, pid) {
+			return
+		}
+		killStarted(cmd.Process)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+		}
 	}
-	if cameUp(profile, cmd.Process.Pid) {
-		return
-	}
-	_ = cmd.Process.Kill()
-	select {
-	case <-exited:
-	case <-time.After(5 * time.Second):
-	}
+	_ = removeLaunchRecord(profile, pid)
 }
 
-// cameUp reports whether the Chrome with pid holds profile and answers on
-// the DevTools port it published there.
+// cameUp reports whether the Chrome with pid holds profile and published
+// its DevTools port there: all that another process needs to attach to it.
+// It does not ask that Chrome anything, so a wait that outlived its bound
+// (this process frozen meanwhile) cannot make it say no.
 func cameUp(profile string, pid int) bool {
-	if held, ok := profileInUse(profile); !ok || held != pid {
+	if holder, held := profileInUse(profile); !held || holder != pid {
 		return false
 	}
-	wsURL, err := ReadActivePort(filepath.Join(profile, ActivePortFileName))
-	if err != nil {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	conn, err := remote.DialContext(ctx, wsURL)
-	if err != nil {
-		return false
-	}
-	_ = conn.Close()
-	return true
+	_, err := ReadActivePort(filepath.Join(profile, ActivePortFileName))
+	return err == nil
 }

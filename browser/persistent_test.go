@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -347,12 +348,96 @@ func TestPersistentFailedConnectLeavesChrome(t *testing.T) {
 	_, err := browser.Launch(ctx, cfg)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.True(t, browser.ProfileRunning(dir), "the Chrome that came up runs on")
+	pid := readRecord(t, dir).PID
+	require.True(t, browser.ChromeAlive(pid, dir), "its pid was recorded when it started")
 
 	b, err := browser.Launch(ctx, persistentConfig(t, dir))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	require.True(t, b.Dedicated())
 	require.False(t, b.Launched(), "attached to the Chrome the failed launch left")
+	require.Equal(t, pid, browser.PIDOf(b))
+}
+
+// TestPersistentConcurrentLaunches: processes that launch on one profile at
+// once start one Chrome: the launch lock holds the others until it is
+// recorded, and they attach to it. Without the lock a second Chrome would
+// hand off to the first and its start remove the first one's
+// DevToolsActivePort.
+func TestPersistentConcurrentLaunches(t *testing.T) {
+	ctx := ctxT(t)
+	dir := persistentProfile(t)
+	const n = 3
+	bs := make([]*browser.Browser, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { bs[i], errs[i] = browser.Launch(ctx, persistentConfig(t, dir)) })
+	}
+	wg.Wait()
+	launched := 0
+	for i := range n {
+		require.NoError(t, errs[i])
+		t.Cleanup(func() { _ = bs[i].Disconnect() })
+		if bs[i].Launched() {
+			launched++
+		}
+		require.Equal(t, browser.PIDOf(bs[0]), browser.PIDOf(bs[i]), "one Chrome")
+	}
+	require.Equal(t, 1, launched)
+	_, err := browser.ReadActivePort(filepath.Join(dir, browser.ActivePortFileName))
+	require.NoError(t, err, "the port file is the running Chrome's")
+	for _, b := range bs {
+		tab, err := b.NewTab(ctx, "")
+		require.NoError(t, err, "every connection works")
+		_, err = b.CloseTab(ctx, tab)
+		require.NoError(t, err)
+	}
+}
+
+// TestPersistentLaunchWaitsForLock: while another process holds the
+// profile's launch lock, a launch starts nothing; it waits, and gives up
+// with its caller. Once the lock is free it launches.
+func TestPersistentLaunchWaitsForLock(t *testing.T) {
+	dir := persistentProfile(t)
+	release, ok, err := browser.HoldLaunchLock(dir)
+	require.NoError(t, err)
+	require.True(t, ok)
+	short, cancel := context.WithTimeout(ctxT(t), 500*time.Millisecond)
+	defer cancel()
+	_, err = browser.Launch(short, persistentConfig(t, dir))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Empty(t, browser.ProcessesOn(dir), "nothing started while another launch holds the lock")
+
+	release()
+	b := launchPersistent(t, dir)
+	require.True(t, b.Launched())
+}
+
+// TestPersistentLegacyRecord: a Chrome an earlier version launched on
+// about:blank, recorded with its start-up tab's id and no start-up URL:
+// that tab, still on about:blank, is browserop's.
+func TestPersistentLegacyRecord(t *testing.T) {
+	ctx := ctxT(t)
+	dir := persistentProfile(t)
+	chrome := startChrome(t, dir, "--browserop-persistent")
+	p := attachPerson(t, dir)
+	var inv browser.Inventory
+	require.Eventually(t, func() bool {
+		var err error
+		inv, err = p.Targets(ctx)
+		return err == nil && len(inv.Targets) == 1
+	}, 10*time.Second, 50*time.Millisecond)
+	rec := fmt.Sprintf(`{"pid":%d,"startup_targets":[%q],"launched_at":"2026-11-29T10:00:00Z"}`, chrome.Process.Pid, inv.Targets[0].ID.Raw())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, browser.LaunchRecordFileName), []byte(rec), 0o600))
+	require.NoError(t, p.Close())
+
+	b, err := browser.Launch(ctx, persistentConfig(t, dir))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Disconnect() })
+	others, err := b.Others(ctx)
+	require.NoError(t, err)
+	require.Empty(t, others, "the recorded about:blank start-up tab is browserop's")
 }
 
 // TestPersistentTaggedStartupTab: a tagged Chrome without a launch record

@@ -104,7 +104,7 @@ func KillProcessesOn(dir string) int {
 		}
 		quiet = 0
 		for _, pid := range pids {
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			if p, err := os.FindProcess(pid); err == nil && p.Kill() == nil {
 				n++
 			}
 		}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -392,13 +390,10 @@ func (w *world) check() error {
 				w.mu.Lock()
 				mine := maps.Clone(w.personTabs)
 				w.mu.Unlock()
-				startup := w.startupTabs()
 				for _, info := range pages {
-					// The tab Chrome started with, untouched, is not a
-					// tab browserop opened: on its start-up page, or
-					// recorded and on about:blank (a Chrome an earlier
-					// version launched).
-					if info.URL == browser.StartupURL || startup[string(info.TargetID)] && info.URL == "about:blank" {
+					// The tab Chrome started with, untouched (on its
+					// start-up page), is not a tab browserop opened.
+					if info.URL == browser.StartupURL {
 						continue
 					}
 					if !mine[info.TargetID] && !handedOff[string(info.TargetID)] {
@@ -414,25 +409,6 @@ func (w *world) check() error {
 		w.violation(InvUnsettled, "no ok pass within %d settle runs; last: %s", settleRuns, w.lastPass)
 	}
 	return nil
-}
-
-// startupTabs returns the ids of the tabs Chrome opened when browserop
-// launched it, from the launch record on the profile.
-func (w *world) startupTabs() map[string]bool {
-	out := map[string]bool{}
-	data, err := os.ReadFile(filepath.Join(w.prof, browser.LaunchRecordFileName))
-	if err != nil {
-		return out
-	}
-	var rec struct {
-		StartupTargets []string `json:"startup_targets"`
-	}
-	if json.Unmarshal(data, &rec) == nil {
-		for _, id := range rec.StartupTargets {
-			out[id] = true
-		}
-	}
-	return out
 }
 
 // falseVerified returns why a verified action is not proven by the oracle,
