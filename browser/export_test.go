@@ -71,3 +71,13 @@ func HoldLaunchLock(dir string) (release func(), ok bool, err error) {
 	}
 	return l.unlock, true, nil
 }
+
+// PersistentCommandLine is the command line a Persistent Launch passes to
+// Chrome for cfg, but for the executable and the start-up URL.
+func PersistentCommandLine(cfg Config, profile string) ([]string, error) {
+	flags, err := launchFlags(cfg, profile)
+	if err != nil {
+		return nil, err
+	}
+	return commandLine(append(flags, flag{launchTag, true})), nil
+}

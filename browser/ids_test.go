@@ -113,3 +113,21 @@ func TestPrepareProfile(t *testing.T) {
 	err = browser.PrepareProfile(dir)
 	require.True(t, errors.Is(err, browser.ErrConfig))
 }
+
+// TestPersistentCommandLine: the arguments of a persistent launch follow
+// chromedp's rules for flags: an extra flag that names a default again
+// keeps the default's place and takes its own value, once; a false bool is
+// left out; the launch tag comes last.
+func TestPersistentCommandLine(t *testing.T) {
+	cfg := browser.Config{Headless: true, ExtraFlags: []string{"--window-size=800,600", "--lang=de"}}
+	args, err := browser.PersistentCommandLine(cfg, "/p")
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		"--user-data-dir=/p", "--remote-debugging-port=0", "--no-first-run", "--no-default-browser-check",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-breakpad",
+		"--headless", "--window-size=800,600", "--disable-gpu", "--mute-audio", "--lang=de", "--browserop-persistent",
+	}, args)
+
+	_, err = browser.PersistentCommandLine(browser.Config{ExtraFlags: []string{"--disable-prompt-on-repost"}}, "/p")
+	require.ErrorIs(t, err, browser.ErrConfig)
+}
