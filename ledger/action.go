@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -102,11 +103,16 @@ type Action struct {
 	// intent found on the site just before the click: never its result.
 	Baseline     []string
 	HaveBaseline bool
-	Generation   int64
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	ExecutingAt  time.Time
-	SettledAt    time.Time
+	// OtherAccounts lists the accounts other than Actor that were seen
+	// signed in on the site while the action was unsettled (executing or
+	// ambiguous). Its effect may have landed on one of them, so a view read
+	// as the actor never proves it absent.
+	OtherAccounts []string
+	Generation    int64
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	ExecutingAt   time.Time
+	SettledAt     time.Time
 }
 
 // Event is one recorded transition of an action.
@@ -372,13 +378,14 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 			return Action{}, fmt.Errorf("%w: only a definitive failure may be replanned; this one is %q", ErrIllegalTransition, a.FailureClass)
 		}
 		a.Attempt++
+		a.OtherAccounts = nil
 		a.FailureReason, a.FailureClass, a.CanonicalResult = "", "", ""
 		a.ExecutingAt, a.SettledAt = time.Time{}, time.Time{}
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE actions SET status = ?, attempt = ?, canonical_result = ?, failure_reason = ?,
-		failure_class = ?, may_surface = ?, baseline_json = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ?
+		failure_class = ?, may_surface = ?, baseline_json = ?, other_accounts_json = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ?
 		WHERE id = ? AND status = ?`,
-		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.MaySurface, baselineJSON(a), a.Generation, nanos(now),
+		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.MaySurface, baselineJSON(a), othersJSON(a.OtherAccounts), a.Generation, nanos(now),
 		nullTime(a.ExecutingAt), nullTime(a.SettledAt), a.ID, from)
 	if err != nil {
 		return Action{}, fmt.Errorf("update action: %w", err)
@@ -410,7 +417,7 @@ func insertEvent(ctx context.Context, tx *sql.Tx, actionID string, from, to Stat
 }
 
 const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), COALESCE(run_id, ''), type, format, site, actor, target_url, payload_json,
-	status, attempt, canonical_result, failure_reason, failure_class, may_surface, baseline_json, generation, created_at, updated_at, executing_at, settled_at`
+	status, attempt, canonical_result, failure_reason, failure_class, may_surface, baseline_json, other_accounts_json, generation, created_at, updated_at, executing_at, settled_at`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -419,9 +426,9 @@ func scanAction(s scanner) (Action, error) {
 	var payload string
 	var created, updated int64
 	var executing, settled sql.NullInt64
-	var baseline sql.NullString
+	var baseline, others sql.NullString
 	err := s.Scan(&a.ID, &a.IdempotencyKey, &a.TaskID, &a.RunID, &a.Type, &a.Format, &a.Site, &a.Actor, &a.TargetURL,
-		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.MaySurface, &baseline, &a.Generation,
+		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.MaySurface, &baseline, &others, &a.Generation,
 		&created, &updated, &executing, &settled)
 	if err != nil {
 		return Action{}, err
@@ -431,6 +438,11 @@ func scanAction(s scanner) (Action, error) {
 		a.HaveBaseline = true
 		if err := json.Unmarshal([]byte(baseline.String), &a.Baseline); err != nil {
 			return Action{}, fmt.Errorf("baseline: %w", err)
+		}
+	}
+	if others.Valid {
+		if err := json.Unmarshal([]byte(others.String), &a.OtherAccounts); err != nil {
+			return Action{}, fmt.Errorf("other accounts: %w", err)
 		}
 	}
 	a.CreatedAt, a.UpdatedAt = fromNanos(created), fromNanos(updated)
@@ -546,4 +558,78 @@ func baselineJSON(a Action) any {
 	}
 	b, _ := json.Marshal(append([]string{}, a.Baseline...))
 	return string(b)
+}
+
+func othersJSON(accounts []string) any {
+	if len(accounts) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(accounts)
+	return string(b)
+}
+
+// NoteOtherAccount records, under the run's fence, that account (not the
+// action's actor) was seen signed in on the action's site while the action
+// is unsettled (executing or ambiguous). An action in any other state, an
+// account already noted, or the actor itself change nothing. It returns the
+// action as it is now.
+func (db *DB) NoteOtherAccount(ctx context.Context, f Fence, id, account string) (Action, error) {
+	var out Action
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := checkFence(ctx, tx, f); err != nil {
+			return err
+		}
+		a, err := getActionBy(ctx, tx, "id", id)
+		if err != nil {
+			return err
+		}
+		out = a
+		if account == "" || account == a.Actor || slices.Contains(a.OtherAccounts, account) ||
+			a.Status != Executing && a.Status != Ambiguous {
+			return nil
+		}
+		a.OtherAccounts = append(slices.Clone(a.OtherAccounts), account)
+		slices.Sort(a.OtherAccounts)
+		_, err = tx.ExecContext(ctx, `UPDATE actions SET other_accounts_json = ?, updated_at = ? WHERE id = ? AND status = ?`,
+			othersJSON(a.OtherAccounts), nanos(db.now()), a.ID, a.Status)
+		if err != nil {
+			return fmt.Errorf("update action: %w", err)
+		}
+		out = a
+		return nil
+	})
+	if err != nil {
+		return Action{}, fmt.Errorf("note another account on action %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// ClickTabs returns the run whose pass last moved the action to executing
+// (the one that may have clicked) and that run's tab records, oldest first.
+// The run is "" when the action never went executing, or when the run is
+// not recorded.
+func (db *DB) ClickTabs(ctx context.Context, id string) (string, []Tab, error) {
+	var runID string
+	err := db.read.QueryRowContext(ctx, `SELECT r.id FROM action_events e JOIN runs r ON r.generation = e.generation
+		WHERE e.action_id = ? AND e.to_status = 'executing' ORDER BY e.id DESC, r.started_at DESC LIMIT 1`, id).Scan(&runID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, nil
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("the run that clicked action %s: %w", id, err)
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT `+tabColumns+` FROM tabs WHERE run_id = ? ORDER BY id`, runID)
+	if err != nil {
+		return "", nil, fmt.Errorf("the tabs of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	var tabs []Tab
+	for rows.Next() {
+		t, err := scanTab(rows)
+		if err != nil {
+			return "", nil, fmt.Errorf("the tabs of run %s: %w", runID, err)
+		}
+		tabs = append(tabs, t)
+	}
+	return runID, tabs, rows.Err()
 }

@@ -408,7 +408,7 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	maySurface := serr == nil && page != "" && page != before && contains(site.Origins(), browser.Origin(page)) ||
 		errors.Is(serr, browser.ErrTimeout) || errors.Is(serr, context.DeadlineExceeded) ||
 		errors.Is(serr, browser.ErrTabGone) || errors.Is(serr, browser.ErrBrowserGone)
-	v := p.verifyLive(st, in, a, landed.URL)
+	v := p.verifyLive(st, in, a, landed.URL, lateClick{})
 	crashPoint("after-verification")
 	return p.settle(a, v, entry, serr, maySurface, "")
 }
@@ -422,6 +422,17 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 	var err error
 	if v.Outcome == verify.Absent && (maySurface || a.MaySurface) {
 		v = verify.Verdict{Outcome: verify.Ambiguous, Reason: "the effect may still surface (the site answered, or the submission timed out), so its absence is not proof"}
+	}
+	if v.Outcome == verify.Absent {
+		// Read again: an account seen during this pass is on the record,
+		// not on the copy the pass holds.
+		cur, err := p.r.db.GetAction(p.ctx, a.ID)
+		if err != nil {
+			return a, err
+		}
+		if len(cur.OtherAccounts) > 0 {
+			v = verify.Verdict{Outcome: verify.Ambiguous, Reason: otherAccountsReason(a.Actor, cur.OtherAccounts)}
+		}
 	}
 	switch v.Outcome {
 	case verify.Verified:
@@ -455,6 +466,21 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 		p.report(a, entry, notePrefix+"ambiguous")
 	}
 	return a, nil
+}
+
+// otherAccountsReason says why an action seen under other accounts is not
+// proven absent by a view read as its actor, and which accounts to check.
+func otherAccountsReason(actor string, others []string) string {
+	return fmt.Sprintf("while it was unsettled the site showed %s signed in instead of %s: the effect may be on %s; "+
+		"a person checks there and resolves it", atList(others), "@"+actor, atList(others))
+}
+
+func atList(handles []string) string {
+	out := make([]string, len(handles))
+	for i, h := range handles {
+		out[i] = "@" + h
+	}
+	return strings.Join(out, ", ")
 }
 
 // stillHeld reports whether the pass's lease is still current and

@@ -2,6 +2,8 @@ package operator
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/browserop/browserop/browser"
@@ -21,11 +23,16 @@ type stateLabeler interface {
 // only because the site's settle time has not passed, it searches again
 // until it has. landedURL, when the submit landed on a permalink, must agree
 // with the result found.
-func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL string) verify.Verdict {
+func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL string, late lateClick) verify.Verdict {
 	opts := verify.Options{Skew: p.r.cfg.Skew}
 	executingAt := a.ExecutingAt
 	vin := in.verifyIntent(executingAt)
 	vin.Baseline, vin.HaveBaseline = a.Baseline, a.HaveBaseline
+	vin.SettleFrom = late.settleFrom
+	settleStart := executingAt
+	if late.settleFrom.After(settleStart) {
+		settleStart = late.settleFrom
+	}
 	since := executingAt.Add(-p.r.cfg.Skew)
 	if a.HaveBaseline {
 		// Compared by URL, not time: search the same window as the baseline.
@@ -54,6 +61,12 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL str
 		now := p.r.now()
 		var v verify.Verdict
 		if in.kind.Creates() {
+			// The search reads the actor's own list, whoever is signed in;
+			// but an account other than the actor signed in now means the
+			// click may have been carried out as that account.
+			if who, err := st.site.Identity(p.ctx, st.tab); err == nil {
+				p.sawAccount(in.site, who)
+			}
 			v = verify.Classify(vin, toSearch(res, now), opts)
 			if v.Outcome == verify.Verified && landedURL != "" && verify.NormalizeURL(landedURL) != verify.NormalizeURL(v.URL) {
 				return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the landed page and the timeline disagree"}
@@ -63,16 +76,24 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL str
 			// proves something only when the viewer is the actor.
 			who, err := st.site.Identity(p.ctx, st.tab)
 			if err != nil || who != in.actor {
+				if err == nil {
+					p.sawAccount(in.site, who)
+				}
 				p.hardStop(string(sites.StopIdentityMismatch))
 				return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the control was not read as the actor"}
 			}
 			v = p.classifyState(st.site, in, vin, res, now, opts)
 		}
-		settled := !now.Before(executingAt.Add(res.Settle))
+		// Waiting proves nothing while the tab that clicked may still send
+		// the click: one look, then a later pass.
+		settled := !now.Before(settleStart.Add(res.Settle)) || late.unproven != ""
 		if v.Outcome != verify.Ambiguous || settled || attempt > 200 {
+			if v.Outcome == verify.Absent && late.unproven != "" {
+				return verify.Verdict{Outcome: verify.Ambiguous, Reason: late.unproven}
+			}
 			return v
 		}
-		wait := min(time.Second, time.Until(executingAt.Add(res.Settle))+50*time.Millisecond)
+		wait := min(time.Second, time.Until(settleStart.Add(res.Settle))+50*time.Millisecond)
 		select {
 		case <-p.ctx.Done():
 			return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the pass was cancelled"}
@@ -140,10 +161,91 @@ func (p *pass) reconcile() error {
 			p.hardStop("an unresolved ambiguous action: " + stopKind(err))
 			continue
 		}
-		if a, err = p.settle(a, p.verifyLive(st, in, a, ""), "", nil, false, "reconciled_"); err != nil {
+		late, err := p.lateClick(a)
+		if err != nil {
+			return err
+		}
+		if a, err = p.settle(a, p.verifyLive(st, in, a, "", late), "", nil, false, "reconciled_"); err != nil {
 			return err
 		}
 		p.sum.count("reconciled")
 	}
 	return nil
+}
+
+// lateClick is what reconciliation may conclude about a click whose pass
+// ended before recording its outcome. The browser that pass used can
+// outlive it (the person's Chrome in attach mode, a launched Chrome that
+// runs on), and a click it was sent may be carried out late, after the
+// pass died: a busy renderer dispatches input when it gets to it. Until
+// the tab the click was sent in is proven gone, no view proves the click
+// absent; once it is, the site's settle time counts from that proof, not
+// from the moment the action went executing.
+type lateClick struct {
+	// settleFrom is when the clicking tab was proven gone (zero: no later
+	// than the click itself).
+	settleFrom time.Time
+	// unproven, when not empty, says why absence cannot be proven in this
+	// pass: the clicking tab may still be open.
+	unproven string
+}
+
+// lateClick finds the tab records of the run that moved a to executing,
+// for its site, and says when they were proven gone (closed with proof, or
+// missing from a complete inventory). It runs after the pass reconciled
+// earlier tab records (tabFor does that first), so a tab of a dead pass
+// has been looked for in the browser that runs now.
+func (p *pass) lateClick(a ledger.Action) (lateClick, error) {
+	runID, tabs, err := p.r.db.ClickTabs(p.ctx, a.ID)
+	if err != nil {
+		return lateClick{}, err
+	}
+	if runID == "" {
+		return lateClick{unproven: "the run that performed it is not recorded, so its tab cannot be proven gone"}, nil
+	}
+	if runID == p.run.ID {
+		return lateClick{}, nil // this pass's own click, verified by this pass
+	}
+	binding := browser.BindingHash(a.Site, runID)
+	var late lateClick
+	for _, t := range tabs {
+		if t.BindingHash != binding {
+			continue
+		}
+		switch t.State {
+		case ledger.TabClosedVerified, ledger.TabMissing:
+			if t.UpdatedAt.After(late.settleFrom) {
+				late.settleFrom = t.UpdatedAt
+			}
+		default:
+			return lateClick{unproven: fmt.Sprintf("the tab its pass clicked in (record %d, %s) is not proven gone: a browser that outlived that pass may still carry out the click", t.ID, t.State)}, nil
+		}
+	}
+	return late, nil
+}
+
+// sawAccount records that who was seen signed in on site: every unsettled
+// action there whose actor is someone else may have been carried out as
+// who, and notes it. A failure to note it is logged; the action stays as it
+// was (its absence is then judged without the sighting).
+func (p *pass) sawAccount(site, who string) {
+	if who == "" {
+		return
+	}
+	acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{Statuses: []ledger.Status{ledger.Executing, ledger.Ambiguous}})
+	if err != nil {
+		p.r.log.Warn("list unsettled actions", "err", err)
+		return
+	}
+	for _, a := range acts {
+		if a.Site != site || a.Actor == who || slices.Contains(a.OtherAccounts, who) {
+			continue
+		}
+		if _, err := p.r.db.NoteOtherAccount(p.ctx, p.fence(), a.ID, who); err != nil {
+			p.r.log.Warn("note another account on an unsettled action", "action", a.ID, "account", who, "err", err)
+			continue
+		}
+		p.r.log.Warn("another account is signed in while an action is unsettled; its effect may be on that account",
+			"action", a.ID, "actor", a.Actor, "account", who)
+	}
 }

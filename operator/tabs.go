@@ -101,6 +101,7 @@ func (p *pass) checkIdentity(st *siteTab) error {
 		return err
 	}
 	st.identity = who
+	p.sawAccount(st.site.Name(), who)
 	return nil
 }
 

@@ -122,6 +122,34 @@ func effectsOf(in intentRef, effects []demosite.Effect) []demosite.Effect {
 	return out
 }
 
+// byAuthor keeps the effects by author.
+func byAuthor(es []demosite.Effect, author string) []demosite.Effect {
+	var out []demosite.Effect
+	for _, e := range es {
+		if e.Author == author {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// toldOtherAccount reports whether an effect by another account than the
+// actor's belongs to an intent whose action names that account as one its
+// effect may be on (Action.OtherAccounts): browserop told the person.
+func (w *world) toldOtherAccount(e demosite.Effect, all []intentRef, acts []ledger.Action) bool {
+	for _, in := range all {
+		if !slices.ContainsFunc(effectsOf(in, []demosite.Effect{e}), func(x demosite.Effect) bool { return x.Seq == e.Seq }) {
+			continue
+		}
+		for _, a := range actionsFor(in, acts) {
+			if slices.Contains(a.OtherAccounts, e.Author) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // actionPayload is the operator's stored payload.
 type actionPayload struct {
 	Intent   string `json:"intent"`
@@ -176,10 +204,13 @@ func (w *world) resolveByOracle() {
 			continue
 		}
 		args := []string{"actions", "resolve", a.ID, "--config", w.cfg}
-		found := effectsOf(*in, effects)
+		// Only the actor's effect is the action's: one that landed on
+		// another account (a click carried out after the account changed)
+		// is not, and the person says so.
+		found := byAuthor(effectsOf(*in, effects), "alice")
 		switch {
 		case len(found) == 0:
-			args = append(args, "--absent", "--reason", "torture: the person found no such effect on the site")
+			args = append(args, "--absent", "--reason", "torture: the person found no such effect by @alice on the site")
 		case in.kind == "post" || in.kind == "reply":
 			args = append(args, "--verified", fmt.Sprintf("%s/p/%d", w.base, found[0].PostID))
 		default:
@@ -231,6 +262,15 @@ func (w *world) check() error {
 		}
 	}
 	for i, e := range effects {
+		if claimed[i] && e.Author != "alice" && (e.Kind != demosite.EffectUnlike && e.Kind != demosite.EffectUnfollow) &&
+			w.toldOtherAccount(e, all, acts) {
+			// A click carried out after the account changed landed on
+			// another account, and browserop named that account to the
+			// person: no client can prevent it, and nothing was redone.
+			w.observe(ObsOtherAccount)
+			w.logf("an effect on another account, named to the person: %s", describeEffects([]demosite.Effect{e}))
+			continue
+		}
 		if !claimed[i] || e.Author != "alice" || e.Kind == demosite.EffectUnlike || e.Kind == demosite.EffectUnfollow {
 			w.violation(InvUnexpected, "effect %s", describeEffects([]demosite.Effect{e}))
 		}
@@ -283,7 +323,7 @@ func (w *world) check() error {
 	// failed means none.
 	for _, in := range all {
 		for _, a := range byIntent[in.name()] {
-			found := effectsOf(in, effects)
+			found := byAuthor(effectsOf(in, effects), "alice")
 			switch a.Status {
 			case ledger.Verified:
 				if why := w.falseVerified(in, a, effects, byIntent); why != "" {

@@ -136,6 +136,10 @@ const (
 	// ObsLeakedTabs: tabs browserop opened and left open in the person's
 	// Chrome (attach mode) at the end of a seed.
 	ObsLeakedTabs = "tabs_left_open_in_persons_chrome"
+	// ObsOtherAccount: an effect that landed on another account than the
+	// actor's (a click a browser carried out after the site's account
+	// changed), which browserop named to the person on the action.
+	ObsOtherAccount = "effects_on_another_account_named"
 )
 
 func (w *world) observe(kind string) {

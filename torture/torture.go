@@ -141,7 +141,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	close(next)
 	wg.Wait()
 	rep := &Report{CrashHits: map[string]int{}, Faults: map[string]int{}, Violations: map[string]int{},
-		Observations: map[string]int{ObsClosedWithBrowser: 0, ObsLeakedTabs: 0}, Duration: time.Since(start)}
+		Observations: map[string]int{ObsClosedWithBrowser: 0, ObsLeakedTabs: 0, ObsOtherAccount: 0}, Duration: time.Since(start)}
 	for _, inv := range Invariants {
 		rep.Violations[inv] = 0
 	}

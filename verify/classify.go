@@ -39,6 +39,12 @@ type Intent struct {
 	// than it (allowing Options.Skew), and absence counts only after
 	// NotBefore + Options.Settle.
 	NotBefore time.Time
+	// SettleFrom, when later than NotBefore, is the moment the settle time
+	// counts from instead: absence counts only after SettleFrom +
+	// Options.Settle. It is later when the click may have been carried out
+	// after NotBefore: a browser that outlived the pass that clicked can
+	// still send it, until the tab it was sent in is proven gone.
+	SettleFrom time.Time
 	// Baseline, when HaveBaseline, lists the canonical URLs of the items
 	// identical to this intent that a complete search found on the site
 	// just before the click. They are never this action's result, and
@@ -47,6 +53,15 @@ type Intent struct {
 	// site's.
 	Baseline     []string
 	HaveBaseline bool
+}
+
+// settleStart is when the site's settle time starts to count: the later of
+// NotBefore and SettleFrom.
+func (in Intent) settleStart() time.Time {
+	if in.SettleFrom.After(in.NotBefore) {
+		return in.SettleFrom
+	}
+	return in.NotBefore
 }
 
 // BaselineOf returns the canonical URLs of the items in s identical to in
@@ -151,7 +166,8 @@ const (
 // Classify returns Duplicate for two or more distinct exact matches (even in
 // an incomplete view), Verified for exactly one when no other item matches
 // the payload without a usable URL or time, Absent only for no match at all
-// in a Complete view observed at or after NotBefore + Settle, and Ambiguous
+// in a Complete view observed at or after NotBefore (or the later
+// SettleFrom) + Settle, and Ambiguous
 // for everything else, including an invalid intent. An identical item older
 // than NotBefore - Skew is ignored: it is not this action's result.
 func Classify(in Intent, s Search, o Options) Verdict {
@@ -229,7 +245,7 @@ func Classify(in Intent, s Search, o Options) Verdict {
 		return Verdict{Outcome: Ambiguous, Reason: reasonSuspectOlder}
 	case !s.Complete:
 		return Verdict{Outcome: Ambiguous, Reason: reasonIncomplete}
-	case s.ObservedAt.Before(in.NotBefore.Add(settle)):
+	case s.ObservedAt.Before(in.settleStart().Add(settle)):
 		return Verdict{Outcome: Ambiguous, Reason: reasonSettling}
 	default:
 		return Verdict{Outcome: Absent, Reason: reasonAbsent}

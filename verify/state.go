@@ -40,7 +40,8 @@ const (
 // ClassifyState decides what a control's state proves about a like or a
 // follow. It returns Verified (URL is the normalized target) when a Fresh
 // state read from the target's page shows Done; Absent when a Fresh state
-// shows NotDone and was observed at or after NotBefore + Settle; and
+// shows NotDone and was observed at or after NotBefore (or the later
+// SettleFrom) + Settle; and
 // Ambiguous otherwise, including for an invalid intent, unconfigured state
 // labels, a state read elsewhere than the target, or an unrecognized value.
 // Values are compared exactly after trimming surrounding spaces.
@@ -71,7 +72,7 @@ func ClassifyState(in Intent, st State, o Options) Verdict {
 		if in.NotBefore.IsZero() {
 			return Verdict{Outcome: Ambiguous, Reason: reasonStateNoTime}
 		}
-		if st.ObservedAt.Before(in.NotBefore.Add(max(o.Settle, 0))) {
+		if st.ObservedAt.Before(in.settleStart().Add(max(o.Settle, 0))) {
 			return Verdict{Outcome: Ambiguous, Reason: reasonStateSettling}
 		}
 		return Verdict{Outcome: Absent, Reason: reasonStateNotDone}

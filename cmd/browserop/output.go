@@ -50,12 +50,15 @@ type actionJSON struct {
 	CanonicalResult string          `json:"canonical_result,omitempty"`
 	FailureReason   string          `json:"failure_reason,omitempty"`
 	FailureClass    string          `json:"failure_class,omitempty"`
-	Generation      int64           `json:"generation"`
-	CreatedAt       time.Time       `json:"created_at"`
-	UpdatedAt       time.Time       `json:"updated_at"`
-	ExecutingAt     *time.Time      `json:"executing_at,omitempty"`
-	SettledAt       *time.Time      `json:"settled_at,omitempty"`
-	History         []eventJSON     `json:"history,omitempty"`
+	// OtherAccounts: accounts seen signed in on the site while the action
+	// was unsettled; its effect may be on one of them.
+	OtherAccounts []string    `json:"other_accounts,omitempty"`
+	Generation    int64       `json:"generation"`
+	CreatedAt     time.Time   `json:"created_at"`
+	UpdatedAt     time.Time   `json:"updated_at"`
+	ExecutingAt   *time.Time  `json:"executing_at,omitempty"`
+	SettledAt     *time.Time  `json:"settled_at,omitempty"`
+	History       []eventJSON `json:"history,omitempty"`
 }
 
 type eventJSON struct {
@@ -71,7 +74,7 @@ func toActionJSON(a ledger.Action, evs []ledger.Event) actionJSON {
 	out := actionJSON{ID: a.ID, IdempotencyKey: a.IdempotencyKey, TaskID: a.TaskID, RunID: a.RunID, Type: a.Type,
 		Format: a.Format, Site: a.Site, Actor: a.Actor, TargetURL: a.TargetURL, Payload: a.Payload, Status: a.Status,
 		Attempt: a.Attempt, CanonicalResult: a.CanonicalResult, FailureReason: a.FailureReason,
-		FailureClass: string(a.FailureClass), Generation: a.Generation, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+		FailureClass: string(a.FailureClass), OtherAccounts: a.OtherAccounts, Generation: a.Generation, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 		ExecutingAt: timePtr(a.ExecutingAt), SettledAt: timePtr(a.SettledAt)}
 	for _, e := range evs {
 		out.History = append(out.History, eventJSON{From: e.From, To: e.To, Generation: e.Generation, By: e.By, Reason: e.Reason, At: e.At})
