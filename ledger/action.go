@@ -570,10 +570,11 @@ func othersJSON(accounts []string) any {
 
 // NoteOtherAccount records, under the run's fence, that account (not the
 // action's actor) was seen signed in on the action's site while the action
-// is unsettled (executing or ambiguous). An action in any other state, an
-// account already noted, or the actor itself change nothing. It returns the
-// action as it is now.
-func (db *DB) NoteOtherAccount(ctx context.Context, f Fence, id, account string) (Action, error) {
+// is unsettled (executing or ambiguous). An ambiguous action's reason
+// becomes reason (when not empty), so that a person reads what to check.
+// An action in any other state, an account already noted, or the actor
+// itself change nothing. It returns the action as it is now.
+func (db *DB) NoteOtherAccount(ctx context.Context, f Fence, id, account, reason string) (Action, error) {
 	var out Action
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := checkFence(ctx, tx, f); err != nil {
@@ -590,8 +591,11 @@ func (db *DB) NoteOtherAccount(ctx context.Context, f Fence, id, account string)
 		}
 		a.OtherAccounts = append(slices.Clone(a.OtherAccounts), account)
 		slices.Sort(a.OtherAccounts)
-		_, err = tx.ExecContext(ctx, `UPDATE actions SET other_accounts_json = ?, updated_at = ? WHERE id = ? AND status = ?`,
-			othersJSON(a.OtherAccounts), nanos(db.now()), a.ID, a.Status)
+		if a.Status == Ambiguous && strings.TrimSpace(reason) != "" {
+			a.FailureReason = reason
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE actions SET other_accounts_json = ?, failure_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
+			othersJSON(a.OtherAccounts), a.FailureReason, nanos(db.now()), a.ID, a.Status)
 		if err != nil {
 			return fmt.Errorf("update action: %w", err)
 		}
@@ -632,4 +636,44 @@ func (db *DB) ClickTabs(ctx context.Context, id string) (string, []Tab, error) {
 		tabs = append(tabs, t)
 	}
 	return runID, tabs, rows.Err()
+}
+
+// Recheck records, under the run's fence, why an ambiguous action is still
+// ambiguous after another look: its reason becomes reason, and an event
+// (ambiguous to ambiguous) keeps the look in its history. Any other state
+// is ErrIllegalTransition; a reason equal to the current one changes
+// nothing.
+func (db *DB) Recheck(ctx context.Context, f Fence, id, reason string) (Action, error) {
+	var out Action
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := checkFence(ctx, tx, f); err != nil {
+			return err
+		}
+		a, err := getActionBy(ctx, tx, "id", id)
+		if err != nil {
+			return err
+		}
+		out = a
+		if a.Status != Ambiguous {
+			return fmt.Errorf("%w: only an ambiguous action is rechecked; this one is %s", ErrIllegalTransition, a.Status)
+		}
+		if strings.TrimSpace(reason) == "" {
+			return fmt.Errorf("%w: a reason is required", ErrIllegalTransition)
+		}
+		if reason == a.FailureReason {
+			return nil
+		}
+		now := db.now()
+		a.FailureReason, a.UpdatedAt, a.Generation = reason, now, f.Generation
+		if _, err := tx.ExecContext(ctx, `UPDATE actions SET failure_reason = ?, generation = ?, updated_at = ? WHERE id = ? AND status = ?`,
+			reason, a.Generation, nanos(now), a.ID, Ambiguous); err != nil {
+			return fmt.Errorf("update action: %w", err)
+		}
+		out = a
+		return insertEvent(ctx, tx, a.ID, Ambiguous, Ambiguous, f.Generation, ByOperator, reason, nanos(now))
+	})
+	if err != nil {
+		return Action{}, fmt.Errorf("recheck action %s: %w", id, err)
+	}
+	return out, nil
 }

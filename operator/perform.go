@@ -423,16 +423,20 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 	if v.Outcome == verify.Absent && (maySurface || a.MaySurface) {
 		v = verify.Verdict{Outcome: verify.Ambiguous, Reason: "the effect may still surface (the site answered, or the submission timed out), so its absence is not proof"}
 	}
-	if v.Outcome == verify.Absent {
+	var others []string
+	if v.Outcome != verify.Verified {
 		// Read again: an account seen during this pass is on the record,
 		// not on the copy the pass holds.
 		cur, err := p.r.db.GetAction(p.ctx, a.ID)
 		if err != nil {
 			return a, err
 		}
-		if len(cur.OtherAccounts) > 0 {
-			v = verify.Verdict{Outcome: verify.Ambiguous, Reason: otherAccountsReason(a.Actor, cur.OtherAccounts)}
-		}
+		others = cur.OtherAccounts
+	}
+	if v.Outcome == verify.Absent && len(others) > 0 {
+		v = verify.Verdict{Outcome: verify.Ambiguous, Reason: otherAccountsReason(a.Actor, others)}
+	} else if v.Outcome != verify.Verified && len(others) > 0 {
+		v.Reason += "; " + otherAccountsReason(a.Actor, others)
 	}
 	switch v.Outcome {
 	case verify.Verified:
@@ -461,6 +465,8 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 			if a, err = p.transition(a, ledger.Change{To: ledger.Ambiguous, Reason: reason, MaySurface: maySurface}); err != nil {
 				return a, err
 			}
+		} else if a, err = p.r.db.Recheck(p.ctx, p.fence(), a.ID, reason); err != nil {
+			return a, err
 		}
 		p.hardStop("an unresolved ambiguous action")
 		p.report(a, entry, notePrefix+"ambiguous")

@@ -241,7 +241,9 @@ func (p *pass) sawAccount(site, who string) {
 		if a.Site != site || a.Actor == who || slices.Contains(a.OtherAccounts, who) {
 			continue
 		}
-		if _, err := p.r.db.NoteOtherAccount(p.ctx, p.fence(), a.ID, who); err != nil {
+		others := append(slices.Clone(a.OtherAccounts), who)
+		slices.Sort(others)
+		if _, err := p.r.db.NoteOtherAccount(p.ctx, p.fence(), a.ID, who, "cannot prove the outcome: "+otherAccountsReason(a.Actor, others)); err != nil {
 			p.r.log.Warn("note another account on an unsettled action", "action", a.ID, "account", who, "err", err)
 			continue
 		}
