@@ -130,6 +130,8 @@ func TestLateClickSettleCountsFromTheTabsClose(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
+		// Within the settle time after the close, after a first look.
+		time.Sleep(settle / 4)
 		w.likeAs("alice", post)
 	}()
 	sum := w.pass()
