@@ -21,6 +21,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -52,6 +53,9 @@ type Options struct {
 	Progress io.Writer
 	// Verbose prints every seed's schedule and timeline to Progress.
 	Verbose bool
+	// Load runs hog processes beside the operators for the whole run (a
+	// busy machine); the summary line names it.
+	Load Load
 }
 
 // SeedResult is what one seed did and found.
@@ -94,7 +98,11 @@ type Report struct {
 	Observations map[string]int `json:"observations"`
 	Runs         int            `json:"operator_runs"`
 	Hung         int            `json:"hung"`
-	Duration     time.Duration  `json:"duration_ns"`
+	// Parallel and Load say how busy the machine was: seeds at once, and
+	// the hogs beside them.
+	Parallel int           `json:"parallel"`
+	Load     Load          `json:"load"`
+	Duration time.Duration `json:"duration_ns"`
 	// FailedSeeds lists the seeds that failed, each reproducible alone.
 	FailedSeeds []uint64      `json:"failed_seeds"`
 	Results     []*SeedResult `json:"results"`
@@ -111,6 +119,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.Dir == "" {
 		o.Dir = os.TempDir()
+	}
+	if o.Load.CPU > 0 || o.Load.IO {
+		_, stop, err := startLoad(ctx, o.Load, o.Dir)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		time.Sleep(loadSettleTime)
 	}
 	start := time.Now()
 	results := make([]*SeedResult, len(o.Seeds))
@@ -141,7 +157,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	close(next)
 	wg.Wait()
 	rep := &Report{CrashHits: map[string]int{}, Faults: map[string]int{}, Violations: map[string]int{},
-		Observations: map[string]int{ObsClosedWithBrowser: 0, ObsLeakedTabs: 0, ObsOtherAccount: 0}, Duration: time.Since(start)}
+		Observations: map[string]int{ObsClosedWithBrowser: 0, ObsLeakedTabs: 0, ObsOtherAccount: 0}, Duration: time.Since(start),
+		Parallel: o.Parallel, Load: o.Load}
 	for _, inv := range Invariants {
 		rep.Violations[inv] = 0
 	}
@@ -285,8 +302,8 @@ func (r *Report) SummaryLine() string {
 			hit++
 		}
 	}
-	fmt.Fprintf(&b, "torture: seeds=%d passed=%d failed=%d operator_runs=%d crash_points_hit=%d/%d", r.Seeds, r.Passed, r.Failed,
-		r.Runs, hit, len(operator.CrashPoints))
+	fmt.Fprintf(&b, "torture: seeds=%d passed=%d failed=%d parallel=%d load=%s cores=%d operator_runs=%d crash_points_hit=%d/%d", r.Seeds, r.Passed, r.Failed,
+		r.Parallel, r.Load, runtime.NumCPU(), r.Runs, hit, len(operator.CrashPoints))
 	var hits []string
 	for _, p := range operator.CrashPoints {
 		hits = append(hits, fmt.Sprintf("%s=%d", p, r.CrashHits[p]))

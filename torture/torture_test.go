@@ -3,10 +3,13 @@ package torture
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,6 +105,60 @@ func TestTortureSmall(t *testing.T) {
 	for _, r := range rep.Results {
 		if r.Failed() {
 			t.Errorf("seed %d failed (reproduce: go run ./cmd/browserop torture --seed %d)", r.Seed, r.Seed)
+		}
+	}
+}
+
+// TestTortureSmallLoaded is CI's loaded run: seeds run three at a time
+// beside two spinning processes and one fsyncing one, on a 2-core machine.
+// It is where timing bugs such as seed 7056's late click show.
+// TORTURE_LOADED_SEEDS changes its size.
+func TestTortureSmallLoaded(t *testing.T) {
+	n, first := 6, uint64(5000)
+	if v := os.Getenv("TORTURE_LOADED_SEEDS"); v != "" {
+		n, _ = strconv.Atoi(v)
+	}
+	var seeds []uint64
+	for i := range n {
+		seeds = append(seeds, first+uint64(i))
+	}
+	o := options(t, seeds...)
+	o.Parallel, o.Load = 3, Load{CPU: 2, IO: true}
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(rep.SummaryLine())
+	if !strings.Contains(rep.SummaryLine(), " parallel=3 load=cpu2+io ") {
+		t.Errorf("the summary line does not say how busy the machine was: %s", rep.SummaryLine())
+	}
+	for _, r := range rep.Results {
+		if r.Failed() {
+			t.Errorf("seed %d failed under load (reproduce: go run ./cmd/browserop torture --seed %d --parallel 3 --load 2)", r.Seed, r.Seed)
+		}
+	}
+}
+
+// TestLoadProcessesStop: the hogs run while the load is on and are gone
+// after it stops.
+func TestLoadProcessesStop(t *testing.T) {
+	pids, stop, err := startLoad(context.Background(), Load{CPU: 2, IO: true}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pids) != 3 {
+		t.Fatalf("%d load processes, want 2 spinning and 1 writing", len(pids))
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); err != nil {
+			t.Errorf("load process %d is not running: %v", pid, err)
+		}
+	}
+	stop()
+	stop() // twice is safe
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("load process %d still there after stop: %v", pid, err)
 		}
 	}
 }

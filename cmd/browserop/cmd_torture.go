@@ -29,6 +29,7 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("dir", "", "directory for the seeds' worlds (default: the system's temp dir)")
 	quiet := fs.Bool("quiet", false, "no line per seed on stderr")
 	verbose := fs.Bool("verbose", false, "print every seed's schedule and timeline on stderr")
+	loadCPU := fs.Int("load", 0, "a busy machine: this many processes spinning on a core each, plus one writing and fsyncing files, beside the operators")
 	if pos, err := parse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -36,6 +37,9 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 	}
 	if *seeds < 1 || *parallel < 1 {
 		return usageError("--seeds and --parallel must be at least 1")
+	}
+	if *loadCPU < 0 {
+		return usageError("--load must be 0 (no load) or more")
 	}
 	// --seed S alone reproduces seed S.
 	seedSet, countSet := false, false
@@ -55,7 +59,8 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	o := torture.Options{Bin: *bin, Chrome: exe, Dir: *dir, Parallel: *parallel, KeepFailed: *keep, KeepAll: *keepAll, Verbose: *verbose}
+	o := torture.Options{Bin: *bin, Chrome: exe, Dir: *dir, Parallel: *parallel, KeepFailed: *keep, KeepAll: *keepAll, Verbose: *verbose,
+		Load: torture.Load{CPU: *loadCPU, IO: *loadCPU > 0}}
 	for i := range *seeds {
 		o.Seeds = append(o.Seeds, *first+uint64(i))
 	}
