@@ -18,7 +18,7 @@ import (
 )
 
 // These tests guard what may be concluded about a click whose pass ended
-// before recording its outcome (docs/design.md, "Late clicks and other
+// before recording its outcome (docs/operator.md, "Late clicks and other
 // accounts").
 
 // likeEntry writes a calendar with one like of target and returns the entry

@@ -192,3 +192,38 @@ func TestSeed242CancelledLaunchKillsSharedChrome(t *testing.T) {
 	regressObservation(t, Plan(242), ObsClosedWithBrowser,
 		"an operator frozen mid-launch took down the Chrome another operator and the person used")
 }
+
+// Seed 7056 (attach mode), under load: a run is killed right after its
+// like's click was sent; the person's Chrome carries the click out late,
+// after the site switched the session to carol, so the like lands on
+// carol's account. The next run sees carol signed in and leaves the like
+// ambiguous; the settle run, signed in as alice again, reads alice's
+// control as "not done" after the settle time, calls the like absent and
+// likes again: two effects for one intent. It shows only when the machine
+// is busy (about half the time with three copies on two cores), so it runs
+// three copies at once beside a load. Fixed: an account other than the
+// actor seen while an action is unsettled is noted on it, and such an
+// action is never proven absent by a view read as the actor (a person
+// settles it, told which account may hold it); and a dead pass's click is
+// not proven absent until its tab is proven gone plus the settle time.
+// The deterministic form is operator's
+// TestSeed7056LateClickOnAnotherAccountIsNotAbsent.
+func TestSeed7056LateClickOnAnotherAccountDoubleLike(t *testing.T) {
+	o := options(t, 7056, 7056, 7056)
+	o.Parallel, o.Load = 3, Load{CPU: 2, IO: true}
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Error != "" {
+			t.Fatalf("harness: %s\n%s", r.Error, r.Timeline)
+		}
+		if len(r.Violations[InvDuplicate]) > 0 || len(r.Violations[InvUnexpected]) > 0 {
+			t.Errorf("the bug is back: a like carried out late on another account is proven absent and liked again\n%s%v\n%s",
+				r.Schedule, r.Violations, r.Timeline)
+		} else if r.Failed() {
+			t.Errorf("the schedule violated invariants: %v\n%s", r.Violations, r.Timeline)
+		}
+	}
+}

@@ -13,6 +13,21 @@
 // than to manufacture certainty. The zero Verdict is Ambiguous, so a
 // forgotten assignment never proves anything.
 //
+// # When the settle time starts
+//
+// Absence needs a view observed at or after NotBefore + Settle, where
+// NotBefore is when the action went executing. Intent.SettleFrom moves the
+// start later: the caller sets it when the click may have been carried out
+// after NotBefore (a browser that outlived the pass that clicked, until the
+// tab it clicked in was proven gone). This package cannot know either fact;
+// it only refuses to call a view settled before the later of the two.
+//
+// What the view proves depends on whose view it is. A search of the actor's
+// own list shows the actor's items whoever is signed in; a like or follow
+// control shows the signed-in viewer's state. Neither shows an effect that
+// landed on another account, so a caller that saw another account signed in
+// while the action was unsettled must not take Absent for proof.
+//
 // # Text normalization
 //
 // Normalize is the only transformation applied before two texts are
