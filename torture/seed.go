@@ -201,8 +201,18 @@ func (w *world) setup() error {
 		return err
 	}
 	w.logf("site, adapter and config ready")
-	if err := w.signIn(w.sch.Mode == ModeAttach); err != nil {
-		return fmt.Errorf("sign in: %w", err)
+	// The harness's own set-up is not under test: on a busy machine a
+	// Chrome can take longer to come up than any one bound, so it tries
+	// again before it calls the seed unrunnable.
+	for try := 1; ; try++ {
+		err := w.signIn(w.sch.Mode == ModeAttach)
+		if err == nil {
+			break
+		}
+		if try == signInTries || w.ctx.Err() != nil {
+			return fmt.Errorf("sign in (%d tries): %w", try, err)
+		}
+		w.logf("sign in: %v; trying again", err)
 	}
 	w.logf("the profile is signed in")
 	w.dueBase = time.Now()
@@ -318,6 +328,10 @@ func (w *world) launchChrome() (*browser.Browser, error) {
 	return browser.Launch(ctx, browser.Config{ExecPath: w.opts.Chrome, ProfileDir: w.prof, Headless: true,
 		NoSandbox: os.Geteuid() == 0, ActionTimeout: 10 * time.Second})
 }
+
+// signInTries is how many times the set-up signs the profile in before it
+// gives up on the seed.
+const signInTries = 3
 
 // signIn signs the profile in to the demosite as alice with a cookie that
 // survives restarts, and checks it. With keep (attach mode) that Chrome
