@@ -55,6 +55,11 @@ func migrations() []migration {
 
 func latestVersion() int { return len(migrations()) }
 
+// LatestSchemaVersion returns the schema version this build migrates a
+// ledger to: the number of its last embedded migration. Open refuses
+// (ErrNotLedger) a ledger of a newer version.
+func LatestSchemaVersion() int { return latestVersion() }
+
 // Migration is one applied schema migration.
 type Migration struct {
 	Version int

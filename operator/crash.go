@@ -2,7 +2,9 @@ package operator
 
 import (
 	"os"
+	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -12,6 +14,19 @@ import (
 // for the crash-recovery tests and the torture harness; unset, a crash
 // point costs one map lookup on a nil map.
 const CrashEnv = "BROWSEROP_CRASH_AT"
+
+// PauseEnv names the environment variable that arms pause points at the
+// crash points: a comma separated list of point names. The process then
+// stops itself (SIGSTOP: every goroutine frozen, the lease heartbeat too,
+// as when a person suspends it) the first time it reaches one of them, and
+// goes on from that point when sent SIGCONT. A point armed in both pauses
+// first and crashes when resumed. A pause never lands inside a lease
+// heartbeat's ledger write: frozen there, the process would hold SQLite's
+// write lock and no other operator could take over until it ran again,
+// which is a stall, not the takeover a pause is for. It is for the tests of
+// an operator that loses its lease mid-action; unset, a pause point costs a
+// nil check.
+const PauseEnv = "BROWSEROP_PAUSE_AT"
 
 // CrashPoints lists every crash point along the action and tab paths.
 var CrashPoints = []string{
@@ -28,6 +43,16 @@ var CrashPoints = []string{
 
 var armed = parseCrashEnv(os.Getenv(CrashEnv))
 
+var (
+	// paused holds the armed pause points; a point is removed once paused
+	// at. It is nil when PauseEnv is unset.
+	paused = parseCrashEnv(os.Getenv(PauseEnv))
+	// pauseGate is held by a pause from before it stops the process until
+	// it resumes, and by the lease heartbeat around its ledger write, when
+	// a pause point is armed (see PauseEnv).
+	pauseGate sync.Mutex
+)
+
 func parseCrashEnv(v string) map[string]bool {
 	if v == "" {
 		return nil
@@ -41,11 +66,50 @@ func parseCrashEnv(v string) map[string]bool {
 	return m
 }
 
-// crashPoint kills the process when the named point is armed.
+// crashPoint stops the process the first time it reaches the named point
+// when the point is armed in PauseEnv, and kills it when the point is
+// armed in CrashEnv.
 func crashPoint(name string) {
+	pausePoint(name)
 	if armed[name] {
 		os.Stderr.WriteString("browserop: crash point " + name + "\n")
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // never returns
 	}
+}
+
+// pausePoint stops the process (SIGSTOP) the first time it reaches the
+// named point when the point is armed in PauseEnv, and returns once the
+// process is sent SIGCONT. The caller waits for SIGCONT rather than
+// trusting its own kill to stop it at once: the kernel may hand a signal
+// sent to the process to another thread, and this one then runs on for a
+// moment (past the point) before the stop reaches it.
+func pausePoint(name string) {
+	if paused == nil {
+		return
+	}
+	pauseGate.Lock()
+	defer pauseGate.Unlock()
+	if !paused[name] {
+		return
+	}
+	delete(paused, name)
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
+	defer signal.Stop(cont)
+	os.Stderr.WriteString("browserop: pause point " + name + "\n")
+	syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+	<-cont
+	os.Stderr.WriteString("browserop: resumed at pause point " + name + "\n")
+}
+
+// heldOffPause keeps a pause from stopping the process until done is
+// called; the lease heartbeat wraps its ledger write in it (see PauseEnv).
+// Without an armed pause point it does nothing.
+func heldOffPause() (done func()) {
+	if paused == nil {
+		return func() {}
+	}
+	pauseGate.Lock()
+	return pauseGate.Unlock
 }

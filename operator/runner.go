@@ -332,7 +332,9 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 			case <-pctx.Done():
 				return
 			case <-t.C:
+				done := heldOffPause()
 				l, err := r.db.Heartbeat(pctx, held, r.cfg.LeaseTTL)
+				done()
 				if err != nil {
 					if pctx.Err() == nil {
 						log.Error("lease heartbeat failed; stopping the pass", "err", err)

@@ -103,7 +103,7 @@ func TestMigrateCommand(t *testing.T) {
 	require.Equal(t, 0, code)
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
-	require.Equal(t, float64(3), got["schema_version"])
+	require.Equal(t, float64(ledger.LatestSchemaVersion()), got["schema_version"])
 	require.Empty(t, got["applied"], "nothing left to apply")
 }
 

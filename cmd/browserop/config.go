@@ -199,6 +199,7 @@ const EnvPrefix = "BROWSEROP_"
 var nonConfigEnv = map[string]bool{
 	"BROWSEROP_CONFIG":            true,
 	"BROWSEROP_CRASH_AT":          true, // operator crash points, for the torture harness
+	"BROWSEROP_PAUSE_AT":          true, // operator pause points (SIGSTOP), for the tests
 	"BROWSEROP_TEST_CHROME":       true, // the browser the tests use
 	"BROWSEROP_MCP_INSPECTOR_DIR": true, // where the MCP Inspector test finds its npm install
 }

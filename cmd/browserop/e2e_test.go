@@ -8,6 +8,7 @@ package main
 // (skipped without one, failed under CI=1) and run sequentially.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -26,6 +27,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/browser/browsertest"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/operator"
 	"github.com/stretchr/testify/require"
 )
 
@@ -343,6 +345,98 @@ func TestE2EStaleOperator(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Equal(t, 1, st.Counts["verified"])
 	require.Equal(t, 0, st.Counts["executing"]+st.Counts["ambiguous"])
+}
+
+// TestE2EPausedBeforeClick: an operator frozen (SIGSTOP, at the pause
+// point after-executing) between recording the action executing and the
+// click loses its lease; a second operator takes over, reconciles the
+// action (absent: nothing was clicked) and publishes it; the first, resumed
+// (SIGCONT), must not click: it reads the lease again right before the
+// click, finds it gone, and exits 4. A click by the first would reach the
+// site's Submit, and the crash point after-click-returned armed in it
+// would kill it there: the test does not depend on whether that late click
+// could still land.
+func TestE2EPausedBeforeClick(t *testing.T) {
+	// Launch mode: the first operator's Chrome runs on while it is frozen,
+	// and the second attaches to it. Attach mode: the person's Chrome.
+	for _, tc := range []struct {
+		name   string
+		attach bool
+	}{{"launch", false}, {"attach", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, opts{browser: !tc.attach, attach: tc.attach, leaseTTL: "2s", heartbeat: "500ms"})
+			text := "paused before the click: published once"
+			w.writeCalendar(entry{ID: "paused", Type: "post", Text: text, At: time.Now().Add(-time.Second)})
+
+			first := w.start([]string{operator.PauseEnv + "=after-executing", operator.CrashEnv + "=after-click-returned"}, "run", "--json")
+			eventually(t, 60*time.Second, "the first operator stops at after-executing", func() bool {
+				select {
+				case <-first.done:
+					t.Fatalf("the first operator ended before its pause point: %s", first)
+				default:
+				}
+				return processState(first.cmd.Process.Pid) == 'T'
+			})
+			require.Contains(t, first.stderr.String(), "pause point after-executing")
+			as := w.actions()
+			require.Len(t, as, 1)
+			id := as[0].ID
+			require.Equal(t, "executing", as[0].Status)
+			require.Equal(t, int64(1), as[0].Generation)
+			require.Empty(t, w.effects(), "nothing was clicked before the pause")
+
+			// The frozen operator's heartbeat is frozen with it: its lease runs out.
+			eventually(t, 15*time.Second, "the frozen operator's lease expires", func() bool { h, _ := w.lease(); return !h })
+			code, sum, errs := w.pass()
+			require.Equal(t, 0, code, "the second operator: %+v\n%s", sum, errs)
+			require.Equal(t, int64(2), sum.Generation, "the second operator takes over with a new generation")
+			require.Equal(t, 1, sum.Counts["reconciled"], "%+v", sum)
+			posts := w.postsWithText(text)
+			require.Len(t, posts, 1, "the second operator published it: %+v", w.effects())
+			a := w.show(id)
+			require.Equal(t, "verified", a.Status)
+			require.Equal(t, w.permalink(posts[0]), a.CanonicalResult)
+			before := len(a.History)
+
+			first.signal(syscall.SIGCONT)
+			fcode, sig := first.exit(60 * time.Second)
+			require.Zero(t, sig, "the resumed operator went on to the click and died at the crash point armed after it (%v): %s", sig, first)
+			require.Equal(t, 4, fcode, "a lease lost before the click ends the run with exit 4: %s", first)
+			require.NotContains(t, first.stderr.String(), "crash point after-click-returned", "the resumed operator clicked")
+			fsum := parseSummary(t, first.stdout.String())
+			require.Equal(t, "the lease was lost before the click", fsum.HardStop, "%s", first)
+			require.Len(t, fsum.Actions, 1, "%+v", fsum)
+			require.Equal(t, id, fsum.Actions[0].ActionID)
+			require.Equal(t, "executing", fsum.Actions[0].Status, "as the first operator last recorded it")
+			require.Equal(t, "held", fsum.Actions[0].Note)
+
+			require.Len(t, w.effects(), 1, "exactly one effect: %+v", w.effects())
+			require.Len(t, w.postsWithText(text), 1)
+			a = w.show(id)
+			require.Equal(t, "verified", a.Status, "the resumed operator changed nothing")
+			require.Equal(t, w.permalink(posts[0]), a.CanonicalResult)
+			require.Len(t, a.History, before, "no event after the takeover: %+v", a.History)
+			code, st := w.status()
+			require.Equal(t, 0, code)
+			require.Equal(t, 1, st.Counts["verified"])
+			require.Equal(t, 0, st.Counts["executing"]+st.Counts["ambiguous"])
+		})
+	}
+}
+
+// processState returns the state letter of /proc/PID/stat ('T' for a
+// stopped process), or 0 when it cannot be read.
+func processState(pid int) byte {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
 }
 
 // TestE2EServe: `browserop serve --once-now` runs its first pass at once
