@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -60,8 +59,7 @@ func (c *Config) defaults() {
 		c.LeaseName = "browser-operator"
 	}
 	if c.Holder == "" {
-		host, _ := os.Hostname()
-		c.Holder = fmt.Sprintf("%s:%d:%d", host, os.Getpid(), time.Now().UnixNano()%100000)
+		c.Holder = newHolder()
 	}
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 2 * time.Minute
@@ -153,7 +151,7 @@ func (r *Runner) Close() error {
 	defer cancel()
 	// Another process may use the same Chrome (it attaches to it too):
 	// stop it only while holding the lease, so no pass is under way.
-	lease, err := r.db.AcquireLease(ctx, r.cfg.LeaseName, r.cfg.Holder, r.cfg.LeaseTTL)
+	lease, _, err := r.acquire(ctx)
 	if err != nil {
 		r.log.Info("leaving the browser running: another operator holds the lease", "err", err)
 		return b.Disconnect()
@@ -242,9 +240,13 @@ type ActionReport struct {
 
 // Summary is what a pass did.
 type Summary struct {
-	RunID       string         `json:"run_id,omitempty"`
-	Generation  int64          `json:"generation,omitempty"`
-	Outcome     string         `json:"outcome"`
+	RunID      string `json:"run_id,omitempty"`
+	Generation int64  `json:"generation,omitempty"`
+	Outcome    string `json:"outcome"`
+	// LockedBy and LockedUntil name the operator that held the lease, and
+	// until when, in a locked_skip.
+	LockedBy    string         `json:"locked_by,omitempty"`
+	LockedUntil *time.Time     `json:"locked_until,omitempty"`
 	HardStop    string         `json:"hard_stop,omitempty"`
 	Counts      map[string]int `json:"counts"`
 	Actions     []ActionReport `json:"actions"`
@@ -301,10 +303,14 @@ func (p *pass) hardStop(reason string) {
 // (ledger, browser start); the outcome of the work is in the Summary.
 func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	sum := &Summary{Counts: map[string]int{}, Actions: []ActionReport{}, Started: r.now()}
-	lease, err := r.db.AcquireLease(ctx, r.cfg.LeaseName, r.cfg.Holder, r.cfg.LeaseTTL)
+	lease, other, err := r.acquire(ctx)
 	if errors.Is(err, ledger.ErrLocked) {
 		sum.Outcome, sum.Ended = OutcomeLockedSkip, r.now()
-		r.log.Info("another operator holds the lease", "lease", r.cfg.LeaseName)
+		if other != nil {
+			until := other.ExpiresAt
+			sum.LockedBy, sum.LockedUntil = other.Holder, &until
+		}
+		r.log.Info("another operator holds the lease: nothing done", "lease", r.cfg.LeaseName, "holder", sum.LockedBy, "until", sum.LockedUntil)
 		return sum, nil
 	}
 	if err != nil {
@@ -317,7 +323,15 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	}
 	sum.RunID, sum.Generation = run.ID, lease.Generation
 	log := r.log.With("run", run.ID, "generation", lease.Generation)
-	log.Info("pass started")
+	log.Debug("pass started")
+	if ended, err := r.db.EndInterruptedRuns(ctx, lease.Fence(), run.ID); err != nil {
+		r.release(lease)
+		return nil, err
+	} else {
+		for _, x := range ended {
+			log.Warn("an earlier pass was interrupted: marked ended", "interrupted_run", x.ID, "holder", x.Holder, "started", x.StartedAt)
+		}
+	}
 
 	// The pass stops mutating the moment its lease is lost.
 	pctx, cancel := context.WithCancelCause(ctx)
@@ -387,6 +401,34 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	r.release(held)
 	log.Info("pass ended", "outcome", sum.Outcome, "counts", sum.Counts)
 	return sum, runErr
+}
+
+// acquire takes the lease. When another holder has it and that holder is
+// an operator on this host that provably died (HolderDead), the lease is
+// taken over at once, with a new generation, instead of waiting out its
+// expiry. On ErrLocked, held is the lease as another holder has it.
+func (r *Runner) acquire(ctx context.Context) (l ledger.Lease, held *ledger.Lease, err error) {
+	l, err = r.db.AcquireLease(ctx, r.cfg.LeaseName, r.cfg.Holder, r.cfg.LeaseTTL)
+	if !errors.Is(err, ledger.ErrLocked) {
+		return l, nil, err
+	}
+	cur, gerr := r.db.GetLease(ctx, r.cfg.LeaseName)
+	if gerr != nil {
+		return l, nil, err
+	}
+	if !HolderDead(cur.Holder) {
+		return l, &cur, err
+	}
+	l, err = r.db.TakeOverLease(ctx, cur, r.cfg.Holder, r.cfg.LeaseTTL)
+	if err != nil {
+		if cur2, gerr := r.db.GetLease(ctx, r.cfg.LeaseName); gerr == nil {
+			cur = cur2
+		}
+		return l, &cur, err
+	}
+	r.log.Warn("took over the lease from an operator that is no longer running", "lease", r.cfg.LeaseName,
+		"dead_holder", cur.Holder, "was_until", cur.ExpiresAt, "generation", l.Generation)
+	return l, nil, nil
 }
 
 func (r *Runner) release(l ledger.Lease) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/configs"
@@ -153,7 +154,12 @@ func printSummary(e *env, sum *operator.Summary) error {
 	w := e.stdout
 	switch sum.Outcome {
 	case operator.OutcomeLockedSkip:
-		fmt.Fprintln(w, "another operator holds the lease: nothing done (locked_skip)")
+		if sum.LockedBy == "" || sum.LockedUntil == nil {
+			fmt.Fprintln(w, "another operator holds the lease: nothing done (locked_skip)")
+			return nil
+		}
+		fmt.Fprintf(w, "another operator holds the lease: %s, until %s (in %s unless it renews it): nothing done (locked_skip)\n",
+			sum.LockedBy, fmtTime(*sum.LockedUntil), time.Until(*sum.LockedUntil).Round(time.Second))
 		return nil
 	}
 	fmt.Fprintf(w, "run %s (generation %d): %s\n", sum.RunID, sum.Generation, sum.Outcome)
