@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -245,15 +246,18 @@ type Summary struct {
 	Outcome    string `json:"outcome"`
 	// LockedBy and LockedUntil name the operator that held the lease, and
 	// until when, in a locked_skip.
-	LockedBy    string         `json:"locked_by,omitempty"`
-	LockedUntil *time.Time     `json:"locked_until,omitempty"`
-	HardStop    string         `json:"hard_stop,omitempty"`
-	Counts      map[string]int `json:"counts"`
-	Actions     []ActionReport `json:"actions"`
-	NeedsPerson []string       `json:"needs_person,omitempty"` // ambiguous action ids
-	Problems    []string       `json:"problems,omitempty"`     // calendar and planner problems
-	Started     time.Time      `json:"started"`
-	Ended       time.Time      `json:"ended"`
+	LockedBy    string     `json:"locked_by,omitempty"`
+	LockedUntil *time.Time `json:"locked_until,omitempty"`
+	HardStop    string     `json:"hard_stop,omitempty"`
+	// StoppedSites holds the hard stops that concerned one site only, by
+	// site: the other sites went on.
+	StoppedSites map[string]string `json:"stopped_sites,omitempty"`
+	Counts       map[string]int    `json:"counts"`
+	Actions      []ActionReport    `json:"actions"`
+	NeedsPerson  []string          `json:"needs_person,omitempty"` // ambiguous action ids
+	Problems     []string          `json:"problems,omitempty"`     // calendar and planner problems
+	Started      time.Time         `json:"started"`
+	Ended        time.Time         `json:"ended"`
 }
 
 func (s *Summary) count(k string) { s.Counts[k]++ }
@@ -280,7 +284,11 @@ type pass struct {
 	run     ledger.Run
 	sum     *Summary
 	stopped string // the hard-stop reason; no mutation once set
-	tabs    map[string]*siteTab
+	// site is the site of the intent being processed; siteStops holds the
+	// hard stops that concern one site only: no mutation on it once set.
+	site      string
+	siteStops map[string]string
+	tabs      map[string]*siteTab
 	// tabsReconciled: earlier passes' tab records were compared with the
 	// browser's inventory (once per pass: at its start when a browser
 	// runs, else when the browser is first used).
@@ -289,12 +297,57 @@ type pass struct {
 
 func (p *pass) fence() ledger.Fence { return p.lease.Fence() }
 
-// hardStop ends all mutations for the rest of the pass.
+// hardStop ends mutations for the rest of the pass: on the site of the
+// intent being processed when the reason concerns only it (a blocker
+// screen, the wrong account, a page off the site, a selector, a target),
+// else on every site (see passWide).
 func (p *pass) hardStop(reason string) {
+	if p.site != "" && !passWide(reason) {
+		if p.siteStops[p.site] == "" {
+			p.siteStops[p.site] = reason
+			p.r.log.Warn("hard stop: nothing more on this site in this pass", "run", p.run.ID, "site", p.site, "reason", reason)
+		}
+		return
+	}
 	if p.stopped == "" {
 		p.stopped = reason
-		p.r.log.Warn("hard stop", "run", p.run.ID, "reason", reason)
+		p.r.log.Warn("hard stop: nothing more in this pass", "run", p.run.ID, "reason", reason)
 	}
+}
+
+// passWide reports whether a hard stop concerns the whole pass rather than
+// one site: an unresolved ambiguous action (the documented rule: nothing
+// more until it is settled), the clock behind recorded effects (the
+// ledger's), a lost lease, an interrupted pass.
+func passWide(reason string) bool {
+	for _, p := range []string{"an unresolved ambiguous action", "the clock is behind", "the lease was lost", "interrupted"} {
+		if strings.HasPrefix(reason, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// stoppedFor returns why no mutation may be made on site, or "".
+func (p *pass) stoppedFor(site string) string {
+	if p.stopped != "" {
+		return p.stopped
+	}
+	return p.siteStops[site]
+}
+
+// stopReason is the summary's hard-stop reason: the pass's, else each
+// stopped site's.
+func (p *pass) stopReason() string {
+	if p.stopped != "" {
+		return p.stopped
+	}
+	var out []string
+	for site, why := range p.siteStops {
+		out = append(out, site+": "+why)
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }
 
 // Pass runs one operator pass: lease, reconcile, identity, observe, act,
@@ -359,7 +412,7 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 		}
 	}()
 
-	p := &pass{r: r, ctx: pctx, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}}
+	p := &pass{r: r, ctx: pctx, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}}
 	runErr := p.execute()
 	if runErr != nil && errors.Is(runErr, context.Canceled) && pctx.Err() != nil {
 		// Cancelled (a lost lease, or a shutdown past its grace): what was
@@ -386,12 +439,15 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 		sum.Outcome = OutcomeError
 	case len(sum.NeedsPerson) > 0:
 		sum.Outcome = OutcomeNeedsPerson
-	case p.stopped != "":
+	case p.stopReason() != "":
 		sum.Outcome = OutcomeHardStop
 	default:
 		sum.Outcome = OutcomeOK
 	}
-	sum.HardStop = p.stopped
+	sum.HardStop = p.stopReason()
+	if len(p.siteStops) > 0 {
+		sum.StoppedSites = p.siteStops
+	}
 	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer fcancel()
 	if err := r.db.FinishRun(fctx, held.Fence(), run.ID, sum.Outcome, sum); err != nil {
@@ -449,9 +505,10 @@ func (p *pass) execute() error {
 			return err
 		}
 	}
+	cal = r.judge(cal)
 	for _, prob := range cal.Problems {
 		p.sum.Problems = append(p.sum.Problems, prob.Error())
-		r.log.Warn("calendar problem", "file", prob.File, "line", prob.Line, "entry", prob.EntryID)
+		r.log.Warn("calendar problem", "file", prob.File, "line", prob.Line, "entry", prob.EntryID, "reason", prob.Problem)
 	}
 	if err := p.reconcileTabsAtStart(); err != nil {
 		return err

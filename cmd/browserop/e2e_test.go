@@ -456,7 +456,7 @@ func TestE2ECalendarEditAndMissed(t *testing.T) {
 	require.Len(t, sum.Actions, 1)
 	require.Equal(t, "conflict", sum.Actions[0].Status)
 	require.Equal(t, "edit-me", sum.Actions[0].Entry)
-	require.True(t, containsAny(sum.Problems, "changed after it was reserved"), "%v", sum.Problems)
+	require.True(t, containsAny(sum.Problems, "changed after an action of it was performed"), "%v", sum.Problems)
 	require.Empty(t, w.postsWithText(edited.Text), "the edited text is never published")
 	require.Len(t, w.effects(), 1)
 	as := w.actions()
