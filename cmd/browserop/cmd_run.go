@@ -25,6 +25,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := e.preflight(cfg); err != nil {
+		return err
+	}
 	r, err := e.runner(cfg, db)
 	if err != nil {
 		return err
@@ -59,6 +62,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := e.preflight(cfg); err != nil {
+		return err
+	}
 	r, err := e.runner(cfg, db)
 	if err != nil {
 		return err

@@ -102,10 +102,13 @@ func attachMode(bc browser.Config) bool {
 func connector(bc browser.Config) operator.ConnectFunc {
 	return func(ctx context.Context) (*browser.Browser, error) {
 		if attachMode(bc) {
-			return browser.Attach(ctx, bc)
+			b, err := browser.Attach(ctx, bc)
+			return b, connectError(bc, err)
 		}
-		bc.Persistent = true
-		return browser.Launch(ctx, bc)
+		lc := bc
+		lc.Persistent = true
+		b, err := browser.Launch(ctx, lc)
+		return b, connectError(bc, err)
 	}
 }
 
