@@ -23,12 +23,12 @@ func TestPassBudgetSkippedEntryCanBeEdited(t *testing.T) {
 	var err error
 	w.policy, err = budgetsPolicy(1)
 	require.NoError(t, err)
-	fixedCalendar(w, at, "entries:\n" + post("a", "one") + post("b", "two, first version"))
+	fixedCalendar(w, at, "entries:\n"+post("a", "one")+post("b", "two, first version"))
 	sum := w.pass()
 	require.Equal(t, 1, sum.Counts["verified"])
 	require.Equal(t, 1, sum.Counts["budget_skips"], "%+v", sum.Actions)
 
-	fixedCalendar(w, at, "entries:\n" + post("a", "one") + post("b", "two, edited while skipped"))
+	fixedCalendar(w, at, "entries:\n"+post("a", "one")+post("b", "two, edited while skipped"))
 	sum = w.pass()
 	require.Zero(t, sum.Counts["conflicts"], "nothing of it was performed: %+v", sum)
 	require.Equal(t, 1, sum.Counts["budget_skips"], "%+v", sum.Actions)
@@ -55,14 +55,14 @@ func TestPassBudgetSkippedEntryCanBeEdited(t *testing.T) {
 func TestPassEntryEditableUntilExecuting(t *testing.T) {
 	w := newWorld(t, demosite.Faults{Captcha: true})
 	at := time.Now().Add(-time.Second)
-	fixedCalendar(w, at, "entries:\n" + post("e", "version one"))
+	fixedCalendar(w, at, "entries:\n"+post("e", "version one"))
 	sum := w.pass()
 	require.Equal(t, operator.OutcomeHardStop, sum.Outcome)
-	fixedCalendar(w, at, "entries:\n" + post("e", "version two"))
+	fixedCalendar(w, at, "entries:\n"+post("e", "version two"))
 	sum = w.pass()
 	require.Equal(t, operator.OutcomeHardStop, sum.Outcome)
 	require.Zero(t, sum.Counts["conflicts"], "%+v", sum)
-	fixedCalendar(w, at, "entries:\n" + post("e", "version one"))
+	fixedCalendar(w, at, "entries:\n"+post("e", "version one"))
 	sum = w.pass()
 	require.Zero(t, sum.Counts["conflicts"], "%+v", sum)
 
@@ -91,12 +91,12 @@ func TestPassEntryEditableUntilExecuting(t *testing.T) {
 	require.Equal(t, ledger.TaskOpen, revs[2].Status)
 
 	// Performed: an edit now is a conflict, never published.
-	fixedCalendar(w, at, "entries:\n" + post("e", "version three"))
+	fixedCalendar(w, at, "entries:\n"+post("e", "version three"))
 	sum = w.pass()
 	require.Equal(t, 1, sum.Counts["conflicts"], "%+v", sum)
 	require.Len(t, w.effects(demosite.EffectPost), 1)
 	// Restored: simply done.
-	fixedCalendar(w, at, "entries:\n" + post("e", "version one"))
+	fixedCalendar(w, at, "entries:\n"+post("e", "version one"))
 	sum = w.pass()
 	require.Equal(t, 1, sum.Counts["already_verified"], "%+v", sum)
 	w.checkBooks()
