@@ -120,7 +120,7 @@ func (p *pass) report(a ledger.Action, entry, note string) {
 	}
 	p.sum.Actions = append(p.sum.Actions, rep)
 	p.sum.count(note)
-	p.r.log.Info("action", "run", p.run.ID, "action", a.ID, "type", a.Type, "status", a.Status, "note", note)
+	p.logAction(rep)
 }
 
 // transition moves an action under the pass's fence.
@@ -183,7 +183,9 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 		// Reserve returned the action already recorded under the key.
 		switch a.Status {
 		case ledger.Verified:
-			p.report(a, entry, "already_verified")
+			if !p.reconciled[a.ID] { // reported once, as reconciled, in this pass
+				p.report(a, entry, "already_verified")
+			}
 			return a, nil
 		case ledger.Failed:
 			if a.FailureClass != ledger.Definitive || a.Attempt >= p.r.cfg.MaxAttempts || late {

@@ -140,7 +140,8 @@ func (p *pass) reconcile() error {
 			p.hardStop("an unresolved ambiguous action: " + stopKind(err))
 			continue
 		}
-		if a, err = p.settle(a, p.verifyLive(st, in, a, ""), "", nil, false, "reconciled_"); err != nil {
+		p.reconciled[a.ID] = true
+		if a, err = p.settle(a, p.verifyLive(st, in, a, ""), entryOf(in.origin), nil, false, "reconciled_"); err != nil {
 			return err
 		}
 		p.sum.count("reconciled")

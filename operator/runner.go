@@ -53,6 +53,12 @@ type Config struct {
 	// to it at its start to close them; nil means it never does, and the
 	// records wait for a pass that uses the browser.
 	BrowserRunning func() bool
+	// StopIdleBrowser stops, at the end of every pass, a Chrome browserop
+	// launched on the dedicated profile when a complete inventory shows
+	// nothing in it but browserop's own tabs: also after a pass that did
+	// not use the browser (one left running is connected to, to check).
+	// A tab of the person's keeps it running.
+	StopIdleBrowser bool
 }
 
 func (c *Config) defaults() {
@@ -288,6 +294,9 @@ type pass struct {
 	// hard stops that concern one site only: no mutation on it once set.
 	site      string
 	siteStops map[string]string
+	// reconciled holds the actions this pass reconciled: reported once,
+	// under their entry, not again as already verified.
+	reconciled map[string]bool
 	tabs      map[string]*siteTab
 	// tabsReconciled: earlier passes' tab records were compared with the
 	// browser's inventory (once per pass: at its start when a browser
@@ -412,7 +421,7 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 		}
 	}()
 
-	p := &pass{r: r, ctx: pctx, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}}
+	p := &pass{r: r, ctx: pctx, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}, reconciled: map[string]bool{}}
 	runErr := p.execute()
 	if runErr != nil && errors.Is(runErr, context.Canceled) && pctx.Err() != nil {
 		// Cancelled (a lost lease, or a shutdown past its grace): what was
@@ -423,6 +432,7 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	cancel(nil)
 	<-hbDone
 	p.closeTabs()
+	r.stopIdleBrowser(context.WithoutCancel(ctx), log)
 
 	sum.Ended = r.now()
 	actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -455,8 +465,69 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 		runErr = errors.Join(runErr, err)
 	}
 	r.release(held)
-	log.Info("pass ended", "outcome", sum.Outcome, "counts", sum.Counts)
+	// The one line that summarizes the pass.
+	attrs := []any{"outcome", sum.Outcome, "counts", sum.Counts}
+	if sum.HardStop != "" {
+		attrs = append(attrs, "hard_stop", sum.HardStop)
+	}
+	if len(sum.NeedsPerson) > 0 {
+		attrs = append(attrs, "needs_person", sum.NeedsPerson)
+	}
+	if len(sum.Problems) > 0 {
+		attrs = append(attrs, "problems", len(sum.Problems))
+	}
+	if runErr != nil {
+		attrs = append(attrs, "err", runErr)
+	}
+	log.Info("pass", attrs...)
 	return sum, runErr
+}
+
+// stopIdleBrowser stops a Chrome browserop launched when it holds nothing
+// but browserop's own tabs (Config.StopIdleBrowser). It runs while the
+// pass still holds the lease, so no other pass is using that Chrome.
+func (r *Runner) stopIdleBrowser(ctx context.Context, log *slog.Logger) {
+	if !r.cfg.StopIdleBrowser {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	b := r.current()
+	if b == nil {
+		if r.cfg.BrowserRunning == nil || !r.cfg.BrowserRunning() {
+			return
+		}
+		var err error
+		if b, err = r.getBrowser(ctx); err != nil {
+			log.Warn("could not look at the browser left running", "err", err)
+			return
+		}
+	}
+	if !b.Dedicated() {
+		return
+	}
+	others, err := b.Others(ctx)
+	switch {
+	case err != nil:
+		log.Warn("no complete tab inventory: leaving the browser running", "err", err)
+		return
+	case len(others) > 0:
+		log.Debug("leaving the browser running: it has tabs that are not browserop's", "tabs", len(others))
+		return
+	}
+	stopped, err := b.StopIfAlone()
+	if err != nil {
+		log.Warn("stop the browser", "err", err)
+		return
+	}
+	if stopped {
+		r.mu.Lock()
+		if r.browser == b {
+			r.browser = nil
+		}
+		r.mu.Unlock()
+		log.Info("stopped the Chrome browserop launched: it held only browserop's tabs")
+	}
 }
 
 // acquire takes the lease. When another holder has it and that holder is

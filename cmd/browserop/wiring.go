@@ -145,7 +145,7 @@ func (e *env) runner(cfg Config, db *ledger.DB) (*operator.Runner, error) {
 	rc := operator.Config{LeaseName: cfg.Operator.LeaseName, LeaseTTL: cfg.Operator.LeaseTTL, Heartbeat: cfg.Operator.Heartbeat,
 		Skew: cfg.Operator.IdentitySkew, CalendarDir: calDir, Grace: cfg.Calendar.Grace, PublishLate: cfg.Calendar.PublishLate,
 		QualityThreshold: cfg.Planner.QualityThreshold, ActionTimeout: cfg.Browser.ActionTimeout, Ceiling: cfg.Authority.Ceiling,
-		BrowserRunning: browserRunning(bc)}
+		BrowserRunning: browserRunning(bc), StopIdleBrowser: !attachMode(bc)}
 	return operator.NewRunner(db, adapters, p, planner, connector(bc), rc, logger(cfg, e.stderr)), nil
 }
 
