@@ -297,7 +297,7 @@ type pass struct {
 	// reconciled holds the actions this pass reconciled: reported once,
 	// under their entry, not again as already verified.
 	reconciled map[string]bool
-	tabs      map[string]*siteTab
+	tabs       map[string]*siteTab
 	// tabsReconciled: earlier passes' tab records were compared with the
 	// browser's inventory (once per pass: at its start when a browser
 	// runs, else when the browser is first used).
