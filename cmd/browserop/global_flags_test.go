@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/browserop/browserop/ledger"
 	"github.com/stretchr/testify/require"
@@ -45,4 +49,24 @@ func TestGlobalFlagsBeforeCommand(t *testing.T) {
 	code, _, errs = c.run("--config")
 	require.Equal(t, 2, code)
 	require.Contains(t, errs, "config")
+}
+
+// TestRunLockedNamesHolderAndExpiry: the locked message says who holds
+// the lease and until when.
+func TestRunLockedNamesHolderAndExpiry(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	if os.Geteuid() == 0 {
+		c.env = append(c.env, "BROWSEROP_BROWSER_NO_SANDBOX=true")
+	}
+	db, err := ledger.Open(context.Background(), c.ledgerPath(), ledger.Options{})
+	require.NoError(t, err)
+	host, _ := os.Hostname()
+	holder := fmt.Sprintf("%s:%d:1:7", host, os.Getpid()) // alive: this very process
+	l, err := db.AcquireLease(context.Background(), "browser-operator", holder, 10*time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	code, out, errs := c.run("run")
+	require.Equal(t, 4, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+	require.Contains(t, out, "another operator holds the lease: "+holder+", until "+fmtTime(l.ExpiresAt))
 }
