@@ -118,9 +118,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	log.Info("serving", "schedule", cfg.Schedule, "jitter", cfg.Jitter.String(), "ledger", db.Path(), "api", "http://"+ln.Addr().String())
 	fmt.Fprintf(e.stdout, "browserop serving: api http://%s (token: browserop token), mcp http://%s/mcp\n", ln.Addr(), ln.Addr())
 	pass := func() {
-		// The runner logs the pass's one summary line.
-		if _, err := drainingPass(ctx, r); err != nil && errors.Is(err, operator.ErrConfig) {
+		// The runner logs the pass's one summary line; a pass that could
+		// not even start has none.
+		sum, err := drainingPass(ctx, r)
+		switch {
+		case err != nil && errors.Is(err, operator.ErrConfig):
 			log.Error("configuration error: fix it, then restart the service", "err", err)
+		case err != nil && sum == nil:
+			log.Error("pass failed", "err", err)
 		}
 	}
 	if *once {
