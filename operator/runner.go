@@ -345,15 +345,19 @@ func (p *pass) stoppedFor(site string) string {
 	return p.siteStops[site]
 }
 
-// stopReason is the summary's hard-stop reason: the pass's, else each
-// stopped site's.
+// stopReason is the summary's hard-stop reason: the pass's, else the
+// distinct reasons of the stopped sites (which site is in StoppedSites).
 func (p *pass) stopReason() string {
 	if p.stopped != "" {
 		return p.stopped
 	}
+	seen := map[string]bool{}
 	var out []string
-	for site, why := range p.siteStops {
-		out = append(out, site+": "+why)
+	for _, why := range p.siteStops {
+		if !seen[why] {
+			seen[why] = true
+			out = append(out, why)
+		}
 	}
 	sort.Strings(out)
 	return strings.Join(out, "; ")

@@ -184,7 +184,12 @@ func printSummary(e *env, sum *operator.Summary) error {
 	} else {
 		fmt.Fprintln(w, "nothing was due")
 	}
-	if sum.HardStop != "" {
+	switch {
+	case len(sum.StoppedSites) > 0:
+		for _, site := range sortedKeys(sum.StoppedSites) {
+			fmt.Fprintf(w, "hard stop on site %s: %s (the other sites went on)\n", site, sum.StoppedSites[site])
+		}
+	case sum.HardStop != "":
 		fmt.Fprintf(w, "hard stop: %s\n", sum.HardStop)
 	}
 	for _, id := range sum.NeedsPerson {
