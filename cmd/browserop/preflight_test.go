@@ -90,3 +90,21 @@ func TestConfigErrorsFoundAtStart(t *testing.T) {
 		require.True(t, strings.Count(errs, "\n") <= 2, "one message: %s", errs)
 	})
 }
+
+// TestUnreachableChromeSaysWhatToCheck: attach mode with nothing at the
+// DevTools address: the reason says what to check, not the DevTools
+// client's internals.
+func TestUnreachableChromeSaysWhatToCheck(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.writeConfig("browser:\n  devtools_url: http://127.0.0.1:9\n")
+	cal := filepath.Join(c.dir, "config", "browserop", "calendar", "cal.yaml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(cal), 0o700))
+	at := time.Now().Add(-time.Second).UTC().Format(time.RFC3339)
+	require.NoError(t, os.WriteFile(cal, []byte("entries:\n  - {id: p, site: demo, actor: alice, type: post, at: \""+at+"\", text: hi}\n"), 0o600))
+	code, out, errs := c.run("run")
+	require.Equal(t, 3, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+	require.Contains(t, out, "Chrome is not reachable at browser.devtools_url http://127.0.0.1:9: check that Chrome is running")
+	require.NotContains(t, out, "websocket")
+	require.NotContains(t, out, "dial tcp")
+}
