@@ -118,6 +118,9 @@ func (p *pass) report(a ledger.Action, entry, note string) {
 	if a.Status != ledger.Verified {
 		rep.Reason = a.FailureReason
 	}
+	if rep.Reason == "" && note == "held" {
+		rep.Reason = "hard stop: " + p.stoppedFor(a.Site)
+	}
 	p.sum.Actions = append(p.sum.Actions, rep)
 	p.sum.count(note)
 	p.logAction(rep)

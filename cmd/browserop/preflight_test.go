@@ -105,6 +105,7 @@ func TestUnreachableChromeSaysWhatToCheck(t *testing.T) {
 	code, out, errs := c.run("run")
 	require.Equal(t, 3, code, "stdout:\n%s\nstderr:\n%s", out, errs)
 	require.Contains(t, out, "Chrome is not reachable at browser.devtools_url http://127.0.0.1:9: check that Chrome is running")
+	require.Contains(t, out, "planned (held)  hard stop: error: browser: Chrome is not reachable", "the action's row says why")
 	require.NotContains(t, out, "websocket")
 	require.NotContains(t, out, "dial tcp")
 }
