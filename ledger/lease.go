@@ -177,3 +177,34 @@ func getLease(ctx context.Context, tx *sql.Tx, name string) (Lease, error) {
 	l.Released = released == 1
 	return l, nil
 }
+
+// TakeOverLease takes the named lease from a holder known to be dead (its
+// process is gone), at once rather than at its expiry: only while the lease
+// is still exactly from (same holder and generation), and with a new
+// generation, so that fencing still refuses anything the old holder may
+// write should it only have been frozen. It returns ErrLocked when the lease
+// moved on in the meantime.
+func (db *DB) TakeOverLease(ctx context.Context, from Lease, holder string, ttl time.Duration) (Lease, error) {
+	if holder == "" || ttl <= 0 {
+		return Lease{}, errors.New("take over lease: a holder and a positive ttl are required")
+	}
+	var l Lease
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		cur, err := getLease(ctx, tx, from.Name)
+		if err != nil {
+			return err
+		}
+		if cur.Generation != from.Generation || cur.Holder != from.Holder {
+			return fmt.Errorf("%w: %q holds %q until %s", ErrLocked, cur.Holder, cur.Name, cur.ExpiresAt.Format(time.RFC3339))
+		}
+		now := db.now()
+		l = Lease{Name: from.Name, Holder: holder, Generation: cur.Generation + 1, AcquiredAt: now, HeartbeatAt: now, ExpiresAt: now.Add(ttl)}
+		_, err = tx.ExecContext(ctx, `UPDATE leases SET holder = ?, generation = ?, acquired_at = ?, heartbeat_at = ?, expires_at = ?, released = 0
+			WHERE name = ? AND generation = ?`, holder, l.Generation, nanos(now), nanos(now), nanos(l.ExpiresAt), from.Name, cur.Generation)
+		return err
+	})
+	if err != nil {
+		return Lease{}, fmt.Errorf("take over lease %q: %w", from.Name, err)
+	}
+	return l, nil
+}

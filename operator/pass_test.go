@@ -221,7 +221,7 @@ func TestPassCalendarEditAndMissed(t *testing.T) {
 	require.Equal(t, 1, sum.Counts["conflicts"], "%+v", sum)
 	require.Equal(t, 1, sum.Counts["missed"], "%+v", sum.Actions)
 	require.Len(t, w.effects(demosite.EffectPost), 1, "neither the edit nor the missed entry is published")
-	require.Contains(t, strings.Join(sum.Problems, "\n"), `entry "p1" changed after it was reserved`)
+	require.Contains(t, strings.Join(sum.Problems, "\n"), `entry "p1" changed after an action of it was performed`)
 
 	// A malformed file elsewhere is a problem; valid entries still run.
 	require.NoError(t, os.WriteFile(filepath.Join(w.calDir, "broken.yaml"), []byte("entries: [\n"), 0o600))

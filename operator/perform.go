@@ -23,16 +23,14 @@ func (p *pass) entry(e Entry) error {
 		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q: site %q has no adapter", e.File, e.Line, e.ID, e.Site))
 		return nil
 	}
-	origin := "calendar:" + e.ID
-	capability := e.Type
-	task, _, err := p.r.db.CreateTask(p.ctx, origin, ledger.TaskRequest{Title: e.ID, Source: "calendar",
-		Contract: contractFor(site, capability), Input: entryInput(e)})
-	if errors.Is(err, ledger.ErrConflict) {
-		// Edited after it was reserved: never publish the edited version.
+	task, origin, err := p.entryTask(e, site)
+	if errors.Is(err, errEditedAfterPerformed) {
+		// Edited after an action of it was performed: never publish the
+		// edited version.
 		p.sum.count("conflicts")
 		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: e.Type, Status: "conflict",
-			Reason: "the entry changed after it was reserved; it is not published"})
-		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q changed after it was reserved; restore it or give it a new id", e.File, e.Line, e.ID))
+			Reason: "the entry changed after an action of it was performed; it is not published"})
+		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q changed after an action of it was performed; restore it or give it a new id", e.File, e.Line, e.ID))
 		return nil
 	}
 	if err != nil {
@@ -120,9 +118,12 @@ func (p *pass) report(a ledger.Action, entry, note string) {
 	if a.Status != ledger.Verified {
 		rep.Reason = a.FailureReason
 	}
+	if rep.Reason == "" && note == "held" {
+		rep.Reason = "hard stop: " + p.stoppedFor(a.Site)
+	}
 	p.sum.Actions = append(p.sum.Actions, rep)
 	p.sum.count(note)
-	p.r.log.Info("action", "run", p.run.ID, "action", a.ID, "type", a.Type, "status", a.Status, "note", note)
+	p.logAction(rep)
 }
 
 // transition moves an action under the pass's fence.
@@ -142,9 +143,11 @@ func (p *pass) transition(a ledger.Action, c ledger.Change) (ledger.Action, erro
 // failures of the pass itself (the ledger, a lost lease) are errors.
 func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error) {
 	li := in.ledgerIntent(p.run.ID)
-	if p.stopped != "" || p.r.draining.Load() {
-		why := "the pass stopped: " + p.stopped
-		if p.stopped == "" {
+	p.site = in.site // a hard stop from here on concerns this site
+	defer func() { p.site = "" }()
+	if stopped := p.stoppedFor(in.site); stopped != "" || p.r.draining.Load() {
+		why := "the pass stopped: " + stopped
+		if stopped == "" {
 			why = "browserop is shutting down"
 		}
 		p.sum.count("held")
@@ -183,7 +186,9 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 		// Reserve returned the action already recorded under the key.
 		switch a.Status {
 		case ledger.Verified:
-			p.report(a, entry, "already_verified")
+			if !p.reconciled[a.ID] { // reported once, as reconciled, in this pass
+				p.report(a, entry, "already_verified")
+			}
 			return a, nil
 		case ledger.Failed:
 			if a.FailureClass != ledger.Definitive || a.Attempt >= p.r.cfg.MaxAttempts || late {

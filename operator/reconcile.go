@@ -165,7 +165,8 @@ func (p *pass) reconcile() error {
 		if err != nil {
 			return err
 		}
-		if a, err = p.settle(a, p.verifyLive(st, in, a, "", late), "", nil, false, "reconciled_"); err != nil {
+		p.reconciled[a.ID] = true
+		if a, err = p.settle(a, p.verifyLive(st, in, a, "", late), entryOf(in.origin), nil, false, "reconciled_"); err != nil {
 			return err
 		}
 		p.sum.count("reconciled")

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +53,12 @@ type Config struct {
 	// to it at its start to close them; nil means it never does, and the
 	// records wait for a pass that uses the browser.
 	BrowserRunning func() bool
+	// StopIdleBrowser stops, at the end of every pass, a Chrome browserop
+	// launched on the dedicated profile when a complete inventory shows
+	// nothing in it but browserop's own tabs: also after a pass that did
+	// not use the browser (one left running is connected to, to check).
+	// A tab of the person's keeps it running.
+	StopIdleBrowser bool
 }
 
 func (c *Config) defaults() {
@@ -60,8 +66,7 @@ func (c *Config) defaults() {
 		c.LeaseName = "browser-operator"
 	}
 	if c.Holder == "" {
-		host, _ := os.Hostname()
-		c.Holder = fmt.Sprintf("%s:%d:%d", host, os.Getpid(), time.Now().UnixNano()%100000)
+		c.Holder = newHolder()
 	}
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 2 * time.Minute
@@ -153,7 +158,7 @@ func (r *Runner) Close() error {
 	defer cancel()
 	// Another process may use the same Chrome (it attaches to it too):
 	// stop it only while holding the lease, so no pass is under way.
-	lease, err := r.db.AcquireLease(ctx, r.cfg.LeaseName, r.cfg.Holder, r.cfg.LeaseTTL)
+	lease, _, err := r.acquire(ctx)
 	if err != nil {
 		r.log.Info("leaving the browser running: another operator holds the lease", "err", err)
 		return b.Disconnect()
@@ -242,16 +247,23 @@ type ActionReport struct {
 
 // Summary is what a pass did.
 type Summary struct {
-	RunID       string         `json:"run_id,omitempty"`
-	Generation  int64          `json:"generation,omitempty"`
-	Outcome     string         `json:"outcome"`
-	HardStop    string         `json:"hard_stop,omitempty"`
-	Counts      map[string]int `json:"counts"`
-	Actions     []ActionReport `json:"actions"`
-	NeedsPerson []string       `json:"needs_person,omitempty"` // ambiguous action ids
-	Problems    []string       `json:"problems,omitempty"`     // calendar and planner problems
-	Started     time.Time      `json:"started"`
-	Ended       time.Time      `json:"ended"`
+	RunID      string `json:"run_id,omitempty"`
+	Generation int64  `json:"generation,omitempty"`
+	Outcome    string `json:"outcome"`
+	// LockedBy and LockedUntil name the operator that held the lease, and
+	// until when, in a locked_skip.
+	LockedBy    string     `json:"locked_by,omitempty"`
+	LockedUntil *time.Time `json:"locked_until,omitempty"`
+	HardStop    string     `json:"hard_stop,omitempty"`
+	// StoppedSites holds the hard stops that concerned one site only, by
+	// site: the other sites went on.
+	StoppedSites map[string]string `json:"stopped_sites,omitempty"`
+	Counts       map[string]int    `json:"counts"`
+	Actions      []ActionReport    `json:"actions"`
+	NeedsPerson  []string          `json:"needs_person,omitempty"` // ambiguous action ids
+	Problems     []string          `json:"problems,omitempty"`     // calendar and planner problems
+	Started      time.Time         `json:"started"`
+	Ended        time.Time         `json:"ended"`
 }
 
 func (s *Summary) count(k string) { s.Counts[k]++ }
@@ -278,7 +290,14 @@ type pass struct {
 	run     ledger.Run
 	sum     *Summary
 	stopped string // the hard-stop reason; no mutation once set
-	tabs    map[string]*siteTab
+	// site is the site of the intent being processed; siteStops holds the
+	// hard stops that concern one site only: no mutation on it once set.
+	site      string
+	siteStops map[string]string
+	// reconciled holds the actions this pass reconciled: reported once,
+	// under their entry, not again as already verified.
+	reconciled map[string]bool
+	tabs       map[string]*siteTab
 	// tabsReconciled: earlier passes' tab records were compared with the
 	// browser's inventory (once per pass: at its start when a browser
 	// runs, else when the browser is first used).
@@ -287,12 +306,61 @@ type pass struct {
 
 func (p *pass) fence() ledger.Fence { return p.lease.Fence() }
 
-// hardStop ends all mutations for the rest of the pass.
+// hardStop ends mutations for the rest of the pass: on the site of the
+// intent being processed when the reason concerns only it (a blocker
+// screen, the wrong account, a page off the site, a selector, a target),
+// else on every site (see passWide).
 func (p *pass) hardStop(reason string) {
+	if p.site != "" && !passWide(reason) {
+		if p.siteStops[p.site] == "" {
+			p.siteStops[p.site] = reason
+			p.r.log.Warn("hard stop: nothing more on this site in this pass", "run", p.run.ID, "site", p.site, "reason", reason)
+		}
+		return
+	}
 	if p.stopped == "" {
 		p.stopped = reason
-		p.r.log.Warn("hard stop", "run", p.run.ID, "reason", reason)
+		p.r.log.Warn("hard stop: nothing more in this pass", "run", p.run.ID, "reason", reason)
 	}
+}
+
+// passWide reports whether a hard stop concerns the whole pass rather than
+// one site: an unresolved ambiguous action (the documented rule: nothing
+// more until it is settled), the clock behind recorded effects (the
+// ledger's), a lost lease, an interrupted pass.
+func passWide(reason string) bool {
+	for _, p := range []string{"an unresolved ambiguous action", "the clock is behind", "the lease was lost", "interrupted"} {
+		if strings.HasPrefix(reason, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// stoppedFor returns why no mutation may be made on site, or "".
+func (p *pass) stoppedFor(site string) string {
+	if p.stopped != "" {
+		return p.stopped
+	}
+	return p.siteStops[site]
+}
+
+// stopReason is the summary's hard-stop reason: the pass's, else the
+// distinct reasons of the stopped sites (which site is in StoppedSites).
+func (p *pass) stopReason() string {
+	if p.stopped != "" {
+		return p.stopped
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, why := range p.siteStops {
+		if !seen[why] {
+			seen[why] = true
+			out = append(out, why)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }
 
 // Pass runs one operator pass: lease, reconcile, identity, observe, act,
@@ -301,10 +369,14 @@ func (p *pass) hardStop(reason string) {
 // (ledger, browser start); the outcome of the work is in the Summary.
 func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	sum := &Summary{Counts: map[string]int{}, Actions: []ActionReport{}, Started: r.now()}
-	lease, err := r.db.AcquireLease(ctx, r.cfg.LeaseName, r.cfg.Holder, r.cfg.LeaseTTL)
+	lease, other, err := r.acquire(ctx)
 	if errors.Is(err, ledger.ErrLocked) {
 		sum.Outcome, sum.Ended = OutcomeLockedSkip, r.now()
-		r.log.Info("another operator holds the lease", "lease", r.cfg.LeaseName)
+		if other != nil {
+			until := other.ExpiresAt
+			sum.LockedBy, sum.LockedUntil = other.Holder, &until
+		}
+		r.log.Info("another operator holds the lease: nothing done", "lease", r.cfg.LeaseName, "holder", sum.LockedBy, "until", sum.LockedUntil)
 		return sum, nil
 	}
 	if err != nil {
@@ -317,7 +389,15 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	}
 	sum.RunID, sum.Generation = run.ID, lease.Generation
 	log := r.log.With("run", run.ID, "generation", lease.Generation)
-	log.Info("pass started")
+	log.Debug("pass started")
+	if ended, err := r.db.EndInterruptedRuns(ctx, lease.Fence(), run.ID); err != nil {
+		r.release(lease)
+		return nil, err
+	} else {
+		for _, x := range ended {
+			log.Warn("an earlier pass was interrupted: marked ended", "interrupted_run", x.ID, "holder", x.Holder, "started", x.StartedAt)
+		}
+	}
 
 	// The pass stops mutating the moment its lease is lost.
 	pctx, cancel := context.WithCancelCause(ctx)
@@ -347,7 +427,7 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 		}
 	}()
 
-	p := &pass{r: r, ctx: pctx, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}}
+	p := &pass{r: r, ctx: pctx, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}, reconciled: map[string]bool{}}
 	runErr := p.execute()
 	if runErr != nil && errors.Is(runErr, context.Canceled) && pctx.Err() != nil {
 		// Cancelled (a lost lease, or a shutdown past its grace): what was
@@ -358,6 +438,7 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	cancel(nil)
 	<-hbDone
 	p.closeTabs()
+	r.stopIdleBrowser(context.WithoutCancel(ctx), log)
 
 	sum.Ended = r.now()
 	actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -374,12 +455,15 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 		sum.Outcome = OutcomeError
 	case len(sum.NeedsPerson) > 0:
 		sum.Outcome = OutcomeNeedsPerson
-	case p.stopped != "":
+	case p.stopReason() != "":
 		sum.Outcome = OutcomeHardStop
 	default:
 		sum.Outcome = OutcomeOK
 	}
-	sum.HardStop = p.stopped
+	sum.HardStop = p.stopReason()
+	if len(p.siteStops) > 0 {
+		sum.StoppedSites = p.siteStops
+	}
 	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer fcancel()
 	if err := r.db.FinishRun(fctx, held.Fence(), run.ID, sum.Outcome, sum); err != nil {
@@ -387,8 +471,97 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 		runErr = errors.Join(runErr, err)
 	}
 	r.release(held)
-	log.Info("pass ended", "outcome", sum.Outcome, "counts", sum.Counts)
+	// The one line that summarizes the pass.
+	attrs := []any{"outcome", sum.Outcome, "counts", sum.Counts}
+	if sum.HardStop != "" {
+		attrs = append(attrs, "hard_stop", sum.HardStop)
+	}
+	if len(sum.NeedsPerson) > 0 {
+		attrs = append(attrs, "needs_person", sum.NeedsPerson)
+	}
+	if len(sum.Problems) > 0 {
+		attrs = append(attrs, "problems", len(sum.Problems))
+	}
+	if runErr != nil {
+		attrs = append(attrs, "err", runErr)
+	}
+	log.Info("pass", attrs...)
 	return sum, runErr
+}
+
+// stopIdleBrowser stops a Chrome browserop launched when it holds nothing
+// but browserop's own tabs (Config.StopIdleBrowser). It runs while the
+// pass still holds the lease, so no other pass is using that Chrome.
+func (r *Runner) stopIdleBrowser(ctx context.Context, log *slog.Logger) {
+	if !r.cfg.StopIdleBrowser {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	b := r.current()
+	if b == nil {
+		if r.cfg.BrowserRunning == nil || !r.cfg.BrowserRunning() {
+			return
+		}
+		var err error
+		if b, err = r.getBrowser(ctx); err != nil {
+			log.Warn("could not look at the browser left running", "err", err)
+			return
+		}
+	}
+	if !b.Dedicated() {
+		return
+	}
+	others, err := b.Others(ctx)
+	switch {
+	case err != nil:
+		log.Warn("no complete tab inventory: leaving the browser running", "err", err)
+		return
+	case len(others) > 0:
+		log.Debug("leaving the browser running: it has tabs that are not browserop's", "tabs", len(others))
+		return
+	}
+	stopped, err := b.StopIfAlone()
+	if err != nil {
+		log.Warn("stop the browser", "err", err)
+		return
+	}
+	if stopped {
+		r.mu.Lock()
+		if r.browser == b {
+			r.browser = nil
+		}
+		r.mu.Unlock()
+		log.Info("stopped the Chrome browserop launched: it held only browserop's tabs")
+	}
+}
+
+// acquire takes the lease. When another holder has it and that holder is
+// an operator on this host that provably died (HolderDead), the lease is
+// taken over at once, with a new generation, instead of waiting out its
+// expiry. On ErrLocked, held is the lease as another holder has it.
+func (r *Runner) acquire(ctx context.Context) (l ledger.Lease, held *ledger.Lease, err error) {
+	l, err = r.db.AcquireLease(ctx, r.cfg.LeaseName, r.cfg.Holder, r.cfg.LeaseTTL)
+	if !errors.Is(err, ledger.ErrLocked) {
+		return l, nil, err
+	}
+	cur, gerr := r.db.GetLease(ctx, r.cfg.LeaseName)
+	if gerr != nil {
+		return l, nil, err
+	}
+	if !HolderDead(cur.Holder) {
+		return l, &cur, err
+	}
+	l, err = r.db.TakeOverLease(ctx, cur, r.cfg.Holder, r.cfg.LeaseTTL)
+	if err != nil {
+		if cur2, gerr := r.db.GetLease(ctx, r.cfg.LeaseName); gerr == nil {
+			cur = cur2
+		}
+		return l, &cur, err
+	}
+	r.log.Warn("took over the lease from an operator that is no longer running", "lease", r.cfg.LeaseName,
+		"dead_holder", cur.Holder, "was_until", cur.ExpiresAt, "generation", l.Generation)
+	return l, nil, nil
 }
 
 func (r *Runner) release(l ledger.Lease) {
@@ -409,9 +582,10 @@ func (p *pass) execute() error {
 			return err
 		}
 	}
+	cal = r.judge(cal)
 	for _, prob := range cal.Problems {
 		p.sum.Problems = append(p.sum.Problems, prob.Error())
-		r.log.Warn("calendar problem", "file", prob.File, "line", prob.Line, "entry", prob.EntryID)
+		r.log.Warn("calendar problem", "file", prob.File, "line", prob.Line, "entry", prob.EntryID, "reason", prob.Problem)
 	}
 	if err := p.reconcileTabsAtStart(); err != nil {
 		return err

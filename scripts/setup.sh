@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what browserop's demo and tests need on a Debian/Ubuntu machine:
-# Chromium (for the browser tests and the demo) and a C compiler (for the
-# SQLite driver). Go itself must already be on PATH.
+# Chromium (for the browser tests and the demo), a C compiler (for the
+# SQLite driver) and systemd's systemd-analyze (for the service unit test).
+# Go itself must already be on PATH.
 set -euo pipefail
 
 need_apt=()
@@ -10,6 +11,8 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
    && ! command -v google-chrome >/dev/null 2>&1 && ! command -v google-chrome-stable >/dev/null 2>&1; then
   need_apt+=(chromium)
 fi
+# systemd-analyze checks the unit `browserop service install` writes.
+command -v systemd-analyze >/dev/null 2>&1 || need_apt+=(systemd)
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -28,6 +29,11 @@ type env struct {
 	environ        []string
 	skipMigrate    bool // only `migrate` opens without migrating, to report what it applies
 	mustExist      bool // inspection commands never create a ledger
+	// exec runs a program of the system (systemctl, launchctl, journalctl,
+	// loginctl); tests replace it where the real one cannot run.
+	exec execFunc
+	// goos is the platform whose service manager `service` uses.
+	goos string
 }
 
 // command is one subcommand.
@@ -40,10 +46,12 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"version", "print the version", cmdVersion},
+		{"doctor", "check the installation: config, ledger, Chrome, profile, sign-in per site, calendar, service, API [--no-browser]", cmdDoctor},
 		{"login", "open a visible browser on the dedicated profile to sign in to a site once: login [--site NAME]", cmdLogin},
 		{"status", "lease, action counts, ambiguous actions and budget use (exit 5 while ambiguous actions wait)", cmdStatus},
 		{"actions", "list, show or resolve actions: actions list [--status S] [--task T] | show ID | resolve ID (--verified URL | --absent --reason TEXT)", cmdActions},
 		{"lease", "show the operator lease: holder, generation, expiry", cmdLease},
+		{"tabs", "the tab ledger: record, site, state, epoch, close proof, task (--open: only those not closed with proof)", cmdTabs},
 		{"tasks", "list agent tasks, or show one: tasks [list] | tasks show ID", cmdTasks},
 		{"grant", "approve one more domain for one task, within authority.ceiling: grant TASK DOMAIN", cmdGrant},
 		{"confirm", "confirm an action that waits for you (or --decline --reason TEXT): confirm ACTION", cmdConfirm},
@@ -52,6 +60,7 @@ func commands() []command {
 		{"run", "one operator pass: reconcile, then publish what is due (exit 3 hard stop, 4 locked, 5 needs a person)", cmdRun},
 		{"mcp", "serve the MCP task tools over stdio for a desktop client: mcp [--config FILE]", cmdMCP},
 		{"serve", "run passes on the configured cron schedule until SIGINT or SIGTERM", cmdServe},
+		{"service", "run serve as a systemd user unit or launchd agent: service install [--linger] | status | logs [-n N] [--follow] | uninstall", cmdService},
 		{"demo", "the demo: demosite + headless Chromium + a small calendar, two passes, nothing published twice", cmdDemo},
 		{"demosite", "run the demo site on its own: demosite --addr 127.0.0.1:8787 [--fault name=value]", cmdDemosite},
 		{"torture", "prove the promises: random calendars and faults against real operators, invariants checked: torture --seeds N [--seed S] [--json]", cmdTorture},
@@ -71,7 +80,16 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // RunEnv is Run with an explicit environment.
 func RunEnv(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string) int {
-	e := &env{stdout: stdout, stderr: stderr, environ: environ}
+	return runWith(ctx, &env{stdout: stdout, stderr: stderr, environ: environ, exec: systemExec, goos: runtime.GOOS}, args)
+}
+
+// runWith runs a command line in e.
+func runWith(ctx context.Context, e *env, args []string) int {
+	stdout, stderr := e.stdout, e.stderr
+	args, err := globalFlags(e, args)
+	if err != nil {
+		return report(e, err)
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
 		if len(args) == 0 {
@@ -115,7 +133,7 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "common flags: --config FILE, --ledger FILE, --json")
+	fmt.Fprintln(w, "common flags, before or after the command: --config FILE, --ledger FILE, --json")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "exit codes:")
 	for _, x := range operator.ExitCodes {
@@ -123,14 +141,38 @@ func printUsage(w io.Writer) {
 	}
 }
 
-// flags returns a flag set with the common flags bound to e.
+// flags returns a flag set with the common flags bound to e. Their
+// defaults are what the global flags (before the command) set.
 func (e *env) flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("browserop "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	fs.StringVar(&e.configPath, "config", "", "configuration file (default $XDG_CONFIG_HOME/browserop/config.yaml)")
-	fs.StringVar(&e.ledgerPath, "ledger", "", "ledger file (default from config, else the XDG state directory)")
-	fs.BoolVar(&e.json, "json", false, "print JSON for scripts")
+	fs.StringVar(&e.configPath, "config", e.configPath, "configuration file (default $XDG_CONFIG_HOME/browserop/config.yaml)")
+	fs.StringVar(&e.ledgerPath, "ledger", e.ledgerPath, "ledger file (default from config, else the XDG state directory)")
+	fs.BoolVar(&e.json, "json", e.json, "print JSON for scripts")
 	return fs
+}
+
+// globalFlags takes the common flags that come before the command
+// (`browserop --config FILE run`) and returns the rest of args, starting
+// with the command.
+func globalFlags(e *env, args []string) ([]string, error) {
+	fs := flag.NewFlagSet("browserop", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&e.configPath, "config", "", "")
+	fs.StringVar(&e.ledgerPath, "ledger", "", "")
+	fs.BoolVar(&e.json, "json", false, "")
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" && args[0] != "-" {
+		// One flag at a time, so that -h after the flags still reaches help.
+		n := 1
+		if name := strings.TrimLeft(args[0], "-"); !strings.Contains(name, "=") && name != "json" && len(args) > 1 {
+			n = 2
+		}
+		if err := fs.Parse(args[:n]); err != nil {
+			return nil, usageError("%v (the flags before a command are --config FILE, --ledger FILE and --json)", err)
+		}
+		args = args[n:]
+	}
+	return args, nil
 }
 
 // parse parses args, allowing flags after positional arguments, and

@@ -51,12 +51,15 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	if bc.DevToolsURL != "" || bc.DevToolsActivePortFile != "" {
 		return fmt.Errorf("%w: login launches the dedicated profile; sign in directly in the browser you attach to", operator.ErrUsage)
 	}
+	if err := preflight(bc); err != nil {
+		return err
+	}
 	bc.Headless = *headless
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	b, err := loginBrowser(ctx, bc)
 	if err != nil {
-		return err
+		return connectError(bc, err)
 	}
 	var own []*browser.Tab
 	defer func() {

@@ -25,6 +25,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := e.preflight(cfg); err != nil {
+		return err
+	}
 	r, err := e.runner(cfg, db)
 	if err != nil {
 		return err
@@ -39,6 +42,12 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	if err := printSummary(e, sum); err != nil {
 		return err
+	}
+	if !e.json && len(sum.Actions) == 0 && len(sum.Problems) == 0 && sum.Outcome == operator.OutcomeOK {
+		adapters, _ := loadSites(cfg)
+		for _, h := range e.setupHints(cfg, adapters) {
+			fmt.Fprintln(e.stdout, "next step: "+h)
+		}
 	}
 	if err := sum.Err(); err != nil {
 		return quietExit{operator.KindOf(err).Exit}
@@ -59,6 +68,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := e.preflight(cfg); err != nil {
+		return err
+	}
 	r, err := e.runner(cfg, db)
 	if err != nil {
 		return err
@@ -106,12 +118,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	log.Info("serving", "schedule", cfg.Schedule, "jitter", cfg.Jitter.String(), "ledger", db.Path(), "api", "http://"+ln.Addr().String())
 	fmt.Fprintf(e.stdout, "browserop serving: api http://%s (token: browserop token), mcp http://%s/mcp\n", ln.Addr(), ln.Addr())
 	pass := func() {
+		// The runner logs the pass's one summary line; a pass that could
+		// not even start has none.
 		sum, err := drainingPass(ctx, r)
 		switch {
-		case err != nil:
+		case err != nil && errors.Is(err, operator.ErrConfig):
+			log.Error("configuration error: fix it, then restart the service", "err", err)
+		case err != nil && sum == nil:
 			log.Error("pass failed", "err", err)
-		case sum != nil:
-			log.Info("pass", "outcome", sum.Outcome, "run", sum.RunID, "counts", sum.Counts, "needs_person", len(sum.NeedsPerson))
 		}
 	}
 	if *once {

@@ -272,10 +272,10 @@ func TestE2ETwoOperators(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Equal(t, 3, st.Counts["verified"])
 	require.False(t, st.Lease.Held)
-	// The winner took the lease twice: for its pass, and at its exit to
-	// decide, with no pass of another process under way, that the Chrome
-	// it launched may stop. The loser never took it.
-	require.Equal(t, int64(2), st.Lease.Generation, "the loser never acquired the lease")
+	// The winner took the lease once: its pass stopped the Chrome it
+	// launched at its end, while holding it, so its exit had nothing left
+	// to decide. The loser never took it.
+	require.Equal(t, int64(1), st.Lease.Generation, "the loser never acquired the lease")
 }
 
 // TestE2EStaleOperator: an operator frozen (SIGSTOP) with its post in
@@ -550,7 +550,7 @@ func TestE2ECalendarEditAndMissed(t *testing.T) {
 	require.Len(t, sum.Actions, 1)
 	require.Equal(t, "conflict", sum.Actions[0].Status)
 	require.Equal(t, "edit-me", sum.Actions[0].Entry)
-	require.True(t, containsAny(sum.Problems, "changed after it was reserved"), "%v", sum.Problems)
+	require.True(t, containsAny(sum.Problems, "changed after an action of it was performed"), "%v", sum.Problems)
 	require.Empty(t, w.postsWithText(edited.Text), "the edited text is never published")
 	require.Len(t, w.effects(), 1)
 	as := w.actions()

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/configs"
@@ -101,10 +102,13 @@ func attachMode(bc browser.Config) bool {
 func connector(bc browser.Config) operator.ConnectFunc {
 	return func(ctx context.Context) (*browser.Browser, error) {
 		if attachMode(bc) {
-			return browser.Attach(ctx, bc)
+			b, err := browser.Attach(ctx, bc)
+			return b, connectError(bc, err)
 		}
-		bc.Persistent = true
-		return browser.Launch(ctx, bc)
+		lc := bc
+		lc.Persistent = true
+		b, err := browser.Launch(ctx, lc)
+		return b, connectError(bc, err)
 	}
 }
 
@@ -141,7 +145,7 @@ func (e *env) runner(cfg Config, db *ledger.DB) (*operator.Runner, error) {
 	rc := operator.Config{LeaseName: cfg.Operator.LeaseName, LeaseTTL: cfg.Operator.LeaseTTL, Heartbeat: cfg.Operator.Heartbeat,
 		Skew: cfg.Operator.IdentitySkew, CalendarDir: calDir, Grace: cfg.Calendar.Grace, PublishLate: cfg.Calendar.PublishLate,
 		QualityThreshold: cfg.Planner.QualityThreshold, ActionTimeout: cfg.Browser.ActionTimeout, Ceiling: cfg.Authority.Ceiling,
-		BrowserRunning: browserRunning(bc)}
+		BrowserRunning: browserRunning(bc), StopIdleBrowser: !attachMode(bc)}
 	return operator.NewRunner(db, adapters, p, planner, connector(bc), rc, logger(cfg, e.stderr)), nil
 }
 
@@ -153,7 +157,12 @@ func printSummary(e *env, sum *operator.Summary) error {
 	w := e.stdout
 	switch sum.Outcome {
 	case operator.OutcomeLockedSkip:
-		fmt.Fprintln(w, "another operator holds the lease: nothing done (locked_skip)")
+		if sum.LockedBy == "" || sum.LockedUntil == nil {
+			fmt.Fprintln(w, "another operator holds the lease: nothing done (locked_skip)")
+			return nil
+		}
+		fmt.Fprintf(w, "another operator holds the lease: %s, until %s (in %s unless it renews it): nothing done (locked_skip)\n",
+			sum.LockedBy, fmtTime(*sum.LockedUntil), time.Until(*sum.LockedUntil).Round(time.Second))
 		return nil
 	}
 	fmt.Fprintf(w, "run %s (generation %d): %s\n", sum.RunID, sum.Generation, sum.Outcome)
@@ -175,7 +184,12 @@ func printSummary(e *env, sum *operator.Summary) error {
 	} else {
 		fmt.Fprintln(w, "nothing was due")
 	}
-	if sum.HardStop != "" {
+	switch {
+	case len(sum.StoppedSites) > 0:
+		for _, site := range sortedKeys(sum.StoppedSites) {
+			fmt.Fprintf(w, "hard stop on site %s: %s (the other sites went on)\n", site, sum.StoppedSites[site])
+		}
+	case sum.HardStop != "":
 		fmt.Fprintf(w, "hard stop: %s\n", sum.HardStop)
 	}
 	for _, id := range sum.NeedsPerson {

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/sites"
+)
+
+// check is one line of `browserop doctor`.
+type check struct {
+	Name   string `json:"check"`
+	Status string `json:"status"` // ok, warn (works, but look), fail (must be fixed)
+	Detail string `json:"detail"`
+	Next   string `json:"next,omitempty"` // what to do
+}
+
+// configFileInUse returns the configuration file the flags and environment
+// name, and whether it exists.
+func (e *env) configFileInUse() (string, bool) {
+	path := e.configPath
+	if path == "" {
+		path = envLookup(e.environ)("BROWSEROP_CONFIG")
+	}
+	if path == "" {
+		p, err := DefaultConfigPath(e.environ)
+		if err != nil {
+			return "", false
+		}
+		path = p
+	}
+	_, err := os.Stat(path)
+	return path, err == nil
+}
+
+// setupHints says what is missing for browserop to do anything, each with
+// the next step: `run` prints them after a pass with nothing due.
+func (e *env) setupHints(cfg Config, adapters []sites.Adapter) []string {
+	var out []string
+	if path, ok := e.configFileInUse(); !ok {
+		out = append(out, fmt.Sprintf("no configuration file (%s): the defaults are in use; copy configs/browserop.example.yaml there to change them", path))
+	}
+	calDir, err := cfg.calendarDir(envLookup(e.environ))
+	if err == nil {
+		if cal, err := operator.LoadCalendar(calDir); err == nil && len(cal.Entries) == 0 && len(cal.Problems) == 0 {
+			out = append(out, fmt.Sprintf("no calendar entries in %s: write a YAML file there (the format is in docs/operator.md, 'The content calendar')", calDir))
+		}
+	}
+	bc, err := browserConfig(cfg, e.environ)
+	if err == nil && !attachMode(bc) && !profileUsed(bc.ProfileDir) {
+		site := "NAME"
+		if len(adapters) > 0 {
+			site = adapters[0].Name()
+		}
+		out = append(out, fmt.Sprintf("nobody signed in yet on profile %s: run `browserop login --site %s`", bc.ProfileDir, site))
+	}
+	return out
+}
+
+// profileUsed reports whether Chrome ever ran on the profile (it writes
+// Local State there on its first start).
+func profileUsed(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "Local State"))
+	return err == nil
+}
+
+// cmdDoctor checks the installation step by step and says what to do
+// about each problem: config, ledger, Chrome, profile, sign-in per site,
+// calendar, service, API. It exits 2 when a check fails.
+func cmdDoctor(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("doctor")
+	noBrowser := fs.Bool("no-browser", false, "do not start or attach to Chrome to read who is signed in")
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usageError("doctor takes no arguments, got %q", pos)
+	}
+	var checks []check
+	add := func(name, status, detail, next string) {
+		checks = append(checks, check{name, status, detail, next})
+	}
+	path, exists := e.configFileInUse()
+	cfg, err := e.config()
+	switch {
+	case err != nil:
+		add("config", "fail", err.Error(), "fix the file (every key is documented in configs/browserop.example.yaml)")
+		return e.printChecks(checks)
+	case exists:
+		add("config", "ok", path+": found and valid", "")
+	default:
+		add("config", "ok", path+": no file, the defaults are in use", "")
+	}
+
+	// The ledger, never created here.
+	lpath := e.ledgerPath
+	if lpath == "" {
+		lpath = cfg.Ledger.Path
+	}
+	if lpath == "" {
+		lpath, _ = ledger.DefaultPathEnv(envLookup(e.environ))
+	}
+	if db, err := ledger.Open(ctx, lpath, ledger.Options{MustExist: true, SkipMigrate: true}); err != nil {
+		if errors.Is(err, ledger.ErrNoLedger) {
+			add("ledger", "ok", lpath+": not created yet (the first run creates it)", "")
+		} else {
+			add("ledger", "fail", err.Error(), "move the file away, or point ledger.path at the right one")
+		}
+	} else {
+		v, verr := db.SchemaVersion(ctx)
+		db.Close()
+		switch {
+		case verr != nil:
+			add("ledger", "fail", fmt.Sprintf("%s: %v", lpath, verr), "")
+		case v < ledger.LatestSchemaVersion():
+			add("ledger", "warn", fmt.Sprintf("%s: schema %d, %d migration(s) pending", lpath, v, ledger.LatestSchemaVersion()-v), "the next command applies them (or: browserop migrate)")
+		default:
+			add("ledger", "ok", fmt.Sprintf("%s: schema %d, up to date", lpath, v), "")
+		}
+	}
+
+	adapters, err := loadSites(cfg)
+	if err != nil {
+		add("sites", "fail", err.Error(), "fix the adapter files in sites.dir")
+	}
+	bc, err := browserConfig(cfg, e.environ)
+	if err != nil {
+		add("browser", "fail", err.Error(), "")
+		return e.printChecks(checks)
+	}
+
+	// Chrome and the profile.
+	chromeOK := true
+	if attachMode(bc) {
+		add("chrome", "ok", "attach mode: browserop uses the Chrome at "+dash(bc.DevToolsURL+bc.DevToolsActivePortFile), "")
+	} else if exe, err := browser.FindExecutable(bc.ExecPath); err != nil {
+		chromeOK = false
+		add("chrome", "fail", err.Error(), "install Chromium or Chrome, or set browser.exec_path")
+	} else {
+		ver, verr := e.output(ctx, exe, "--version")
+		if verr != nil || ver == "" {
+			ver = "version unknown"
+		}
+		add("chrome", "ok", exe+": "+ver, "")
+	}
+	if err := preflight(bc); err != nil {
+		chromeOK = false
+		add("profile", "fail", strings.TrimPrefix(err.Error(), operator.ErrConfig.Error()+": "), "")
+	} else if !attachMode(bc) {
+		switch {
+		case browser.ProfileRunning(bc.ProfileDir):
+			add("profile", "ok", bc.ProfileDir+": in use by the Chrome browserop launched (it holds tabs of yours, or a run left it)", "")
+		case !profileUsed(bc.ProfileDir):
+			add("profile", "warn", bc.ProfileDir+": never used", "browserop login --site NAME")
+		default:
+			add("profile", "ok", bc.ProfileDir+": not in use", "")
+		}
+	}
+
+	// Who is signed in, per site: read from each site's own page.
+	if *noBrowser || !chromeOK {
+		add("sign-in", "warn", "not checked", "run browserop doctor without --no-browser once Chrome is fine")
+	} else {
+		checks = append(checks, e.signedIn(ctx, bc, adapters)...)
+	}
+
+	// The calendar.
+	if calDir, err := cfg.calendarDir(envLookup(e.environ)); err != nil {
+		add("calendar", "fail", err.Error(), "")
+	} else if cal, err := operator.LoadCalendar(calDir); err != nil {
+		add("calendar", "fail", err.Error(), "")
+	} else {
+		known := map[string]bool{}
+		for _, a := range adapters {
+			known[a.Name()] = true
+		}
+		var probs []string
+		for _, p := range cal.Problems {
+			probs = append(probs, p.Error())
+		}
+		for _, en := range cal.Entries {
+			if !known[en.Site] {
+				probs = append(probs, fmt.Sprintf("calendar: %s:%d: entry %q: site %q has no adapter", en.File, en.Line, en.ID, en.Site))
+			}
+		}
+		switch {
+		case len(probs) > 0:
+			add("calendar", "fail", strings.Join(probs, "\n"), "fix these entries; the others run")
+		case len(cal.Entries) == 0:
+			add("calendar", "warn", calDir+": no entries", "write a YAML file there (docs/operator.md, 'The content calendar')")
+		default:
+			add("calendar", "ok", fmt.Sprintf("%s: %d valid entries", calDir, len(cal.Entries)), "")
+		}
+	}
+
+	// The service.
+	if u, err := e.unit(); err != nil {
+		add("service", "warn", err.Error(), "")
+	} else if st, err := u.query(ctx); err != nil {
+		add("service", "fail", err.Error(), "")
+	} else if !st.Installed {
+		add("service", "warn", "not installed", "browserop service install")
+	} else if !st.Ours {
+		add("service", "warn", st.Path+": not written by browserop service install", "")
+	} else if st.Active != "active" && st.Active != "running" {
+		add("service", "warn", fmt.Sprintf("%s: installed, %s", st.Path, st.Active), "browserop service logs; then browserop service install starts it")
+	} else {
+		add("service", "ok", st.Path+": installed and running", "")
+	}
+
+	// The API, where serve listens.
+	user, _, err := e.tokens(cfg)
+	if err != nil {
+		add("api", "fail", err.Error(), "")
+	} else {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+cfg.API.Addr+"/v1/status", nil)
+		req.Header.Set("Authorization", "Bearer "+user)
+		client := &http.Client{Timeout: 3 * time.Second}
+		resp, err := client.Do(req)
+		switch {
+		case err != nil:
+			add("api", "warn", "nothing answers at http://"+cfg.API.Addr, "it runs with browserop serve (the service)")
+		case resp.StatusCode != http.StatusOK:
+			resp.Body.Close()
+			add("api", "fail", fmt.Sprintf("http://%s/v1/status answered %s", cfg.API.Addr, resp.Status), "is another program on api.addr?")
+		default:
+			resp.Body.Close()
+			add("api", "ok", "http://"+cfg.API.Addr+" answers", "")
+		}
+	}
+	return e.printChecks(checks)
+}
+
+// signedIn reads, per site, who is signed in, in a tab of its own: on the
+// Chrome browserop left running (or the person's, in attach mode), else on
+// a Chrome started for this and stopped again.
+func (e *env) signedIn(ctx context.Context, bc browser.Config, adapters []sites.Adapter) []check {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	var b *browser.Browser
+	var err error
+	switch {
+	case attachMode(bc):
+		b, err = browser.Attach(ctx, bc)
+	case browser.ProfileRunning(bc.ProfileDir):
+		pc := bc
+		pc.Persistent = true
+		b, err = browser.Launch(ctx, pc)
+	default:
+		b, err = browser.Launch(ctx, bc) // bound to this process; Close stops it
+	}
+	if err != nil {
+		return []check{{"sign-in", "fail", connectError(bc, err).Error(), ""}}
+	}
+	var own []*browser.Tab
+	defer func() {
+		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer ccancel()
+		if b.Dedicated() {
+			for _, t := range own {
+				b.CloseTab(cctx, t)
+			}
+			b.Disconnect()
+			return
+		}
+		if attachMode(bc) {
+			for _, t := range own {
+				b.CloseTab(cctx, t)
+			}
+		}
+		b.Close()
+	}()
+	var out []check
+	for _, site := range adapters {
+		name := "sign-in " + site.Name()
+		tab, err := b.NewTab(ctx, "about:blank")
+		if err != nil {
+			out = append(out, check{name, "fail", connectError(bc, err).Error(), ""})
+			continue
+		}
+		own = append(own, tab)
+		if _, err := site.OpenHome(ctx, tab); err != nil {
+			out = append(out, check{name, "warn", fmt.Sprintf("%s did not open: %s", strings.Join(site.Origins(), " "), errorText(err)), "is the site reachable?"})
+			continue
+		}
+		who, err := site.Identity(ctx, tab)
+		switch {
+		case err != nil || who == "":
+			out = append(out, check{name, "warn", "nobody is signed in", "browserop login --site " + site.Name()})
+		default:
+			out = append(out, check{name, "ok", "signed in as @" + who, ""})
+		}
+	}
+	return out
+}
+
+// errorText is an error's text without a DevTools address.
+func errorText(err error) string {
+	var hs *sites.HardStop
+	if errors.As(err, &hs) {
+		return string(hs.Kind)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return "not found"
+	}
+	return err.Error()
+}
+
+func (e *env) printChecks(checks []check) error {
+	failed := false
+	for _, c := range checks {
+		failed = failed || c.Status == "fail"
+	}
+	if e.json {
+		if err := writeJSON(e.stdout, checks); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range checks {
+			mark := map[string]string{"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[c.Status]
+			fmt.Fprintf(e.stdout, "%s %-10s %s\n", mark, c.Name, strings.ReplaceAll(c.Detail, "\n", "\n                "))
+			if c.Next != "" {
+				fmt.Fprintf(e.stdout, "                -> %s\n", c.Next)
+			}
+		}
+	}
+	if failed {
+		return quietExit{operator.ExitUsage}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package ledger_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/browserop/browserop/ledger"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTakeOverLease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, c := MustOpen(t)
+	dead, err := db.AcquireLease(ctx, "op", "dead", time.Minute)
+	require.NoError(t, err)
+
+	t.Run("ErrLocked", func(t *testing.T) {
+		// Only from the lease exactly as it was judged: another holder or
+		// generation since means someone else acted.
+		stale := dead
+		stale.Generation++
+		_, err := db.TakeOverLease(ctx, stale, "B", time.Minute)
+		require.ErrorIs(t, err, ledger.ErrLocked)
+		other := dead
+		other.Holder = "someone"
+		_, err = db.TakeOverLease(ctx, other, "B", time.Minute)
+		require.ErrorIs(t, err, ledger.ErrLocked)
+		got, err := db.GetLease(ctx, "op")
+		require.NoError(t, err)
+		require.Equal(t, dead.Generation, got.Generation, "a refused take-over changes nothing")
+		require.Equal(t, "dead", got.Holder)
+	})
+	t.Run("OK", func(t *testing.T) {
+		c.Advance(time.Second) // long before the dead holder's lease expires
+		l, err := db.TakeOverLease(ctx, dead, "B", time.Minute)
+		require.NoError(t, err)
+		require.Equal(t, dead.Generation+1, l.Generation, "a new generation")
+		require.Equal(t, c.Now().Add(time.Minute), l.ExpiresAt)
+		// The old holder, should it only have been frozen, is fenced out.
+		_, err = db.Heartbeat(ctx, dead, time.Minute)
+		require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+		_, err = db.StartRun(ctx, dead)
+		require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+	})
+}
+
+func TestEndInterruptedRuns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, c := MustOpen(t)
+	l1, err := db.AcquireLease(ctx, "op", "killed", time.Minute)
+	require.NoError(t, err)
+	r1, err := db.StartRun(ctx, l1)
+	require.NoError(t, err)
+	a := mustReserve(t, db, l1.Fence(), postIntent("in flight when killed"))
+	_, err = db.Transition(ctx, l1.Fence(), a.ID, ledger.Change{To: ledger.Executing, Reason: "performing once"})
+	require.NoError(t, err)
+	// Killed here: no FinishRun, no release.
+	c.Advance(5 * time.Minute)
+	l2, err := db.AcquireLease(ctx, "op", "next", time.Minute)
+	require.NoError(t, err)
+	r2, err := db.StartRun(ctx, l2)
+	require.NoError(t, err)
+
+	ended, err := db.EndInterruptedRuns(ctx, l2.Fence(), r2.ID)
+	require.NoError(t, err)
+	require.Len(t, ended, 1)
+	require.Equal(t, r1.ID, ended[0].ID)
+	got, err := db.GetRun(ctx, r1.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.OutcomeInterrupted, got.Outcome)
+	require.Equal(t, c.Now(), got.EndedAt)
+	var s ledger.InterruptedSummary
+	require.NoError(t, json.Unmarshal(got.Summary, &s))
+	require.Equal(t, map[string]int{"planned": 1, "executing": 1}, s.Transitions, "its last known state")
+	require.Equal(t, a.ID, s.LastAction)
+	require.Equal(t, "executing", s.LastStatus)
+	require.Equal(t, r2.ID, s.FoundBy)
+
+	// The current run is never touched, and a second call finds nothing.
+	again, err := db.EndInterruptedRuns(ctx, l2.Fence(), r2.ID)
+	require.NoError(t, err)
+	require.Empty(t, again)
+	cur, err := db.GetRun(ctx, r2.ID)
+	require.NoError(t, err)
+	require.True(t, cur.EndedAt.IsZero())
+	// Only the current generation may end them.
+	_, err = db.EndInterruptedRuns(ctx, l1.Fence(), "x")
+	require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+}
