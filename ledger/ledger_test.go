@@ -48,7 +48,7 @@ func TestMigrations(t *testing.T) {
 	db := MustOpenAt(t, path, newClock())
 	v, err := db.SchemaVersion(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, 2, v)
+	require.Equal(t, 3, v)
 	applied, err := db.Migrate(context.Background())
 	require.NoError(t, err)
 	require.Empty(t, applied, "a second migrate applies nothing")
@@ -71,7 +71,7 @@ func TestMigrations(t *testing.T) {
 	db2 := MustOpenAt(t, path, newClock())
 	v, err = db2.SchemaVersion(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, 2, v)
+	require.Equal(t, 3, v)
 }
 
 // A ledger written by schema version 1 keeps its tab records through
@@ -103,7 +103,7 @@ func TestMigrationTwoKeepsTabs(t *testing.T) {
 	db := MustOpenAt(t, path, newClock())
 	v, err := db.SchemaVersion(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, 2, v)
+	require.Equal(t, 3, v)
 	tabs, err := db.ListTabs(context.Background(), "")
 	require.NoError(t, err)
 	require.Len(t, tabs, 1)
@@ -279,6 +279,6 @@ func TestOpenNewLedgerConcurrently(t *testing.T) {
 		db := MustOpenAt(t, path, newClock())
 		v, err := db.SchemaVersion(context.Background())
 		require.NoError(t, err)
-		require.Equal(t, 2, v)
+		require.Equal(t, 3, v)
 	}
 }
