@@ -37,7 +37,7 @@ func NewCeiling(configured []string, sites []Site) (Ceiling, error) {
 	}
 	var ds Domains
 	for _, s := range sites {
-		hosts, err := originHosts(s)
+		hosts, err := SiteHosts(s)
 		if err != nil {
 			return Ceiling{}, err
 		}
@@ -133,12 +133,13 @@ func (c Ceiling) Check(t Task, site Site, target, capability string) error {
 		return fmt.Errorf("%w: the contract does not allow %q (it allows %v)", ErrDenied, capability, t.Capabilities)
 	}
 	eff := c.Effective(t)
-	hosts, err := originHosts(site)
+	hosts, err := SiteHosts(site)
 	if err != nil {
 		return err
 	}
+	given := parsed(t.Domains, t.Grants)
 	for _, h := range hosts {
-		if err := c.checkHost(eff, h, fmt.Sprintf("site %q (%s)", site.Name(), h)); err != nil {
+		if err := c.checkHost(eff, given, h, fmt.Sprintf("site %q (%s)", site.Name(), h)); err != nil {
 			return err
 		}
 	}
@@ -149,17 +150,35 @@ func (c Ceiling) Check(t Task, site Site, target, capability string) error {
 	if err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
-	return c.checkHost(eff, h, fmt.Sprintf("target %q", target))
+	return c.checkHost(eff, given, h, fmt.Sprintf("target %q", target))
 }
 
-func (c Ceiling) checkHost(eff Domains, host, what string) error {
-	if !c.domains.Match(host) {
+// checkHost requires host within the effective domains eff (which lie
+// within the ceiling). The reason names the ceiling when the task was
+// given the host but the ceiling, or the want of one, takes it away.
+func (c Ceiling) checkHost(eff, given Domains, host, what string) error {
+	switch {
+	case eff.Match(host):
+		return nil
+	case !c.domains.Match(host) && given.Match(host):
 		return fmt.Errorf("%w: %s is outside the ceiling: %s", ErrDenied, what, c.describe())
+	case !c.explicit && given.Match(host):
+		return fmt.Errorf("%w: %s was granted, but no grant counts while authority.ceiling is empty", ErrDenied, what)
 	}
-	if !eff.Match(host) {
-		return fmt.Errorf("%w: %s is outside the task's domains %v", ErrDenied, what, eff.Strings())
+	return fmt.Errorf("%w: %s is outside the task's domains %v", ErrDenied, what, eff.Strings())
+}
+
+// parsed is every pattern of the lists that parses.
+func parsed(lists ...[]string) Domains {
+	var out Domains
+	for _, l := range lists {
+		for _, s := range l {
+			if d, err := ParseDomain(s); err == nil {
+				out = append(out, d)
+			}
+		}
 	}
-	return nil
+	return out
 }
 
 // CheckResult reports whether result, a URL a person says shows an
@@ -173,7 +192,7 @@ func CheckResult(site Site, target, result string) error {
 	}
 	var hosts []string
 	if site != nil {
-		if hosts, err = originHosts(site); err != nil {
+		if hosts, err = SiteHosts(site); err != nil {
 			return err
 		}
 	}
@@ -198,8 +217,9 @@ func urlHost(raw string) (string, error) {
 	return ParseHost(u.Hostname())
 }
 
-// originHosts returns the canonical hosts of a site's origins.
-func originHosts(s Site) ([]string, error) {
+// SiteHosts returns the canonical hosts of a site's origins, or
+// ErrInvalid for an origin that is not an absolute http(s) URL.
+func SiteHosts(s Site) ([]string, error) {
 	var out []string
 	for _, o := range s.Origins() {
 		h, err := urlHost(o)
