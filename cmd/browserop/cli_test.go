@@ -95,7 +95,8 @@ func TestMigrateCommand(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	require.Contains(t, out, "applied 0001_init")
 	require.Contains(t, out, "applied 0002_tab_opening")
-	require.Contains(t, out, "schema version 2")
+	require.Contains(t, out, "applied 0003_task_bounds")
+	require.Contains(t, out, "schema version 3")
 	fi, err := os.Stat(c.ledgerPath())
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
@@ -103,7 +104,7 @@ func TestMigrateCommand(t *testing.T) {
 	require.Equal(t, 0, code)
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
-	require.Equal(t, float64(2), got["schema_version"])
+	require.Equal(t, float64(3), got["schema_version"])
 	require.Empty(t, got["applied"], "nothing left to apply")
 }
 
