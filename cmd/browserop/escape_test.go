@@ -62,14 +62,14 @@ func TestTasksOutputEscapesControlCharacters(t *testing.T) {
 
 func TestClean(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain text":          "plain text",
-		"a\x1b[2Jb":           `a\x1b[2Jb`,
-		"bell\x07":            `bell\x07`,
-		"two\nlines\ttab":     `two\nlines\ttab`,
-		"csi\u009b31m":        `csi\u009b31m`,
-		"rtl\u202eevil":       `rtl\u202eevil`,
-		"del\x7f":             `del\x7f`,
-		"bad\xffutf8":         `bad\xffutf8`,
+		"plain text":         "plain text",
+		"a\x1b[2Jb":          `a\x1b[2Jb`,
+		"bell\x07":           `bell\x07`,
+		"two\nlines\ttab":    `two\nlines\ttab`,
+		"csi\u009b31m":       `csi\u009b31m`,
+		"rtl\u202eevil":      `rtl\u202eevil`,
+		"del\x7f":            `del\x7f`,
+		"bad\xffutf8":        `bad\xffutf8`,
 		"ünïcödé and 日本語 ok": "ünïcödé and 日本語 ok",
 	} {
 		require.Equal(t, want, clean(in), "%q", in)
