@@ -139,3 +139,70 @@ func TestObservePendingIntents(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, obs.PendingIntent)
 }
+
+// A finished task becomes done once its intents are settled; its result
+// lists each intent with its outcome and permalink, and each action names
+// its intent. A cancelled task reports what was done before the cancel.
+func TestTaskFinishDoneWithResult(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := w.tasks().Agent()
+	req := contract("post", "thread")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	task, _, err := svc.Create(ctx, "finish", req, "api")
+	require.NoError(t, err)
+	post, err := svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "finished post"})
+	require.NoError(t, err)
+	thread, err := svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a of two", "b of two"}})
+	require.NoError(t, err)
+	require.NotEqual(t, post.SubmittedIntent, thread.SubmittedIntent)
+	st, err := svc.Finish(ctx, task.ID, "all sent")
+	require.NoError(t, err)
+	require.Equal(t, ledger.TaskOpen, st.Status, "not done before its intents are settled")
+	require.True(t, st.Finished)
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "after finish"})
+	require.ErrorIs(t, err, operator.ErrForbidden)
+
+	sum := w.pass()
+	require.Equal(t, 3, sum.Counts["verified"], "%+v", sum)
+	st, err = svc.Get(ctx, task.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TaskDone, st.Status)
+	require.NotNil(t, st.Result)
+	require.Len(t, st.Result.Intents, 2)
+	byID := map[string]operator.IntentOutcome{}
+	for _, o := range st.Result.Intents {
+		byID[o.ID] = o
+		require.Equal(t, operator.OutcomeKnownComplete, o.Outcome)
+	}
+	require.NotEmpty(t, byID[post.SubmittedIntent].Permalink)
+	require.Len(t, byID[thread.SubmittedIntent].Permalinks, 2)
+	require.Equal(t, byID[thread.SubmittedIntent].Permalinks[0], byID[thread.SubmittedIntent].Permalink)
+	for _, a := range st.Actions {
+		require.Contains(t, []string{post.SubmittedIntent, thread.SubmittedIntent}, a.IntentID, "every action names its intent")
+		require.Contains(t, byID[a.IntentID].Actions, a.ID)
+	}
+	again := w.pass()
+	require.Empty(t, again.Actions, "a done task is not revisited")
+
+	// Cancelled after one of two intents: the result says which was done.
+	other, _, err := svc.Create(ctx, "cancel", req, "api")
+	require.NoError(t, err)
+	done, err := svc.Submit(ctx, other.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "before the cancel"})
+	require.NoError(t, err)
+	w.pass()
+	never, err := svc.Submit(ctx, other.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "never posted"})
+	require.NoError(t, err)
+	st, err = svc.Cancel(ctx, other.ID, "enough")
+	require.NoError(t, err)
+	require.Equal(t, ledger.TaskCancelled, st.Status)
+	outcomes := map[string]string{}
+	for _, o := range st.Result.Intents {
+		outcomes[o.ID] = o.Outcome
+	}
+	require.Equal(t, operator.OutcomeKnownComplete, outcomes[done.SubmittedIntent])
+	require.Equal(t, operator.OutcomeNotDone, outcomes[never.SubmittedIntent])
+	w.pass()
+	require.Len(t, w.effects(""), 4, "three of the finished task, one before the cancel")
+	w.checkBooks()
+}
