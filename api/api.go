@@ -156,6 +156,7 @@ func routeTable(mcp bool) []route {
 		{"GET", "/v1/tasks/{id}", RoleAgent, nil, (*server).getTask},
 		{"POST", "/v1/tasks/{id}/actions", RoleAgent, nil, (*server).submit},
 		{"POST", "/v1/tasks/{id}/cancel", RoleAgent, nil, (*server).cancel},
+		{"POST", "/v1/tasks/{id}/finish", RoleAgent, nil, (*server).finish},
 		{"POST", "/v1/tasks/{id}/grants", RoleUser, nil, (*server).grant},
 		{"POST", "/v1/actions/{id}/confirm", RoleUser, nil, (*server).confirm},
 		{"POST", "/v1/actions/{id}/resolve", RoleUser, nil, (*server).resolve},
@@ -163,9 +164,9 @@ func routeTable(mcp bool) []route {
 		{"GET", "/v1/openapi.json", RoleAgent, nil, (*server).openAPI},
 	}
 	if mcp {
-		for _, m := range []string{"POST", "GET", "DELETE"} {
-			rs = append(rs, route{method: m, path: "/mcp", role: RoleAgent})
-		}
+		// Stateless MCP has no server-to-client stream (GET) and no session
+		// to end (DELETE): those answer the API's own 405.
+		rs = append(rs, route{method: "POST", path: "/mcp", role: RoleAgent})
 	}
 	return rs
 }
@@ -179,7 +180,9 @@ func (s *server) wrap(rt route, mcp http.Handler) http.Handler {
 			return
 		}
 		if rt.handle == nil {
-			mcp.ServeHTTP(w, r)
+			jw := &jsonErrors{ResponseWriter: w}
+			mcp.ServeHTTP(jw, r)
+			jw.finish()
 			return
 		}
 		query, err := url.ParseQuery(r.URL.RawQuery)
@@ -253,8 +256,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	role, err = s.admit(r)
 	if err != nil {
 		if err.code == "token_in_query" {
-			s.log.Warn("api: a token was sent in a URL query string and refused; treat it as exposed and rotate the token file",
-				"method", r.Method)
+			s.warnTokenInQuery(r)
 		}
 		if err.status == http.StatusUnauthorized {
 			h.Set("WWW-Authenticate", `Bearer realm="browserop"`)
@@ -414,7 +416,11 @@ func (s *server) createTask(w http.ResponseWriter, r *http.Request) error {
 	if s.afterHold != nil {
 		s.afterHold()
 	}
-	st, created, err := s.tasks.Create(r.Context(), key, req, "api")
+	source := operator.SourceAPI
+	if role == RoleUser {
+		source = operator.SourcePerson
+	}
+	st, created, err := s.tasksFor(r).Create(r.Context(), key, req, source)
 	if errors.Is(err, ledger.ErrConflict) {
 		return apiErrorf(http.StatusUnprocessableEntity, "idempotency_conflict",
 			"this Idempotency-Key was already used with a different request; use a new key for a new task")
@@ -464,8 +470,6 @@ type TaskList struct {
 	Tasks []operator.TaskState `json:"tasks"`
 }
 
-const maxListLimit = 1000
-
 // tasksFor is the task service as the caller may use it: an agent token
 // sees only the tasks agents created.
 func (s *server) tasksFor(r *http.Request) *operator.TaskService {
@@ -476,11 +480,11 @@ func (s *server) tasksFor(r *http.Request) *operator.TaskService {
 }
 
 func (s *server) listTasks(w http.ResponseWriter, r *http.Request) error {
-	limit := 0
+	limit := 0 // the default
 	if v := r.URL.Query()["limit"]; len(v) > 0 {
 		n, err := strconv.Atoi(v[0])
-		if len(v) > 1 || err != nil || n < 1 || n > maxListLimit {
-			return apiErrorf(http.StatusBadRequest, "bad_query", "limit must be one integer from 1 to %d", maxListLimit)
+		if len(v) > 1 || err != nil || n < 1 || n > operator.MaxList {
+			return apiErrorf(http.StatusBadRequest, "bad_query", "limit must be one integer from 1 to %d", operator.MaxList)
 		}
 		limit = n
 	}
@@ -539,6 +543,37 @@ func (s *server) cancel(w http.ResponseWriter, r *http.Request) error {
 		reason += ": " + req.Reason
 	}
 	st, err := s.tasksFor(r).Cancel(r.Context(), r.PathValue("id"), reason)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// FinishRequest is the optional body of POST /v1/tasks/{id}/finish.
+type FinishRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// finish ends the task's intake: no more intents; done once every intent
+// is settled.
+func (s *server) finish(w http.ResponseWriter, r *http.Request) error {
+	var req FinishRequest
+	if err := s.decode(r, &req, true); err != nil {
+		return err
+	}
+	if err := checkReason(req.Reason); err != nil {
+		return err
+	}
+	role, _ := RoleFromContext(r.Context())
+	reason := "finished by the agent (api)"
+	if role == RoleUser {
+		reason = "finished by the " + personByAPI
+	}
+	if req.Reason != "" {
+		reason += ": " + req.Reason
+	}
+	st, err := s.tasksFor(r).Finish(r.Context(), r.PathValue("id"), reason)
 	if err != nil {
 		return err
 	}

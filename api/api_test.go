@@ -54,15 +54,21 @@ func TestCreateIdempotency(t *testing.T) {
 	if again.ID != first.ID {
 		t.Fatalf("retry made task %s, want %s", again.ID, first.ID)
 	}
-	// The person's retry with the same key and request: the same task too.
+	// The person's same key is the person's own task: keys of the two
+	// tokens never meet.
 	r = e.do(req{method: "POST", path: "/v1/tasks", token: e.user, body: body, header: hdr})
-	want(t, r, http.StatusOK, "")
+	want(t, r, http.StatusCreated, "")
+	var mine operator.TaskState
+	r.into(t, &mine)
+	if mine.ID == first.ID || mine.Source != "person" {
+		t.Fatalf("the person's key reached the agent's task: %+v", mine)
+	}
 
 	other := createBody("something else")
 	r = e.do(req{method: "POST", path: "/v1/tasks", token: e.agent, body: other, header: hdr})
 	want(t, r, http.StatusUnprocessableEntity, "idempotency_conflict")
-	if n := e.taskCount(); n != 1 {
-		t.Fatalf("%d tasks, want 1", n)
+	if n := e.taskCount(); n != 2 {
+		t.Fatalf("%d tasks, want the agent's and the person's", n)
 	}
 	// A new key is a new task.
 	e.create("launch-2", other)
@@ -579,14 +585,15 @@ func TestMCPMount(t *testing.T) {
 		})
 	}).start()
 	want(t, e.do(req{method: "POST", path: "/mcp", token: e.agent, body: map[string]any{"jsonrpc": "2.0"}}), http.StatusOK, "")
-	want(t, e.do(req{method: "GET", path: "/mcp", token: e.user}), http.StatusOK, "")
-	want(t, e.do(req{method: "DELETE", path: "/mcp", token: e.agent}), http.StatusOK, "")
+	want(t, e.do(req{method: "POST", path: "/mcp", token: e.user, body: map[string]any{"jsonrpc": "2.0"}}), http.StatusOK, "")
+	want(t, e.do(req{method: "GET", path: "/mcp", token: e.user}), http.StatusMethodNotAllowed, "method_not_allowed")
+	want(t, e.do(req{method: "DELETE", path: "/mcp", token: e.agent}), http.StatusMethodNotAllowed, "method_not_allowed")
 	want(t, e.do(req{method: "POST", path: "/mcp", body: map[string]any{}}), http.StatusUnauthorized, "unauthorized")
 	want(t, e.do(req{method: "POST", path: "/mcp", token: e.agent, body: map[string]any{},
 		header: map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}}), http.StatusForbidden, "cross_site")
 	want(t, e.do(req{method: "POST", path: "/mcp", token: e.agent, host: "evil.example"}), http.StatusMisdirectedRequest, "bad_host")
 	want(t, e.do(req{method: "POST", path: "/mcp?token=" + e.agent, token: e.agent}), http.StatusBadRequest, "token_in_query")
-	if fmt.Sprint(seen) != "[agent user agent]" {
+	if fmt.Sprint(seen) != "[agent user]" {
 		t.Fatalf("MCP saw %v", seen)
 	}
 }

@@ -62,8 +62,15 @@ var tokenQueryNames = []string{"token", "access_token", "bearer", "bearer_token"
 // tokenInQuery reports whether the URL carries a token: a credential-like
 // parameter name, or any name or value equal to one of the tokens.
 func (s *server) tokenInQuery(r *http.Request) bool {
+	found, _ := s.queryToken(r)
+	return found
+}
+
+// queryToken reports whether the query holds a token, and whose it is
+// ("" when the value is no token of browserop's, as with ?token=guess).
+func (s *server) queryToken(r *http.Request) (found bool, whose Role) {
 	if r.URL.RawQuery == "" {
-		return false
+		return false, ""
 	}
 	// Parsed pairs, and the raw pieces too: a malformed query may still
 	// hold one.
@@ -74,22 +81,49 @@ func (s *server) tokenInQuery(r *http.Request) bool {
 		}
 		q.Add(part, "")
 	}
-	found := false
+	see := func(role Role) {
+		found = true
+		if role != "" {
+			whose = role
+		}
+	}
 	for name, vals := range q {
-		if contains(tokenQueryNames, strings.ToLower(name)) || s.tokens.match(name) != "" {
-			found = true
+		if contains(tokenQueryNames, strings.ToLower(name)) {
+			see("")
+		}
+		if role := s.tokens.match(name); role != "" {
+			see(role)
 		}
 		for _, v := range vals {
 			v = strings.TrimSpace(v)
-			if s.tokens.match(v) != "" {
-				found = true
+			if role := s.tokens.match(v); role != "" {
+				see(role)
 			}
-			if scheme, tok, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "Bearer") && s.tokens.match(strings.TrimSpace(tok)) != "" {
-				found = true
+			if scheme, tok, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "Bearer") {
+				if role := s.tokens.match(strings.TrimSpace(tok)); role != "" {
+					see(role)
+				}
 			}
 		}
 	}
-	return found
+	return found, whose
+}
+
+// warnTokenInQuery logs what a person should do about a token sent in a
+// URL: rotate it only when it really is one of browserop's tokens.
+func (s *server) warnTokenInQuery(r *http.Request) {
+	_, whose := s.queryToken(r)
+	switch whose {
+	case RoleUser:
+		s.log.Warn("api: the user token was sent in a URL query string and refused; a URL ends up in shell history and proxy logs, "+
+			"so treat it as exposed and rotate: stop browserop, delete the token file, start it again", "method", r.Method)
+	case RoleAgent:
+		s.log.Warn("api: the agent token was sent in a URL query string and refused; treat it as exposed and rotate: stop browserop, "+
+			"delete the token file, start it again, and give agents the new agent token", "method", r.Method)
+	default:
+		s.log.Warn("api: a token-like query parameter was refused; its value is not a browserop token, so nothing needs rotating",
+			"method", r.Method)
+	}
 }
 
 // loopbackHost reports whether host (no port) is localhost or a loopback

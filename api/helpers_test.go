@@ -14,8 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/mcptools"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
 )
@@ -61,6 +63,27 @@ var testCeiling = []string{"127.0.0.1", "localhost"}
 
 func newEnv(t *testing.T, configure ...func(*Options)) *env {
 	t.Helper()
+	return newEnvCeiling(t, testCeiling, configure...)
+}
+
+// testPolicy is the budget policy of the test service: generous limits on
+// every format, so that the budget counts without refusing.
+func testPolicy() budgets.Policy {
+	p, err := budgets.NewPolicy(nil, map[string]budgets.GroupLimit{"all": {Formats: budgets.Formats, Max: 1000, Window: 24 * time.Hour}})
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// withRealMCP mounts the real MCP server at /mcp.
+func withRealMCP(o *Options) {
+	o.MCP = mcptools.HTTPHandler(mcptools.NewServer(o.Tasks.Agent(), "test"))
+}
+
+// newEnvCeiling is newEnv with another authority.ceiling.
+func newEnvCeiling(t *testing.T, ceiling []string, configure ...func(*Options)) *env {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "state", "ledger.db")
@@ -77,7 +100,7 @@ func newEnv(t *testing.T, configure ...func(*Options)) *env {
 	for _, d := range decl {
 		adapters = append(adapters, d)
 	}
-	svc := operator.NewTaskService(db, adapters, testCeiling)
+	svc := operator.NewTaskService(db, adapters, ceiling, operator.WithBudget(testPolicy()))
 	user, agent, err := LoadOrCreateTokens(filepath.Join(dir, "state", "token"))
 	if err != nil {
 		t.Fatalf("tokens: %v", err)

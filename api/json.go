@@ -8,7 +8,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/browserop/browserop/operator"
 )
@@ -75,7 +79,7 @@ func (s *server) writeServiceError(w http.ResponseWriter, r *http.Request, err e
 		writeError(w, &apiError{status: http.StatusInternalServerError, code: k.Code, msg: "internal error; the daemon's log has details"})
 		return
 	}
-	writeError(w, &apiError{status: k.HTTP, code: k.Code, msg: err.Error()})
+	writeError(w, &apiError{status: k.HTTP, code: k.Code, msg: operator.Reason(err)})
 }
 
 // writeJSON answers v as JSON with status.
@@ -117,15 +121,53 @@ func (s *server) decode(r *http.Request, v any, optional bool) error {
 	if raw[0] != '{' {
 		return apiErrorf(http.StatusBadRequest, "bad_json", "the body must be a JSON object")
 	}
+	// encoding/json first, into a scratch value, for its messages about
+	// syntax, types, unknown fields and trailing data.
+	scratch := reflect.New(reflect.TypeOf(v).Elem()).Interface()
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := dec.Decode(scratch); err != nil {
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return apiErrorf(http.StatusBadRequest, "bad_json", "unexpected data after the JSON object")
 	}
-	return nil
+	// Then strictly: field names match exactly (encoding/json folds case)
+	// and no name appears twice in an object (encoding/json keeps the last).
+	return strictDecode(raw, v)
+}
+
+// strictDecode decodes raw into v with case-sensitive field names,
+// duplicate names refused and unknown names refused. Its errors name the
+// field, never a value.
+func strictDecode(raw []byte, v any) error {
+	err := jsonv2.Unmarshal(raw, v, jsonv2.RejectUnknownMembers(true))
+	if err == nil {
+		return nil
+	}
+	var syn *jsontext.SyntacticError
+	var sem *jsonv2.SemanticError
+	switch {
+	case errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName):
+		return apiErrorf(http.StatusBadRequest, "bad_json", "duplicate field %q: each field may appear once", fieldPath(syn.JSONPointer))
+	case errors.As(err, &sem) && errors.Is(sem.Err, jsonv2.ErrUnknownName):
+		return apiErrorf(http.StatusBadRequest, "bad_json", "unknown field %q (field names are case-sensitive)", fieldPath(sem.JSONPointer))
+	case errors.As(err, &sem):
+		return apiErrorf(http.StatusBadRequest, "bad_json", "field %q: invalid value", fieldPath(sem.JSONPointer))
+	}
+	return apiErrorf(http.StatusBadRequest, "bad_json", "invalid JSON body")
+}
+
+// fieldPath writes a JSON pointer as the dotted path the other messages use.
+func fieldPath(p jsontext.Pointer) string {
+	var parts []string
+	for tok := range p.Tokens() {
+		parts = append(parts, tok)
+	}
+	if len(parts) == 0 {
+		return "(body)"
+	}
+	return strings.Join(parts, ".")
 }
 
 // jsonError describes a decoding error without echoing values.
@@ -149,4 +191,87 @@ func jsonError(err error) *apiError {
 		return apiErrorf(http.StatusBadRequest, "bad_json", "unknown field %s", msg)
 	}
 	return apiErrorf(http.StatusBadRequest, "bad_json", "invalid JSON body")
+}
+
+// jsonErrors rewrites an error answer of a mounted handler (the MCP
+// endpoint) that is not JSON into the API's JSON error shape; any other
+// answer passes through untouched, streaming included.
+type jsonErrors struct {
+	http.ResponseWriter
+	status int // the error status being held back; 0 when passing through
+	wrote  bool
+	body   bytes.Buffer
+}
+
+func (w *jsonErrors) WriteHeader(code int) {
+	if w.wrote {
+		return
+	}
+	w.wrote = true
+	ct := w.Header().Get("Content-Type")
+	if code >= 400 && !strings.HasPrefix(ct, "application/json") {
+		w.status = code
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *jsonErrors) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.status != 0 {
+		return w.body.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets streaming answers through.
+func (w *jsonErrors) Flush() {
+	if w.status == 0 {
+		_ = http.NewResponseController(w.ResponseWriter).Flush()
+	}
+}
+
+// Unwrap serves http.ResponseController.
+func (w *jsonErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish writes a held-back error as JSON.
+func (w *jsonErrors) finish() {
+	if w.status == 0 {
+		return
+	}
+	msg := strings.TrimSpace(w.body.String())
+	if msg == "" || len(msg) > 500 {
+		msg = http.StatusText(w.status)
+	}
+	w.Header().Del("Content-Length")
+	writeError(w.ResponseWriter, &apiError{status: w.status, code: codeOf(w.status), msg: "mcp: " + msg,
+		allow: w.Header().Get("Allow")})
+}
+
+// codeOf is the API's error code for a bare HTTP error status.
+func codeOf(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "bad_request"
+	case http.StatusUnauthorized:
+		return "unauthorized"
+	case http.StatusForbidden:
+		return "forbidden"
+	case http.StatusNotFound:
+		return "not_found"
+	case http.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	case http.StatusNotAcceptable:
+		return "not_acceptable"
+	case http.StatusUnsupportedMediaType:
+		return "unsupported_media_type"
+	case http.StatusRequestEntityTooLarge:
+		return "too_large"
+	}
+	if status >= 500 {
+		return "internal"
+	}
+	return "bad_request"
 }

@@ -109,7 +109,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		if err := json.Unmarshal(doc.Paths[path][strings.ToLower(method)], &op); err != nil {
 			t.Fatal(err)
 		}
-		for _, code := range []string{"401", "403", "421"} {
+		for _, code := range []string{"401", "403", "404", "405", "421"} {
 			if op.Responses[code] == nil {
 				t.Errorf("%s: response %s not documented", k, code)
 			}
@@ -131,6 +131,9 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"HistoryEntry":      operator.HistoryEntry{},
 		"TaskList":          TaskList{},
 		"CancelRequest":     CancelRequest{},
+		"FinishRequest":     FinishRequest{},
+		"TaskResult":        operator.TaskResult{},
+		"IntentOutcome":     operator.IntentOutcome{},
 		"GrantRequest":      GrantRequest{},
 		"ConfirmRequest":    ConfirmRequest{},
 		"ResolveRequest":    ResolveRequest{},

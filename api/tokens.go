@@ -40,21 +40,37 @@ func LoadOrCreateTokens(path string) (user, agent string, err error) {
 	if path == "" {
 		return "", "", errors.New("api token file: empty path (set api.token_file)")
 	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return createTokens(path)
 	}
+	return openTokens(path)
+}
+
+// openTokens opens and reads an existing token file, refusing a symbolic
+// link: whoever can point it elsewhere could hand the daemon their tokens.
+func openTokens(path string) (string, string, error) {
+	li, err := os.Lstat(path)
+	if err != nil {
+		return "", "", fmt.Errorf("api token file %s: %w", path, err)
+	}
+	if li.Mode()&fs.ModeSymlink != 0 {
+		return "", "", fmt.Errorf("api token file %s is a symbolic link; browserop refuses it: point api.token_file at the file itself", path)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return "", "", fmt.Errorf("api token file %s: %w", path, err)
 	}
 	defer f.Close()
-	return readTokens(f, path)
+	return readTokens(f, li, path)
 }
 
-func readTokens(f *os.File, path string) (string, string, error) {
+func readTokens(f *os.File, li fs.FileInfo, path string) (string, string, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return "", "", fmt.Errorf("api token file %s: %w", path, err)
+	}
+	if !os.SameFile(li, fi) {
+		return "", "", fmt.Errorf("api token file %s changed while it was opened; try again", path)
 	}
 	if !fi.Mode().IsRegular() {
 		return "", "", fmt.Errorf("api token file %s: not a regular file", path)
@@ -144,12 +160,7 @@ func createTokens(path string) (string, string, error) {
 	}
 	if err := os.Link(tmpName, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			f, err := os.Open(path)
-			if err != nil {
-				return "", "", fmt.Errorf("api token file %s: %w", path, err)
-			}
-			defer f.Close()
-			return readTokens(f, path)
+			return openTokens(path)
 		}
 		return "", "", fmt.Errorf("api token file %s: %w", path, err)
 	}

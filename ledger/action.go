@@ -349,6 +349,9 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 		if err := checkBudget(ctx, tx, c.Budget, a.Format, now); err != nil {
 			return Action{}, err
 		}
+		if err := checkTaskBound(ctx, tx, a.TaskID); err != nil {
+			return Action{}, err
+		}
 		a.ExecutingAt = now
 		a.Baseline, a.HaveBaseline = nil, false
 		if c.HaveBaseline {
@@ -398,6 +401,37 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 		return Action{}, err
 	}
 	return a, nil
+}
+
+// checkTaskBound refuses (ErrSideEffectBound) one more action of a task
+// whose contract bounds its side effects when its verified, executing and
+// ambiguous actions (each one effect, a thread part included) already
+// reach the bound. It runs in the planned -> executing transaction, so no
+// interleaving of passes and submissions passes the bound.
+func checkTaskBound(ctx context.Context, tx *sql.Tx, taskID string) error {
+	if taskID == "" {
+		return nil
+	}
+	var contractJSON string
+	if err := tx.QueryRowContext(ctx, `SELECT contract_json FROM tasks WHERE id = ?`, taskID).Scan(&contractJSON); err != nil {
+		return fmt.Errorf("task %s: %w", taskID, err)
+	}
+	var c Contract
+	if err := json.Unmarshal([]byte(contractJSON), &c); err != nil {
+		return fmt.Errorf("task %s: contract: %w", taskID, err)
+	}
+	if c.MaxSideEffects <= 0 {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM actions WHERE task_id = ? AND status IN ('verified', 'executing', 'ambiguous')`,
+		taskID).Scan(&n); err != nil {
+		return err
+	}
+	if n >= c.MaxSideEffects {
+		return fmt.Errorf("%w: the contract bounds task %s to %d side effects and %d are done or in flight", ErrSideEffectBound, taskID, c.MaxSideEffects, n)
+	}
+	return nil
 }
 
 func nullTime(t time.Time) any {

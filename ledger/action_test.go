@@ -290,7 +290,7 @@ func TestRecordsAreProtectedBySchema(t *testing.T) {
 	fl := walk(t, db, l.Fence(), "failed", ledger.Executing)
 	_, err := db.Transition(ctx, l.Fence(), fl.ID, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "declined"})
 	require.NoError(t, err)
-	task, _, err := db.CreateTask(ctx, "k1", taskRequest("post"))
+	task, _, err := db.CreateTask(ctx, "agent:k1", taskRequest("post"))
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 

@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+
+	"github.com/browserop/browserop/budgets"
 )
 
 // Errors callers branch on. Test them with errors.Is.
@@ -47,6 +49,11 @@ var (
 	ErrUnsafeFile = errors.New("unsafe ledger file")
 	// ErrNoLedger: Options.MustExist was set and there is no ledger file.
 	ErrNoLedger = errors.New("no ledger")
+	// ErrSideEffectBound: the task's contract bounds its side effects and
+	// this intent or action would pass the bound. It wraps
+	// budgets.ErrExhausted: a pass treats it like a spent budget, and the
+	// action waits, planned.
+	ErrSideEffectBound = fmt.Errorf("side-effect bound reached: %w", budgets.ErrExhausted)
 )
 
 // applicationID marks a SQLite file as a browserop ledger ("brop").

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/browserop/browserop/authority"
 )
 
 // Capabilities a contract can allow.
@@ -30,9 +32,9 @@ func (c Contract) Validate() error {
 	if len(c.Domains) == 0 {
 		problems = append(problems, "contract.domains: at least one domain is required")
 	}
-	for _, d := range c.Domains {
-		if d == "" || d != strings.ToLower(d) || strings.ContainsAny(d, "/:@ ") {
-			problems = append(problems, fmt.Sprintf("contract.domains: %q is not a lowercase host name", d))
+	for i, d := range c.Domains {
+		if _, err := authority.ParseDomain(d); err != nil {
+			problems = append(problems, fmt.Sprintf("contract.domains[%d]: %v", i, err))
 		}
 	}
 	if len(c.Capabilities) == 0 {
@@ -83,8 +85,33 @@ type Task struct {
 	OwnerGeneration int64
 	Result          json.RawMessage
 	Grants          []Grant
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// FinishedAt is when the task was finished (zero: not yet): it accepts
+	// no more intents and becomes done once they are settled.
+	FinishedAt time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// Key namespaces: every task's idempotency key starts with the namespace
+// of whoever made it, so that no request can reach another's keys (an
+// agent's "calendar:x" is stored as "agent:calendar:x").
+const (
+	KeyCalendar = "calendar:" // a calendar entry's id
+	KeyPlanner  = "planner:"  // a planner candidate's hash
+	KeyAgent    = "agent:"    // an agent's Idempotency-Key (REST or MCP)
+	KeyPerson   = "person:"   // the person's Idempotency-Key (REST with the user token)
+)
+
+// KeyNamespaces lists the namespaces CreateTask accepts.
+var KeyNamespaces = []string{KeyCalendar, KeyPlanner, KeyAgent, KeyPerson}
+
+func checkKeyNamespace(key string) error {
+	for _, ns := range KeyNamespaces {
+		if strings.HasPrefix(key, ns) && len(key) > len(ns) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the idempotency key must start with one of %v and name something after it", KeyNamespaces)
 }
 
 // Grant is one extra domain a person approved for one task.
@@ -102,13 +129,17 @@ type TaskEvent struct {
 	At         time.Time
 }
 
-// CreateTask creates a task under an idempotency key. The same key with an
-// identical request returns the original task and created=false; the same
-// key with a different request returns ErrConflict and changes nothing.
-// There is no way to change a contract afterwards.
+// CreateTask creates a task under an idempotency key, which starts with
+// its maker's namespace (KeyNamespaces). The same key with an identical
+// request returns the original task and created=false; the same key with
+// a different request returns ErrConflict and changes nothing. There is no
+// way to change a contract afterwards.
 func (db *DB) CreateTask(ctx context.Context, key string, req TaskRequest) (t Task, created bool, err error) {
 	if strings.TrimSpace(key) == "" {
 		return Task{}, false, errors.New("create task: an idempotency key is required")
+	}
+	if err := checkKeyNamespace(key); err != nil {
+		return Task{}, false, fmt.Errorf("create task: %w", err)
 	}
 	if err := req.Contract.Validate(); err != nil {
 		return Task{}, false, fmt.Errorf("create task: %w", err)
@@ -166,9 +197,10 @@ func (db *DB) GetTask(ctx context.Context, id string) (Task, error) {
 	var reqJSON, contractJSON string
 	var result sql.NullString
 	var created, updated int64
+	var finished sql.NullInt64
 	err := db.read.QueryRowContext(ctx, `SELECT id, idempotency_key, request_json, contract_json, status, owner_generation,
-		result_json, created_at, updated_at FROM tasks WHERE id = ?`, id).Scan(&t.ID, &t.IdempotencyKey, &reqJSON,
-		&contractJSON, &t.Status, &t.OwnerGeneration, &result, &created, &updated)
+		result_json, finished_at, created_at, updated_at FROM tasks WHERE id = ?`, id).Scan(&t.ID, &t.IdempotencyKey, &reqJSON,
+		&contractJSON, &t.Status, &t.OwnerGeneration, &result, &finished, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
 	}
@@ -184,7 +216,7 @@ func (db *DB) GetTask(ctx context.Context, id string) (Task, error) {
 	if result.Valid {
 		t.Result = json.RawMessage(result.String)
 	}
-	t.CreatedAt, t.UpdatedAt = fromNanos(created), fromNanos(updated)
+	t.CreatedAt, t.UpdatedAt, t.FinishedAt = fromNanos(created), fromNanos(updated), fromNullNanos(finished)
 	rows, err := db.read.QueryContext(ctx, `SELECT domain, granted_by, created_at FROM task_grants WHERE task_id = ? ORDER BY id`, id)
 	if err != nil {
 		return Task{}, fmt.Errorf("read grants of %s: %w", id, err)
@@ -265,6 +297,38 @@ func (db *DB) SetTaskStatus(ctx context.Context, id, status string, result json.
 	return nil
 }
 
+// FinishTask records that an open task takes no more intents: a pass
+// makes it done once every intent it has is settled. Finishing twice
+// changes nothing; a task that is no longer open returns
+// ErrIllegalTransition.
+func (db *DB) FinishTask(ctx context.Context, id, reason string) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var cur string
+		var finished sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT status, finished_at FROM tasks WHERE id = ?`, id).Scan(&cur, &finished)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("task %s: %w", id, ErrNotFound)
+		} else if err != nil {
+			return err
+		}
+		if cur != TaskOpen {
+			return fmt.Errorf("%w: the task is %s", ErrIllegalTransition, cur)
+		}
+		if finished.Valid {
+			return nil
+		}
+		now := nanos(db.now())
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET finished_at = ?, updated_at = ? WHERE id = ?`, now, now, id); err != nil {
+			return err
+		}
+		return insertTaskEvent(ctx, tx, id, 0, "finished", reason, now)
+	})
+	if err != nil {
+		return fmt.Errorf("finish task %s: %w", id, err)
+	}
+	return nil
+}
+
 // TaskEvents returns a task's history, oldest first.
 func (db *DB) TaskEvents(ctx context.Context, id string) ([]TaskEvent, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT generation, kind, detail, at FROM task_events WHERE task_id = ? ORDER BY id`, id)
@@ -285,13 +349,52 @@ func (db *DB) TaskEvents(ctx context.Context, id string) ([]TaskEvent, error) {
 	return out, rows.Err()
 }
 
-// ListTasks returns tasks, newest first, at most limit (0: all).
-func (db *DB) ListTasks(ctx context.Context, limit int) ([]Task, error) {
-	q := `SELECT id FROM tasks ORDER BY created_at DESC, id`
+// OpenTasks returns the open tasks, oldest first.
+func (db *DB) OpenTasks(ctx context.Context) ([]Task, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id FROM tasks WHERE status = 'open' ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("open tasks: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("open tasks: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("open tasks: %w", err)
+	}
+	out := make([]Task, 0, len(ids))
+	for _, id := range ids {
+		t, err := db.GetTask(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// ListTasks returns tasks, newest first, at most limit (0: all); with
+// sources, only the tasks of those sources (TaskRequest.Source).
+func (db *DB) ListTasks(ctx context.Context, limit int, sources ...string) ([]Task, error) {
+	q := `SELECT id FROM tasks`
+	var args []any
+	if len(sources) > 0 {
+		q += ` WHERE json_extract(request_json, '$.source') IN (?` + strings.Repeat(", ?", len(sources)-1) + `)`
+		for _, s := range sources {
+			args = append(args, s)
+		}
+	}
+	q += ` ORDER BY created_at DESC, id`
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	rows, err := db.read.QueryContext(ctx, q)
+	rows, err := db.read.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}

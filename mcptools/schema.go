@@ -96,7 +96,7 @@ func createInputSchema() *jsonschema.Schema {
 
 func listInputSchema() *jsonschema.Schema {
 	s := inputSchema[ListInput]()
-	s.Properties["limit"].Minimum = jsonschema.Ptr(0.0)
+	s.Properties["limit"].Minimum = jsonschema.Ptr(1.0) // as GET /v1/tasks?limit: 0 is refused, absent means 100
 	s.Properties["limit"].Maximum = jsonschema.Ptr(1000.0)
 	return s
 }
@@ -127,16 +127,20 @@ func taskStateSchema() *jsonschema.Schema {
 	s := outputSchema[operator.TaskState]()
 	s.Description = "a task's durable state"
 	describe(s, map[string]string{
-		"status":              "open, or a terminal status such as cancelled",
+		"status":              "open, done (finished and every intent settled) or cancelled",
 		"contract":            "the task's immutable contract",
 		"grants":              "extra domains the person approved for this task only",
 		"owner_generation":    "the fencing generation of the operator that last acted for the task",
 		"current_interaction": "idle, acting, waiting_for_confirmation (the person must approve an action) or waiting_for_reconciliation (an effect is uncertain)",
 		"intents":             "how many intents were submitted",
+		"finished":            "the task accepts no more intents (task_finish); it becomes done once every intent is settled",
+		"submitted_intent":    "in task_submit's answer: the id of the intent it accepted (the same intent again names the first)",
+		"result":              "once done or cancelled: each intent with its outcome (known_complete, not_done, uncertain...) and permalink",
 		"actions":             "the task's actions, one per external effect",
 		"history":             "the task's append-only history",
 	})
 	describe(s.Properties["actions"].Items, map[string]string{
+		"intent_id":    "the intent this action performs (the id task_submit answered)",
 		"effect_state": "pending, needs_confirmation (waits for the person), executing, known_complete, not_done or uncertain (never retried blindly)",
 		"result":       "the canonical result, e.g. the permalink of the published post",
 		"failure":      "why the action is not done",
@@ -152,7 +156,7 @@ func observationSchema() *jsonschema.Schema {
 		"origin":             "the scheme and host of the tab's page, without path or query",
 		"inspection_epoch":   "increases when a missing tab is reopened; earlier evidence is void",
 		"waiting_for_person": "ids of actions waiting for the person",
-		"pending_intents":    "submitted intents not yet turned into actions",
+		"pending_intents":    "submitted intents not yet performed (a thread counts once)",
 	})
 	return s
 }

@@ -13,10 +13,14 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -34,17 +38,18 @@ const (
 	ToolTaskList    = "task_list"
 	ToolTaskSubmit  = "task_submit"
 	ToolTaskCancel  = "task_cancel"
+	ToolTaskFinish  = "task_finish"
 	ToolTaskObserve = "task_observe"
 )
 
 // ToolNames lists the tools NewServer registers, in registration order.
-var ToolNames = []string{ToolTaskCreate, ToolTaskState, ToolTaskList, ToolTaskSubmit, ToolTaskCancel, ToolTaskObserve}
+var ToolNames = []string{ToolTaskCreate, ToolTaskState, ToolTaskList, ToolTaskSubmit, ToolTaskCancel, ToolTaskFinish, ToolTaskObserve}
 
 // instructions tells a client what the server is for and where its
 // authority ends.
 const instructions = `browserop publishes posts, replies, threads, likes and follows through the person's own signed-in browser, exactly once, under durable tasks.
 
-Workflow: task_create (with an idempotency key you keep, and a contract: the domains and capabilities the task may use) -> task_submit one intent at a time -> task_state or task_observe to follow it. browserop's operator performs submitted intents at its next pass; an intent is not published when task_submit returns.
+Workflow: task_create (with an idempotency key you keep, and a contract: the domains and capabilities the task may use) -> task_submit one intent at a time (the answer's submitted_intent names it; each action's intent_id says which intent it performs) -> task_finish when you will submit no more -> task_state or task_observe to follow it, until its status is done and its result lists each intent's outcome and permalink. browserop's operator performs submitted intents at its next pass; an intent is not published when task_submit returns.
 
 Retrying task_create with the same key and the same request returns the same task, so a lost answer is safe to retry; the same key with a different request is a conflict. Submitting the same intent twice is one intent.
 
@@ -52,13 +57,15 @@ Your authority is the task's contract. Some steps belong to the person alone and
 
 Errors start with a stable code: usage, forbidden, not_found, conflict, illegal_transition, internal.`
 
-// NewServer returns browserop's MCP server over tasks, with the six task
-// tools. version is browserop's version, reported to clients.
+// NewServer returns browserop's MCP server over tasks, with the seven task
+// tools. The tools always act as an agent (tasks.Agent()): they see only
+// agents' tasks, whichever token reached them. version is browserop's
+// version, reported to clients.
 func NewServer(tasks *operator.TaskService, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "browserop", Title: "browserop", Version: version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
-	s.AddReceivingMiddleware(codedToolErrors)
-	t := &tools{tasks: tasks}
+	s.AddReceivingMiddleware(strictArguments, codedToolErrors)
+	t := &tools{tasks: tasks.Agent()}
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  ToolTaskCreate,
@@ -87,7 +94,7 @@ func NewServer(tasks *operator.TaskService, version string) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:         ToolTaskList,
 		Title:        "List tasks",
-		Description:  "List browserop tasks, newest first, with their state (at most limit, default 100).",
+		Description:  "List your browserop tasks, newest first, with their state (at most limit, 1 to 1000, default 100).",
 		InputSchema:  listInputSchema(),
 		OutputSchema: outputSchema[TaskList](),
 		Annotations:  &mcp.ToolAnnotations{Title: "List tasks", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
@@ -115,6 +122,17 @@ func NewServer(tasks *operator.TaskService, version string) *mcp.Server {
 		OutputSchema: taskStateSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Cancel a task", IdempotentHint: true, DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 	}, t.cancel)
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  ToolTaskFinish,
+		Title: "Finish a task",
+		Description: "Finish a task: it accepts no more intents. Once every intent it has reached its final outcome, its status becomes done and its result " +
+			"lists each intent (by the id task_submit answered) with its outcome (known_complete, not_done) and permalink. " +
+			"Finishing twice is safe; a cancelled task cannot be finished.",
+		InputSchema:  inputSchema[FinishInput](),
+		OutputSchema: taskStateSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Finish a task", IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+	}, t.finish)
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  ToolTaskObserve,
@@ -164,7 +182,7 @@ type TaskIDInput struct {
 
 // ListInput is task_list's input.
 type ListInput struct {
-	Limit int `json:"limit,omitempty" jsonschema:"the most tasks to return, 1 to 1000; default 100"`
+	Limit int `json:"limit,omitempty" jsonschema:"the most tasks to return, 1 to 1000; absent means 100"`
 }
 
 // TaskList is task_list's output.
@@ -186,6 +204,12 @@ type IntentInput struct {
 type SubmitInput struct {
 	TaskID string      `json:"task_id" jsonschema:"the task's id"`
 	Intent IntentInput `json:"intent" jsonschema:"the intent to perform"`
+}
+
+// FinishInput is task_finish's input.
+type FinishInput struct {
+	TaskID string `json:"task_id" jsonschema:"the task's id"`
+	Reason string `json:"reason,omitempty" jsonschema:"why, recorded in the task's history"`
 }
 
 // CancelInput is task_cancel's input.
@@ -234,6 +258,15 @@ func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, in CancelInp
 	return nil, normalize(st), coded(err)
 }
 
+func (t *tools) finish(ctx context.Context, _ *mcp.CallToolRequest, in FinishInput) (*mcp.CallToolResult, operator.TaskState, error) {
+	reason := "finished by the agent (mcp)"
+	if in.Reason != "" {
+		reason += ": " + in.Reason
+	}
+	st, err := t.tasks.Finish(ctx, in.TaskID, reason)
+	return nil, normalize(st), coded(err)
+}
+
 func (t *tools) observe(ctx context.Context, _ *mcp.CallToolRequest, in TaskIDInput) (*mcp.CallToolResult, operator.Observation, error) {
 	o, err := t.tasks.Observe(ctx, in.TaskID)
 	return nil, o, coded(err)
@@ -264,7 +297,7 @@ type ToolError struct {
 	Err  error
 }
 
-func (e *ToolError) Error() string { return e.Code + ": " + reason(e.Code, e.Err.Error()) }
+func (e *ToolError) Error() string { return e.Code + ": " + operator.Reason(e.Err) }
 
 func (e *ToolError) Unwrap() error { return e.Err }
 
@@ -279,17 +312,6 @@ func coded(err error) error {
 // Code is err's stable code (operator.KindOf): "forbidden", "conflict",
 // "not_found", "usage"...
 func Code(err error) string { return operator.KindOf(err).Code }
-
-// reason drops from msg a leading repetition of the code ("forbidden:
-// ...", "usage error: ..."), so the text reads "code: reason" once.
-func reason(code, msg string) string {
-	for _, p := range []string{code + ": ", strings.ReplaceAll(code, "_", " ") + ": ", code + " error: "} {
-		if rest, ok := strings.CutPrefix(msg, p); ok {
-			return rest
-		}
-	}
-	return msg
-}
 
 // codedToolErrors gives every tool error a stable code: a failure the SDK
 // reports before a handler runs (arguments that do not match the input
@@ -313,6 +335,32 @@ func codedToolErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// strictArguments refuses tool arguments that name a field twice (JSON
+// decoders keep the last, so a reviewer and browserop could read two
+// different requests). Field names are matched case-sensitively by the
+// SDK already, and unknown ones are refused by the input schemas.
+func strictArguments(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && len(r.Params.Arguments) > 0 {
+			if _, err := jsontext.NewDecoder(bytes.NewReader(r.Params.Arguments)).ReadValue(); err != nil {
+				res := &mcp.CallToolResult{}
+				res.SetError(&ToolError{Code: "usage", Err: fmt.Errorf("%w: arguments: %v", operator.ErrUsage, duplicateReason(err))})
+				return res, nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// duplicateReason describes a jsontext error without echoing values.
+func duplicateReason(err error) string {
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
+		return fmt.Sprintf("duplicate field %q: each field may appear once", strings.TrimPrefix(string(syn.JSONPointer), "/"))
+	}
+	return "not valid JSON"
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,10 +1,13 @@
 package operator
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/browserop/browserop/authority"
 )
 
 // judge refuses, at load, the entries that can be judged without a
@@ -34,8 +37,15 @@ func (r *Runner) refuse(e Entry) string {
 		return ""
 	}
 	domains := contractFor(site, e.Capability()).Domains
-	u, err := url.Parse(e.Target)
-	if err != nil || !allowedHost(u.Hostname(), domains) {
+	allowed, err := authority.ParseDomains(domains)
+	var host string
+	if u, perr := url.Parse(e.Target); perr == nil {
+		host, perr = authority.ParseHost(u.Hostname())
+		err = errors.Join(err, perr)
+	} else {
+		err = perr
+	}
+	if err != nil || !allowed.Match(host) {
 		sort.Strings(domains)
 		return fmt.Sprintf("target %q is outside the authority of site %q (its domains: %s); it is never performed",
 			e.Target, e.Site, strings.Join(domains, ", "))

@@ -6,6 +6,9 @@ package operator
 import (
 	"errors"
 	"net/http"
+	"strings"
+
+	"github.com/browserop/browserop/authority"
 
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
@@ -51,6 +54,8 @@ var kinds = []struct {
 }{
 	{ErrUsage, Kind{"usage", ExitUsage, http.StatusBadRequest}},
 	{ErrForbidden, Kind{"forbidden", ExitUsage, http.StatusForbidden}},
+	{authority.ErrDenied, Kind{"forbidden", ExitUsage, http.StatusForbidden}},
+	{authority.ErrInvalid, Kind{"usage", ExitUsage, http.StatusBadRequest}},
 	{ErrConfig, Kind{"config", ExitUsage, http.StatusInternalServerError}},
 	{ledger.ErrNotLedger, Kind{"not_a_ledger", ExitUsage, http.StatusInternalServerError}},
 	{ledger.ErrUnsafeFile, Kind{"unsafe_ledger_file", ExitUsage, http.StatusInternalServerError}},
@@ -80,6 +85,24 @@ func KindOf(err error) Kind {
 		}
 	}
 	return Internal
+}
+
+// Reason is err's message for a person, without the leading names of the
+// error kinds it wraps ("forbidden: ", "usage error: "...), which the
+// answer's code already says: "forbidden: forbidden: x" never happens.
+func Reason(err error) string {
+	msg := err.Error()
+	for changed := true; changed; {
+		changed = false
+		for _, k := range kinds {
+			for _, p := range []string{k.err.Error() + ": ", k.kind.Code + ": "} {
+				if rest, ok := strings.CutPrefix(msg, p); ok && rest != "" {
+					msg, changed = rest, true
+				}
+			}
+		}
+	}
+	return msg
 }
 
 // ExitCodes documents the exit codes, in order, for help text and docs.

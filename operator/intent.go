@@ -5,10 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
+	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
@@ -153,14 +152,7 @@ func entryInput(e Entry) json.RawMessage {
 // contractFor is the contract of a calendar or planner task: the site's
 // domains and the one capability the entry needs.
 func contractFor(site sites.Adapter, capability string) ledger.Contract {
-	var domains []string
-	seen := map[string]bool{}
-	for _, o := range site.Origins() {
-		if u, err := url.Parse(o); err == nil && !seen[u.Hostname()] {
-			seen[u.Hostname()] = true
-			domains = append(domains, strings.ToLower(u.Hostname()))
-		}
-	}
+	domains, _ := authority.SiteHosts(site) // a site that fails here is refused before the click
 	return ledger.Contract{Domains: domains, Capabilities: []string{capability}}
 }
 
@@ -173,32 +165,4 @@ func candidateKey(c Candidate) string {
 	}{c.Site, c.Actor, c.Type, c.Target, c.Text, c.Parts})
 	sum := sha256.Sum256(raw)
 	return "planner:" + hex.EncodeToString(sum[:12])
-}
-
-// allowedHost reports whether host is within the effective domains: a
-// listed domain or a subdomain of one.
-func allowedHost(host string, domains []string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, d := range domains {
-		d = strings.ToLower(d)
-		if strings.HasPrefix(d, "*.") {
-			if strings.HasSuffix(host, d[1:]) {
-				return true
-			}
-			continue
-		}
-		if host == d || strings.HasSuffix(host, "."+d) {
-			return true
-		}
-	}
-	return false
-}
-
-// effectiveDomains is the contract's domains plus the task's grants.
-func effectiveDomains(t ledger.Task) []string {
-	out := append([]string(nil), t.Contract.Domains...)
-	for _, g := range t.Grants {
-		out = append(out, g.Domain)
-	}
-	return out
 }

@@ -2,10 +2,8 @@ package operator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -36,8 +34,8 @@ func (p *pass) entry(e Entry) error {
 	if err != nil {
 		return err
 	}
-	if task.Status == ledger.TaskCancelled {
-		return nil
+	if task.Status != ledger.TaskOpen {
+		return nil // cancelled, or done: its entry is settled
 	}
 	late := !p.r.cfg.PublishLate && p.r.now().Sub(e.At) > p.r.cfg.Grace
 	return p.runEntry(e, task, origin, late)
@@ -75,35 +73,6 @@ func (p *pass) runEntry(e Entry, task ledger.Task, origin string, late bool) err
 			return nil
 		}
 		parent = a.CanonicalResult
-	}
-	return nil
-}
-
-// taskIntents performs the intents agents submitted to open tasks, in
-// submission order, through the same path as calendar entries.
-func (p *pass) taskIntents() error {
-	intents, err := p.r.db.TaskIntents(p.ctx, "")
-	if err != nil {
-		return err
-	}
-	for _, ti := range intents {
-		var in IntentRequest
-		if err := json.Unmarshal(ti.Request, &in); err != nil {
-			p.problem(fmt.Sprintf("task %s: intent %s: %v", ti.TaskID, ti.ID, err))
-			continue
-		}
-		task, err := p.r.db.GetTask(p.ctx, ti.TaskID)
-		if err != nil {
-			return err
-		}
-		if _, ok := p.r.sites[in.Site]; !ok {
-			p.problem(fmt.Sprintf("task %s: intent %s: site %q has no adapter", ti.TaskID, ti.ID, in.Site))
-			continue
-		}
-		e := Entry{ID: ti.ID, Site: in.Site, Actor: in.Actor, Type: in.Type, Text: in.Text, Parts: in.Parts, Target: in.Target, At: ti.CreatedAt}
-		if err := p.runEntry(e, task, "task:"+ti.ID, false); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -221,10 +190,8 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 // for a planned action.
 func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action, error) {
 	ctx := p.ctx
-	if reason := p.authorize(in); reason != "" {
-		p.hardStop(reason)
-		p.report(a, entry, "held")
-		return a, nil
+	if refused, err := p.refuseOutsideAuthority(&a, in, entry); refused || err != nil {
+		return a, err
 	}
 	confirm := contains(in.task.Contract.Confirm, capabilityOf(in.typ))
 	if confirm {
@@ -352,6 +319,9 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		p.hardStop("the lease was lost before the click")
 		p.report(a, entry, "held")
 		return a, ledger.ErrStaleGeneration
+	}
+	if refused, err := p.refuseOutsideAuthority(&a, in, entry); refused || err != nil {
+		return a, err
 	}
 	serr := site.Submit(ctx, tab, si)
 	crashPoint("after-click-returned")
@@ -543,35 +513,6 @@ func errorClass(err error) string {
 		return string(hs.Kind)
 	}
 	return "error: " + err.Error()
-}
-
-// authorize checks the intent's target against the task's effective
-// domains (contract plus grants). It returns a hard-stop reason or "".
-func (p *pass) authorize(in intent) string {
-	domains := effectiveDomains(in.task)
-	site := p.r.sites[in.site]
-	for _, o := range site.Origins() {
-		if u, err := url.Parse(o); err != nil || !allowedHost(u.Hostname(), domains) {
-			return "the site is outside the task's authority"
-		}
-	}
-	if in.target != "" {
-		u, err := url.Parse(in.target)
-		if err != nil || !allowedHost(u.Hostname(), domains) {
-			return "the target is outside the task's authority"
-		}
-	}
-	if !contains(in.task.Contract.Capabilities, capabilityOf(in.typ)) {
-		return "the task's contract does not allow " + in.typ
-	}
-	return ""
-}
-
-func capabilityOf(typ string) string {
-	if typ == "thread_part" {
-		return "thread"
-	}
-	return typ
 }
 
 func contains(xs []string, x string) bool {

@@ -44,11 +44,14 @@ func (p *pass) plan(due []Entry) error {
 		origin := candidateKey(c)
 		e := Entry{ID: origin, Site: c.Site, Actor: c.Actor, Type: c.Type, Text: c.Text, Parts: c.Parts, Target: c.Target, At: p.r.now()}
 		// The contract comes from configuration; the planner names only what to do.
-		task, _, err := p.r.db.CreateTask(p.ctx, origin, ledger.TaskRequest{Title: "planner candidate", Source: "planner",
+		task, _, err := p.r.db.CreateTask(p.ctx, origin, ledger.TaskRequest{Title: "planner candidate", Source: SourcePlanner,
 			Contract: contractFor(site, c.Type), Input: entryInput(Entry{ID: "planner", Site: c.Site, Actor: c.Actor, Type: c.Type,
 				Text: c.Text, Parts: c.Parts, Target: c.Target})})
 		if err != nil {
 			return err
+		}
+		if task.Status != ledger.TaskOpen {
+			continue // done (its candidate is settled) or cancelled
 		}
 		if c.Type != EntryThread {
 			if _, err := p.process(entryIntent(e, task, origin), "", false); err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
@@ -44,7 +45,9 @@ type Config struct {
 	MaxAttempts int
 	// ActionTimeout bounds each page action (default 15s).
 	ActionTimeout time.Duration
-	// Ceiling bounds the domains a grant may add (authority.ceiling).
+	// Ceiling is authority.ceiling: every action's site and target must lie
+	// within it, and within its task's domains and grants, right before the
+	// click. Empty, it is the hosts of the configured sites.
 	Ceiling []string
 	// BrowserRunning reports whether a browser runs already that the
 	// runner's connect would reach without starting one (attach mode: the
@@ -107,6 +110,11 @@ type Runner struct {
 	log     *slog.Logger
 	now     func() time.Time
 
+	// ceiling bounds every action's authority; ceilingErr, when the
+	// configured one does not parse, refuses every action.
+	ceiling    authority.Ceiling
+	ceilingErr error
+
 	mu       sync.Mutex
 	browser  *browser.Browser
 	draining atomic.Bool
@@ -126,9 +134,12 @@ func NewRunner(db *ledger.DB, adapters []sites.Adapter, policy budgets.Policy, p
 	}
 	r := &Runner{db: db, sites: map[string]sites.Adapter{}, policy: policy, planner: planner, connect: connect,
 		cfg: cfg, log: log, now: time.Now}
+	var as []authority.Site
 	for _, a := range adapters {
 		r.sites[a.Name()] = a
+		as = append(as, a)
 	}
+	r.ceiling, r.ceilingErr = authority.NewCeiling(cfg.Ceiling, as)
 	return r
 }
 
@@ -609,5 +620,8 @@ func (p *pass) execute() error {
 	if err := p.taskIntents(); err != nil {
 		return err
 	}
-	return p.plan(due)
+	if err := p.plan(due); err != nil {
+		return err
+	}
+	return p.completeTasks()
 }

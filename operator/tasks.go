@@ -10,33 +10,50 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserop/browserop/authority"
+	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 )
 
 // ErrForbidden: the request is outside the task's contract or the
-// configured ceiling.
+// configured ceiling, or the task takes no more intents.
 var ErrForbidden = errors.New("forbidden")
 
 // TaskService is how agents (over REST or MCP) and the person (over the CLI
 // or REST with the user's token) work with durable tasks. Agents create
-// tasks, submit intents, read state and cancel; only a person grants
-// domains, confirms, declines and resolves.
+// tasks, submit intents, finish, read state and cancel; only a person
+// grants domains, confirms, declines and resolves.
 type TaskService struct {
 	db      *ledger.DB
 	sites   map[string]sites.Adapter
-	ceiling []string
+	ceiling authority.Ceiling
+	// ceilingErr is a ceiling that did not parse: every authority check
+	// fails with it (configuration loading refuses one before this).
+	ceilingErr  error
+	policy      budgets.Policy
+	maxAttempts int
 	// agent limits the service to the tasks agents created (sources api
 	// and mcp): an agent never reads, submits to or cancels the person's
-	// calendar or CLI tasks.
+	// tasks (the calendar's, the planner's, or those the person created).
 	agent bool
 }
 
+// Task sources: who created a task.
+const (
+	SourceAPI      = "api"      // an agent, over REST
+	SourceMCP      = "mcp"      // an agent, over MCP
+	SourcePerson   = "person"   // the person, over REST with the user token
+	SourceCalendar = "calendar" // the content calendar
+	SourcePlanner  = "planner"  // the planner command
+)
+
 // agentSources are the task sources an agent view sees.
-var agentSources = []string{"api", "mcp"}
+var agentSources = []string{SourceAPI, SourceMCP}
 
 // Agent returns the service as an agent may use it: only tasks created by
 // agents (over REST or MCP) exist for it; any other is ledger.ErrNotFound.
+// Its idempotency keys live in the agents' namespace.
 func (s *TaskService) Agent() *TaskService {
 	c := *s
 	c.agent = true
@@ -55,19 +72,37 @@ func (s *TaskService) task(ctx context.Context, id string) (ledger.Task, error) 
 	return t, nil
 }
 
-// NewTaskService returns the service. ceiling bounds every task's domains
-// and grants; empty, it is the hosts of the configured sites.
-func NewTaskService(db *ledger.DB, adapters []sites.Adapter, ceiling []string) *TaskService {
-	s := &TaskService{db: db, sites: map[string]sites.Adapter{}, ceiling: ceiling}
+// TaskOption configures a TaskService.
+type TaskOption func(*TaskService)
+
+// WithBudget makes a person's resolution of an ambiguous action as
+// verified count against policy, as the operator's verification does.
+func WithBudget(policy budgets.Policy) TaskOption {
+	return func(s *TaskService) { s.policy = policy }
+}
+
+// WithMaxAttempts is the operator's MaxAttempts (default 3): a definitive
+// failure is settled once an intent has had that many attempts.
+func WithMaxAttempts(n int) TaskOption {
+	return func(s *TaskService) { s.maxAttempts = n }
+}
+
+// NewTaskService returns the service. ceiling is authority.ceiling: it
+// bounds every task's domains and grants; empty, it is the hosts of the
+// configured sites and no grant is possible (see package authority).
+func NewTaskService(db *ledger.DB, adapters []sites.Adapter, ceiling []string, opts ...TaskOption) *TaskService {
+	s := &TaskService{db: db, sites: map[string]sites.Adapter{}, maxAttempts: 3}
+	var as []authority.Site
 	for _, a := range adapters {
 		s.sites[a.Name()] = a
-		if len(ceiling) == 0 {
-			for _, o := range a.Origins() {
-				if u, err := url.Parse(o); err == nil {
-					s.ceiling = append(s.ceiling, strings.ToLower(u.Hostname()))
-				}
-			}
-		}
+		as = append(as, a)
+	}
+	s.ceiling, s.ceilingErr = authority.NewCeiling(ceiling, as)
+	if s.ceilingErr != nil {
+		s.ceilingErr = fmt.Errorf("%w: %v", ErrConfig, s.ceilingErr)
+	}
+	for _, o := range opts {
+		o(s)
 	}
 	return s
 }
@@ -92,20 +127,28 @@ type IntentRequest struct {
 // TaskState is a task's durable state as agents and people see it. It
 // never holds raw tab ids, cookies, tokens or form values.
 type TaskState struct {
-	ID              string          `json:"id"`
-	Title           string          `json:"title,omitempty"`
-	Source          string          `json:"source,omitempty"`
-	Status          string          `json:"status"`
+	ID     string `json:"id"`
+	Title  string `json:"title,omitempty"`
+	Source string `json:"source,omitempty"`
+	Status string `json:"status"`
+	// Finished: the task takes no more intents; it is done once every
+	// intent is settled.
+	Finished        bool            `json:"finished"`
 	Contract        ledger.Contract `json:"contract"`
 	Grants          []GrantState    `json:"grants"`
 	OwnerGeneration int64           `json:"owner_generation"`
 	Interaction     string          `json:"current_interaction"`
 	Intents         int             `json:"intents"`
-	Actions         []ActionState   `json:"actions"`
-	Result          json.RawMessage `json:"result,omitempty"`
-	History         []HistoryEntry  `json:"history"`
-	CreatedAt       time.Time       `json:"created_at"`
-	UpdatedAt       time.Time       `json:"updated_at"`
+	// SubmittedIntent is, in the answer to a submission, the id of the
+	// intent it accepted (or found, for the same intent again).
+	SubmittedIntent string        `json:"submitted_intent,omitempty"`
+	Actions         []ActionState `json:"actions"`
+	// Result, once the task is done or cancelled, lists each intent with
+	// its outcome and permalink.
+	Result    *TaskResult    `json:"result,omitempty"`
+	History   []HistoryEntry `json:"history"`
+	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
 }
 
 // GrantState is one grant.
@@ -118,7 +161,9 @@ type GrantState struct {
 // ActionState is one action and its effect state: pending,
 // needs_confirmation, executing, known_complete, not_done, uncertain.
 type ActionState struct {
-	ID           string `json:"id"`
+	ID string `json:"id"`
+	// IntentID is the intent the action performs (see IntentOutcome.ID).
+	IntentID     string `json:"intent_id"`
 	Type         string `json:"type"`
 	Status       string `json:"status"`
 	Effect       string `json:"effect_state"`
@@ -139,23 +184,46 @@ func usage(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
 }
 
+// forbidden turns an authority refusal into ErrForbidden and a malformed
+// domain or URL into ErrUsage, keeping the reason.
+func forbidden(err error) error {
+	switch {
+	case errors.Is(err, authority.ErrInvalid):
+		return fmt.Errorf("%w: %s", ErrUsage, strings.TrimPrefix(err.Error(), authority.ErrInvalid.Error()+": "))
+	case errors.Is(err, authority.ErrDenied):
+		return fmt.Errorf("%w: %s", ErrForbidden, strings.TrimPrefix(err.Error(), authority.ErrDenied.Error()+": "))
+	}
+	return err
+}
+
 // Create creates a task idempotently: the same key and request return the
 // original (created=false); the same key with another request is
-// ledger.ErrConflict. The contract's domains must lie within the ceiling
-// (ErrForbidden).
+// ledger.ErrConflict. An agent view records source api or mcp and keeps
+// its keys in the agents' namespace; the person's view records any other
+// source (SourcePerson over REST) in the person's namespace, so neither
+// reaches the other's keys, nor the calendar's or the planner's. The
+// contract's domains must lie within the ceiling (ErrForbidden).
 func (s *TaskService) Create(ctx context.Context, key string, req CreateTaskRequest, source string) (TaskState, bool, error) {
 	if strings.TrimSpace(key) == "" {
 		return TaskState{}, false, usage("an idempotency key is required")
 	}
+	ns := ledger.KeyPerson
+	if s.agent {
+		ns = ledger.KeyAgent
+	}
+	if s.agent != slices.Contains(agentSources, source) {
+		return TaskState{}, false, fmt.Errorf("create task: source %q does not match the caller (agent view: %v)", source, s.agent)
+	}
 	if err := req.Contract.Validate(); err != nil {
 		return TaskState{}, false, usage("%v", err)
 	}
-	for _, d := range req.Contract.Domains {
-		if !allowedHost(d, s.ceiling) {
-			return TaskState{}, false, fmt.Errorf("%w: contract domain %q is outside the ceiling", ErrForbidden, d)
-		}
+	if s.ceilingErr != nil {
+		return TaskState{}, false, s.ceilingErr
 	}
-	t, created, err := s.db.CreateTask(ctx, key, ledger.TaskRequest{Title: req.Title, Source: source, Contract: req.Contract})
+	if err := s.ceiling.CheckContract(req.Contract.Domains); err != nil {
+		return TaskState{}, false, forbidden(err)
+	}
+	t, created, err := s.db.CreateTask(ctx, ns+key, ledger.TaskRequest{Title: req.Title, Source: source, Contract: req.Contract})
 	if err != nil {
 		return TaskState{}, false, err
 	}
@@ -172,20 +240,32 @@ func (s *TaskService) Get(ctx context.Context, id string) (TaskState, error) {
 	return s.state(ctx, t)
 }
 
-// List returns the newest tasks first, at most limit (0: 100).
+// MaxList is the most tasks List returns; DefaultList is its default.
+const (
+	MaxList     = 1000
+	DefaultList = 100
+)
+
+// List returns the newest tasks first, at most limit: 0 means
+// DefaultList, and limit must be at most MaxList (ErrUsage otherwise). An
+// agent view lists only agents' tasks.
 func (s *TaskService) List(ctx context.Context, limit int) ([]TaskState, error) {
-	if limit <= 0 || limit > 1000 {
-		limit = 100
+	if limit < 0 || limit > MaxList {
+		return nil, usage("limit must be from 1 to %d, got %d", MaxList, limit)
 	}
-	ts, err := s.db.ListTasks(ctx, limit)
+	if limit == 0 {
+		limit = DefaultList
+	}
+	var sources []string
+	if s.agent {
+		sources = agentSources
+	}
+	ts, err := s.db.ListTasks(ctx, limit, sources...)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]TaskState, 0, len(ts))
 	for _, t := range ts {
-		if s.agent && !slices.Contains(agentSources, t.Request.Source) {
-			continue
-		}
 		st, err := s.state(ctx, t)
 		if err != nil {
 			return nil, err
@@ -196,26 +276,135 @@ func (s *TaskService) List(ctx context.Context, limit int) ([]TaskState, error) 
 }
 
 // Cancel stops further mutations of a task. Done work is not undone, and
-// no tab of the person is closed. Cancelling twice is safe.
+// no tab of the person is closed; the task's result says what was done.
+// Cancelling twice is safe.
 func (s *TaskService) Cancel(ctx context.Context, id, reason string) (TaskState, error) {
 	if reason == "" {
 		reason = "cancelled"
 	}
-	if _, err := s.task(ctx, id); err != nil {
+	t, err := s.task(ctx, id)
+	if err != nil {
 		return TaskState{}, err
 	}
-	err := s.db.SetTaskStatus(ctx, id, ledger.TaskCancelled, nil, reason)
+	res, err := s.result(ctx, t, true)
+	if err != nil {
+		return TaskState{}, err
+	}
+	err = s.db.SetTaskStatus(ctx, id, ledger.TaskCancelled, mustJSON(res), reason)
 	if err != nil && !errors.Is(err, ledger.ErrIllegalTransition) {
 		return TaskState{}, err
 	}
 	return s.Get(ctx, id)
 }
 
-// Submit adds an intent to an open task after checking it against the
-// contract: the capability is allowed, the site and target are within the
-// effective domains (contract plus grants), and the side-effect bound is
-// not exceeded. A violation is ErrForbidden with the reason. The same
-// intent twice is one intent.
+// Finish ends a task's intake: it accepts no more intents, and it becomes
+// done, with its result, once every intent is settled (at once when they
+// already are, else at the pass that settles the last). Finishing twice is
+// safe; a cancelled or done task is ErrForbidden.
+func (s *TaskService) Finish(ctx context.Context, id, reason string) (TaskState, error) {
+	if reason == "" {
+		reason = "finished"
+	}
+	if _, err := s.task(ctx, id); err != nil {
+		return TaskState{}, err
+	}
+	if err := s.db.FinishTask(ctx, id, reason); err != nil {
+		if errors.Is(err, ledger.ErrIllegalTransition) {
+			t, gerr := s.db.GetTask(ctx, id)
+			if gerr == nil && t.Status == ledger.TaskDone {
+				return s.Get(ctx, id) // finishing a done task again is the same answer
+			}
+			return TaskState{}, fmt.Errorf("%w: the task is %s", ErrForbidden, t.Status)
+		}
+		return TaskState{}, err
+	}
+	t, err := s.db.GetTask(ctx, id)
+	if err != nil {
+		return TaskState{}, err
+	}
+	if _, err := completeIfSettled(ctx, s.db, t, s.maxAttempts); err != nil {
+		return TaskState{}, err
+	}
+	return s.Get(ctx, id)
+}
+
+// completeIfSettled makes a finished (or calendar or planner) task done,
+// with its result, when every intent it has is settled. It reports
+// whether it did.
+func completeIfSettled(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts int) (bool, error) {
+	if t.Status != ledger.TaskOpen {
+		return false, nil
+	}
+	res, err := taskResult(ctx, db, t, maxAttempts)
+	if err != nil {
+		return false, err
+	}
+	entryTask := t.Request.Source == SourceCalendar || t.Request.Source == SourcePlanner
+	if !entryTask && t.FinishedAt.IsZero() {
+		return false, nil
+	}
+	if entryTask && len(res.Intents) == 0 {
+		return false, nil
+	}
+	for _, o := range res.Intents {
+		if !o.Settled() {
+			return false, nil
+		}
+	}
+	err = db.SetTaskStatus(ctx, t.ID, ledger.TaskDone, mustJSON(res), fmt.Sprintf("done: %d intents settled", len(res.Intents)))
+	if errors.Is(err, ledger.ErrIllegalTransition) {
+		return false, nil // cancelled meanwhile
+	}
+	return err == nil, err
+}
+
+// taskResult is every intent of t with its outcome.
+func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts int) (TaskResult, error) {
+	acts, err := db.ListActions(ctx, ledger.ActionFilter{TaskID: t.ID})
+	if err != nil {
+		return TaskResult{}, err
+	}
+	groups := byIntent(acts)
+	res := TaskResult{Intents: []IntentOutcome{}}
+	if t.Request.Source == SourceCalendar || t.Request.Source == SourcePlanner {
+		ref := entryRef(t)
+		if len(groups[ref.origin]) > 0 {
+			res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.origin], maxAttempts))
+		}
+		return res, nil
+	}
+	intents, err := db.TaskIntents(ctx, t.ID)
+	if err != nil {
+		return TaskResult{}, err
+	}
+	for _, ti := range intents {
+		ref := refOf(ti)
+		res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.origin], maxAttempts))
+	}
+	return res, nil
+}
+
+// result is t's result; cancelled, what was not performed is not done.
+func (s *TaskService) result(ctx context.Context, t ledger.Task, cancelled bool) (TaskResult, error) {
+	res, err := taskResult(ctx, s.db, t, s.maxAttempts)
+	if err != nil {
+		return TaskResult{}, err
+	}
+	if cancelled {
+		for i, o := range res.Intents {
+			res.Intents[i] = cancelledOutcome(o)
+		}
+	}
+	return res, nil
+}
+
+// Submit adds an intent to an open, unfinished task after checking it
+// against the authority: the capability is allowed, the site and target
+// are within the effective domains (contract plus grants, within the
+// ceiling), and the side-effect bound holds, counted in the transaction
+// that accepts it. A violation is ErrForbidden with the reason. The same
+// intent twice is one intent. The answer names the intent
+// (SubmittedIntent).
 func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentRequest) (TaskState, error) {
 	t, err := s.task(ctx, taskID)
 	if err != nil {
@@ -223,6 +412,9 @@ func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentReques
 	}
 	if t.Status != ledger.TaskOpen {
 		return TaskState{}, fmt.Errorf("%w: the task is %s", ErrForbidden, t.Status)
+	}
+	if !t.FinishedAt.IsZero() {
+		return TaskState{}, fmt.Errorf("%w: the task is finished and accepts no more intents", ErrForbidden)
 	}
 	e := Entry{ID: "submitted", Site: in.Site, Actor: strings.TrimPrefix(in.Actor, "@"), Type: in.Type, Text: in.Text,
 		Parts: in.Parts, Target: in.Target}
@@ -236,41 +428,42 @@ func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentReques
 	if !ok {
 		return TaskState{}, usage("site %q is not configured", in.Site)
 	}
-	if !slices.Contains(t.Contract.Capabilities, in.Type) {
-		return TaskState{}, fmt.Errorf("%w: the contract does not allow %q (it allows %v)", ErrForbidden, in.Type, t.Contract.Capabilities)
+	if s.ceilingErr != nil {
+		return TaskState{}, s.ceilingErr
 	}
-	domains := effectiveDomains(t)
-	for _, o := range site.Origins() {
-		if u, err := url.Parse(o); err != nil || !allowedHost(u.Hostname(), domains) {
-			return TaskState{}, fmt.Errorf("%w: site %q is outside the task's domains", ErrForbidden, in.Site)
-		}
+	if err := s.ceiling.Check(authorityOf(t), site, in.Target, in.Type); err != nil {
+		return TaskState{}, forbidden(err)
 	}
-	if in.Target != "" {
-		u, err := url.Parse(in.Target)
-		if err != nil || !allowedHost(u.Hostname(), domains) {
-			return TaskState{}, fmt.Errorf("%w: target %q is outside the task's domains", ErrForbidden, in.Target)
-		}
-	}
-	if bound := t.Contract.MaxSideEffects; bound > 0 {
-		intents, err := s.db.TaskIntents(ctx, taskID)
-		if err != nil {
-			return TaskState{}, err
-		}
-		n := 0
-		for _, ti := range intents {
-			n += effectsOf(ti.Request)
-		}
-		if n+effectsOf(mustJSON(in)) > bound {
-			return TaskState{}, fmt.Errorf("%w: the contract bounds the task to %d side effects; %d are submitted", ErrForbidden, bound, n)
-		}
-	}
-	if _, _, err := s.db.AddTaskIntent(ctx, taskID, in); err != nil {
-		if errors.Is(err, ledger.ErrIllegalTransition) {
-			return TaskState{}, fmt.Errorf("%w: %v", ErrForbidden, err)
-		}
+	ti, _, err := s.db.AddTaskIntent(ctx, taskID, in, partsOf(in.Type, len(in.Parts)))
+	switch {
+	case errors.Is(err, ledger.ErrSideEffectBound):
+		return TaskState{}, fmt.Errorf("%w: %s", ErrForbidden, afterSentinel(err, ledger.ErrSideEffectBound))
+	case errors.Is(err, ledger.ErrIllegalTransition):
+		return TaskState{}, fmt.Errorf("%w: %s", ErrForbidden, afterSentinel(err, ledger.ErrIllegalTransition))
+	case err != nil:
 		return TaskState{}, err
 	}
-	return s.Get(ctx, taskID)
+	st, err := s.Get(ctx, taskID)
+	st.SubmittedIntent = ti.ID
+	return st, err
+}
+
+// afterSentinel is err's message after sentinel's text: the reason alone.
+func afterSentinel(err, sentinel error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, sentinel.Error()+": "); i >= 0 {
+		return msg[i+len(sentinel.Error())+2:]
+	}
+	return msg
+}
+
+// authorityOf is the authority a task was given.
+func authorityOf(t ledger.Task) authority.Task {
+	a := authority.Task{Capabilities: t.Contract.Capabilities, Domains: t.Contract.Domains}
+	for _, g := range t.Grants {
+		a.Grants = append(a.Grants, g.Domain)
+	}
+	return a
 }
 
 func mustJSON(v any) json.RawMessage {
@@ -278,29 +471,17 @@ func mustJSON(v any) json.RawMessage {
 	return raw
 }
 
-// effectsOf counts the side effects an intent request makes (a thread one
-// per part).
-func effectsOf(raw json.RawMessage) int {
-	var in IntentRequest
-	if json.Unmarshal(raw, &in) != nil {
-		return 1
-	}
-	if in.Type == EntryThread {
-		return len(in.Parts)
-	}
-	return 1
-}
-
 // Grant records a domain a person approved for one task. It must lie
-// within the ceiling (ErrForbidden); the contract never changes. Only a
-// person calls it (CLI, or REST with the user's token).
+// within the configured ceiling (ErrForbidden; with no ceiling configured
+// no grant is possible); the contract never changes. Only a person calls
+// it (CLI, or REST with the user's token).
 func (s *TaskService) Grant(ctx context.Context, taskID, domain, by string) (TaskState, error) {
-	domain = strings.ToLower(strings.TrimSpace(domain))
-	if domain == "" || strings.ContainsAny(domain, "/:@ ") {
-		return TaskState{}, usage("grant: %q is not a host name", domain)
+	if s.ceilingErr != nil {
+		return TaskState{}, s.ceilingErr
 	}
-	if !allowedHost(domain, s.ceiling) {
-		return TaskState{}, fmt.Errorf("%w: %q is outside the configured ceiling (authority.ceiling)", ErrForbidden, domain)
+	d, err := s.ceiling.CheckGrant(domain)
+	if err != nil {
+		return TaskState{}, forbidden(err)
 	}
 	t, err := s.task(ctx, taskID)
 	if err != nil {
@@ -309,7 +490,7 @@ func (s *TaskService) Grant(ctx context.Context, taskID, domain, by string) (Tas
 	if t.Status != ledger.TaskOpen {
 		return TaskState{}, fmt.Errorf("%w: the task is %s", ErrForbidden, t.Status)
 	}
-	if err := s.db.AddGrant(ctx, taskID, domain, by); err != nil {
+	if err := s.db.AddGrant(ctx, taskID, d.String(), by); err != nil {
 		return TaskState{}, err
 	}
 	return s.Get(ctx, taskID)
@@ -338,15 +519,26 @@ func (s *TaskService) answer(ctx context.Context, actionID, state, by, reason st
 }
 
 // Resolve settles an ambiguous action on a person's word: the effect is at
-// verifiedURL, or (verifiedURL "") it is absent for reason.
+// verifiedURL, or (verifiedURL "") it is absent for reason. It is the one
+// route of the CLI, REST and MCP: a verified URL must be on the action's
+// site (ErrUsage), and the verified effect counts against the budget as
+// the operator's verification would. A resolution of an action that is
+// not ambiguous is ledger.ErrIllegalTransition.
 func (s *TaskService) Resolve(ctx context.Context, actionID, verifiedURL, reason string) (ActionState, error) {
 	c := ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "absent by a person: " + reason}
 	if verifiedURL != "" {
-		u, err := url.Parse(verifiedURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return ActionState{}, usage("%q is not an absolute http(s) URL", verifiedURL)
+		a, err := s.db.GetAction(ctx, actionID)
+		if err != nil {
+			return ActionState{}, err
 		}
-		c = ledger.Change{To: ledger.Verified, Result: verifiedURL, Reason: "verified by a person"}
+		var site authority.Site
+		if ad, ok := s.sites[a.Site]; ok {
+			site = ad
+		}
+		if err := authority.CheckResult(site, a.TargetURL, verifiedURL); err != nil {
+			return ActionState{}, forbidden(err)
+		}
+		c = ledger.Change{To: ledger.Verified, Result: verifiedURL, Reason: "verified by a person", Budget: s.policy}
 		if strings.TrimSpace(reason) != "" {
 			c.Reason += ": " + reason
 		}
@@ -373,9 +565,14 @@ type Observation struct {
 	PendingIntent int      `json:"pending_intents"`
 }
 
-// Observe returns the task's Observation from the ledger.
+// Observe returns the task's Observation from the ledger. Pending intents
+// are counted by intent (a thread is one), not by action.
 func (s *TaskService) Observe(ctx context.Context, taskID string) (Observation, error) {
-	st, err := s.Get(ctx, taskID)
+	t, err := s.task(ctx, taskID)
+	if err != nil {
+		return Observation{}, err
+	}
+	st, err := s.state(ctx, t)
 	if err != nil {
 		return Observation{}, err
 	}
@@ -391,23 +588,30 @@ func (s *TaskService) Observe(ctx context.Context, taskID string) (Observation, 
 			o.Origin = u.Scheme + "://" + u.Host
 		}
 	}
-	done := 0
 	for _, a := range st.Actions {
 		if a.Effect == "needs_confirmation" || a.Effect == "uncertain" {
 			o.Waiting = append(o.Waiting, a.ID)
 		}
-		if a.Effect != "pending" {
-			done++
+	}
+	if t.Status == ledger.TaskOpen {
+		res, err := s.result(ctx, t, false)
+		if err != nil {
+			return Observation{}, err
+		}
+		for _, io := range res.Intents {
+			if io.Outcome == OutcomePending {
+				o.PendingIntent++
+			}
 		}
 	}
-	o.PendingIntent = max(0, st.Intents-done)
 	return o, nil
 }
 
 func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, error) {
 	st := TaskState{ID: t.ID, Title: t.Request.Title, Source: t.Request.Source, Status: t.Status, Contract: t.Contract,
-		Grants: []GrantState{}, OwnerGeneration: t.OwnerGeneration, Actions: []ActionState{}, History: []HistoryEntry{},
-		Result: t.Result, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Interaction: "idle"}
+		Finished: !t.FinishedAt.IsZero() || t.Status == ledger.TaskDone,
+		Grants:   []GrantState{}, OwnerGeneration: t.OwnerGeneration, Actions: []ActionState{}, History: []HistoryEntry{},
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Interaction: "idle"}
 	for _, g := range t.Grants {
 		st.Grants = append(st.Grants, GrantState{Domain: g.Domain, GrantedBy: g.GrantedBy, At: g.CreatedAt})
 	}
@@ -416,6 +620,9 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 		return TaskState{}, err
 	}
 	st.Intents = len(intents)
+	if t.Request.Source == SourceCalendar || t.Request.Source == SourcePlanner {
+		st.Intents = 1 // the entry
+	}
 	acts, err := s.db.ListActions(ctx, ledger.ActionFilter{TaskID: t.ID})
 	if err != nil {
 		return TaskState{}, err
@@ -433,6 +640,14 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 		}
 		st.OwnerGeneration = max(st.OwnerGeneration, a.Generation)
 	}
+	if t.Status != ledger.TaskOpen {
+		// Read afresh: a person may have resolved an effect since.
+		res, err := s.result(ctx, t, t.Status == ledger.TaskCancelled)
+		if err != nil {
+			return TaskState{}, err
+		}
+		st.Result = &res
+	}
 	evs, err := s.db.TaskEvents(ctx, t.ID)
 	if err != nil {
 		return TaskState{}, err
@@ -444,7 +659,7 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 }
 
 func (s *TaskService) actionState(ctx context.Context, a ledger.Action) ActionState {
-	as := ActionState{ID: a.ID, Type: a.Type, Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
+	as := ActionState{ID: a.ID, IntentID: intentOf(a), Type: a.Type, Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
 	if a.Status == ledger.Failed {
 		as.Failure = a.FailureReason
 	}

@@ -25,16 +25,16 @@ func TestTaskIntentsArePerformedOnce(t *testing.T) {
 	svc := w.tasks()
 	req := contract("post", "like")
 	req.Contract.Domains = []string{hostOf(w.base)}
-	task, created, err := svc.Create(ctx, "agent-key-1", req, "api")
+	task, created, err := svc.Agent().Create(ctx, "agent-key-1", req, "api")
 	require.NoError(t, err)
 	require.True(t, created)
-	again, created, err := svc.Create(ctx, "agent-key-1", req, "api")
+	again, created, err := svc.Agent().Create(ctx, "agent-key-1", req, "api")
 	require.NoError(t, err)
 	require.False(t, created)
 	require.Equal(t, task.ID, again.ID)
 	other := contract("post", "follow")
 	other.Contract.Domains = req.Contract.Domains
-	_, _, err = svc.Create(ctx, "agent-key-1", other, "api")
+	_, _, err = svc.Agent().Create(ctx, "agent-key-1", other, "api")
 	require.ErrorIs(t, err, ledger.ErrConflict)
 
 	in := operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "from an agent"}
@@ -84,7 +84,7 @@ func TestTaskConfirmation(t *testing.T) {
 			req := contract("post")
 			req.Contract.Domains = []string{hostOf(w.base)}
 			req.Contract.Confirm = []string{"post"}
-			task, _, err := svc.Create(ctx, "k", req, "mcp")
+			task, _, err := svc.Agent().Create(ctx, "k", req, "mcp")
 			require.NoError(t, err)
 			_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "check me first"})
 			require.NoError(t, err)
@@ -144,7 +144,7 @@ func TestTaskGrantsWithinCeiling(t *testing.T) {
 	svc := operator.NewTaskService(w.db, []sites.Adapter{w.site}, []string{hostOf(w.base), "*.media.example"})
 	req := contract("post")
 	req.Contract.Domains = []string{hostOf(w.base)}
-	task, _, err := svc.Create(ctx, "k", req, "api")
+	task, _, err := svc.Agent().Create(ctx, "k", req, "api")
 	require.NoError(t, err)
 	_, err = svc.Grant(ctx, task.ID, "evil.example", "person")
 	require.ErrorIs(t, err, operator.ErrForbidden, "outside the ceiling")
@@ -152,7 +152,7 @@ func TestTaskGrantsWithinCeiling(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, st.Grants, 1)
 	require.Equal(t, req.Contract, st.Contract, "the contract never changes")
-	_, _, err = svc.Create(ctx, "k2", operator.CreateTaskRequest{Contract: ledger.Contract{Domains: []string{"evil.example"}, Capabilities: []string{"post"}}}, "api")
+	_, _, err = svc.Agent().Create(ctx, "k2", operator.CreateTaskRequest{Contract: ledger.Contract{Domains: []string{"evil.example"}, Capabilities: []string{"post"}}}, "api")
 	require.ErrorIs(t, err, operator.ErrForbidden, "a contract outside the ceiling")
 }
 
@@ -201,7 +201,7 @@ func TestTaskAuthorityUnderInjectionAndRedirect(t *testing.T) {
 	svc := w.tasks()
 	req := contract("post")
 	req.Contract.Domains = []string{hostOf(w.base)}
-	task, _, err := svc.Create(ctx, "k", req, "api")
+	task, _, err := svc.Agent().Create(ctx, "k", req, "api")
 	require.NoError(t, err)
 	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "read the timeline"})
 	require.NoError(t, err)

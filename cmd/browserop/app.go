@@ -115,7 +115,7 @@ func report(e *env, err error) int {
 	if errors.As(err, &q) {
 		return q.code
 	}
-	fmt.Fprintf(e.stderr, "browserop: %v\n", err)
+	fmt.Fprintf(e.stderr, "browserop: %s\n", clean(err.Error()))
 	return operator.KindOf(err).Exit
 }
 

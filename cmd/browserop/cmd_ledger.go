@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -78,7 +77,7 @@ func printActions(w interface{ Write([]byte) (int, error) }, as []ledger.Action)
 		if detail == "" {
 			detail = a.FailureReason
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Status, a.Type, a.Actor, a.Attempt, fmtTime(a.UpdatedAt), detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Status, clean(a.Type), clean(a.Actor), a.Attempt, fmtTime(a.UpdatedAt), clean(detail))
 	}
 	tw.Flush()
 }
@@ -187,7 +186,7 @@ func actionsShow(ctx context.Context, e *env, args []string) error {
 		{"updated", fmtTime(a.UpdatedAt)},
 	} {
 		if kv[1] != "" {
-			fmt.Fprintf(tw, "%s:\t%s\n", kv[0], kv[1])
+			fmt.Fprintf(tw, "%s:\t%s\n", kv[0], clean(kv[1]))
 		}
 	}
 	tw.Flush()
@@ -199,7 +198,7 @@ func actionsShow(ctx context.Context, e *env, args []string) error {
 		if from == "" {
 			from = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", fmtTime(ev.At), from, ev.To, ev.Generation, ev.By, ev.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", fmtTime(ev.At), from, ev.To, ev.Generation, clean(ev.By), clean(ev.Reason))
 	}
 	return tw.Flush()
 }
@@ -217,51 +216,29 @@ func actionsResolve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var c ledger.Change
 	switch {
 	case *verified != "" && *absent:
 		return usageError("give either --verified URL or --absent, not both")
-	case *verified != "":
-		u, perr := url.Parse(*verified)
-		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usageError("--verified %q is not an absolute http(s) URL", *verified)
-		}
-		c = ledger.Change{To: ledger.Verified, Result: *verified, Reason: "verified by a person"}
-		if *reason != "" {
-			c.Reason = "verified by a person: " + *reason
-		}
-	case *absent:
-		if strings.TrimSpace(*reason) == "" {
-			return usageError("--absent needs --reason TEXT saying how you know")
-		}
-		c = ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "absent by a person: " + *reason}
-	default:
+	case *verified == "" && !*absent:
 		return usageError("give --verified URL or --absent --reason TEXT")
+	case *absent && strings.TrimSpace(*reason) == "":
+		return usageError("--absent needs --reason TEXT saying how you know")
 	}
-	e.mustExist = true
-	cfg, db, err := e.open(ctx)
+	svc, db, err := e.taskService(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if c.Budget, err = policy(cfg); err != nil {
-		return err
-	}
-	if c.To == ledger.Verified {
-		// verified is final: a URL on another site is a typo, not a result.
-		a, err := db.GetAction(ctx, id)
-		if err != nil {
-			return err
-		}
-		if err := checkResultURL(cfg, a, *verified); err != nil {
-			return err
-		}
-	}
-	a, err := db.Resolve(ctx, id, c)
-	if err != nil {
+	// The one route of the CLI, REST and MCP: the URL must be on the
+	// action's site, and the budget counts a verified effect.
+	if _, err := svc.Resolve(ctx, id, *verified, *reason); err != nil {
 		if errors.Is(err, ledger.ErrIllegalTransition) {
 			return fmt.Errorf("%w: %v", operator.ErrUsage, err)
 		}
+		return err
+	}
+	a, err := db.GetAction(ctx, id)
+	if err != nil {
 		return err
 	}
 	if e.json {
@@ -331,37 +308,7 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// checkResultURL refuses a person's verified URL that is not on the
-// action's site (its adapter's origins, or its target's host).
-func checkResultURL(cfg Config, a ledger.Action, raw string) error {
-	u, _ := url.Parse(raw)
-	hosts := map[string]bool{}
-	if t, err := url.Parse(a.TargetURL); err == nil && t.Host != "" {
-		hosts[strings.ToLower(t.Hostname())] = true
-	}
-	if adapters, err := loadSites(cfg); err == nil {
-		for _, s := range adapters {
-			if s.Name() != a.Site {
-				continue
-			}
-			for _, o := range s.Origins() {
-				if ou, err := url.Parse(o); err == nil {
-					hosts[strings.ToLower(ou.Hostname())] = true
-				}
-			}
-		}
-	}
-	if len(hosts) == 0 || hosts[strings.ToLower(u.Hostname())] {
-		return nil
-	}
-	var known []string
-	for h := range hosts {
-		known = append(known, h)
-	}
-	return usageError("--verified %q is not on the action's site (%s)", raw, strings.Join(known, ", "))
-}
-
-// statusJSON is the status report as scripts and the API see it.
+// statusJSON is the status report as scripts and the person see it.
 func statusJSON(path string, r ledger.Report) map[string]any {
 	counts := map[string]int{}
 	for s, n := range r.Counts {
@@ -382,4 +329,19 @@ func atList(handles []string) string {
 		out[i] = "@" + h
 	}
 	return strings.Join(out, ", ")
+}
+
+// agentStatusJSON is the status report as an agent sees it: no ledger
+// path, no lease holder (host:pid), and the ambiguous actions only
+// counted, for they may be the person's own.
+func agentStatusJSON(r ledger.Report) map[string]any {
+	counts := map[string]int{}
+	for s, n := range r.Counts {
+		counts[string(s)] = n
+	}
+	var lease map[string]any
+	if l := toLeaseJSON(r.Lease, r.LeaseHeld); l != nil {
+		lease = map[string]any{"held": l.Held, "generation": l.Generation, "expires_at": l.ExpiresAt}
+	}
+	return map[string]any{"lease": lease, "counts": counts, "ambiguous": len(r.Ambiguous), "budgets": toBudgetJSON(r.Budgets)}
 }

@@ -113,7 +113,7 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 		if err != nil || who == "" {
 			continue
 		}
-		fmt.Fprintf(e.stdout, "signed in to %s as @%s; browserop will act as this account\n", site.Name(), who)
+		fmt.Fprintf(e.stdout, "signed in to %s as @%s; browserop will act as this account\n", site.Name(), clean(who))
 		return nil
 	}
 }

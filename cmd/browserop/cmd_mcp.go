@@ -36,8 +36,11 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tasks := operator.NewTaskService(db, adapters, cfg.Authority.Ceiling)
-	server := mcptools.NewServer(tasks.Agent(), version)
+	p, err := policy(cfg)
+	if err != nil {
+		return err
+	}
+	server := mcptools.NewServer(operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p)), version)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: writeCloser(e.stdout)})
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil // the client went away, or a signal asked us to stop

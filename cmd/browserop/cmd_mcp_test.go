@@ -113,7 +113,7 @@ func TestMCPStdioCommand(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_observe"}, names)
+	require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_finish", "task_observe"}, names)
 
 	args := map[string]any{"idempotency_key": "stdio-1", "title": "from stdio",
 		"contract": map[string]any{"domains": []string{"example.com"}, "capabilities": []string{"post"}}}
@@ -228,7 +228,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 			require.ElementsMatch(t, []string{"idempotency_key", "contract"}, tool.InputSchema.Required)
 		}
 	}
-	require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_observe"}, names)
+	require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_finish", "task_observe"}, names)
 
 	type result struct {
 		IsError           bool               `json:"isError"`

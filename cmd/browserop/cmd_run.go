@@ -90,20 +90,23 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tasks := operator.NewTaskService(db, adapters, cfg.Authority.Ceiling)
 	p, err := policy(cfg)
 	if err != nil {
 		return err
 	}
+	tasks := operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p))
 	handler := api.New(api.Options{Tasks: tasks, UserToken: user, AgentToken: agent, MaxBody: int64(cfg.API.MaxBody),
 		Status: func(ctx context.Context) (any, error) {
 			r, err := db.Status(ctx, cfg.Operator.LeaseName, p)
 			if err != nil {
 				return nil, err
 			}
+			if role, _ := api.RoleFromContext(ctx); role != api.RoleUser {
+				return agentStatusJSON(r), nil
+			}
 			return statusJSON(db.Path(), r), nil
 		},
-		MCP: mcptools.HTTPHandler(mcptools.NewServer(tasks.Agent(), version)), Log: log})
+		MCP: mcptools.HTTPHandler(mcptools.NewServer(tasks, version)), Log: log})
 	ln, err := api.Listen(cfg.API.Addr)
 	if err != nil {
 		return fmt.Errorf("%w: %v", operator.ErrConfig, err)

@@ -21,7 +21,12 @@ func (e *env) taskService(ctx context.Context) (*operator.TaskService, *ledger.D
 		db.Close()
 		return nil, nil, err
 	}
-	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling), db, nil
+	p, err := policy(cfg)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p)), db, nil
 }
 
 // cmdGrant records a domain the person approves for one task.
@@ -88,6 +93,15 @@ func cmdConfirm(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// status is a task's status as a person reads it: open tasks that take
+// no more intents are "finishing".
+func status(t operator.TaskState) string {
+	if t.Status == ledger.TaskOpen && t.Finished {
+		return "finishing"
+	}
+	return t.Status
+}
+
 // cmdTasks lists tasks or shows one.
 func cmdTasks(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("tasks")
@@ -112,7 +126,7 @@ func cmdTasks(ctx context.Context, e *env, args []string) error {
 		tw := table(e.stdout)
 		fmt.Fprintln(tw, "ID\tSTATUS\tSOURCE\tTITLE\tACTIONS\tINTERACTION")
 		for _, t := range ts {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", t.ID, t.Status, dash(t.Source), dash(t.Title), len(t.Actions), t.Interaction)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", t.ID, status(t), dash(clean(t.Source)), dash(clean(t.Title)), len(t.Actions), t.Interaction)
 		}
 		return tw.Flush()
 	case pos[0] == "show" && len(pos) == 2:
@@ -123,20 +137,30 @@ func cmdTasks(ctx context.Context, e *env, args []string) error {
 		if e.json {
 			return writeJSON(e.stdout, t)
 		}
-		fmt.Fprintf(e.stdout, "task %s (%s, %s): %s\n", t.ID, t.Status, dash(t.Source), dash(t.Title))
+		fmt.Fprintf(e.stdout, "task %s (%s, %s): %s\n", t.ID, status(t), dash(clean(t.Source)), dash(clean(t.Title)))
 		fmt.Fprintf(e.stdout, "contract: domains %s; capabilities %s; confirm %s; max side effects %d\n",
-			strings.Join(t.Contract.Domains, ","), strings.Join(t.Contract.Capabilities, ","), dash(strings.Join(t.Contract.Confirm, ",")), t.Contract.MaxSideEffects)
+			strings.Join(cleanAll(t.Contract.Domains), ","), strings.Join(cleanAll(t.Contract.Capabilities), ","),
+			dash(strings.Join(cleanAll(t.Contract.Confirm), ",")), t.Contract.MaxSideEffects)
 		for _, g := range t.Grants {
-			fmt.Fprintf(e.stdout, "grant: %s by %s at %s\n", g.Domain, g.GrantedBy, fmtTime(g.At))
+			fmt.Fprintf(e.stdout, "grant: %s by %s at %s\n", clean(g.Domain), clean(g.GrantedBy), fmtTime(g.At))
 		}
 		tw := table(e.stdout)
-		fmt.Fprintln(tw, "ACTION\tTYPE\tSTATUS\tEFFECT\tRESULT / FAILURE")
+		fmt.Fprintln(tw, "ACTION\tINTENT\tTYPE\tSTATUS\tEFFECT\tRESULT / FAILURE")
 		for _, a := range t.Actions {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.ID, a.Type, a.Status, a.Effect, dash(a.Result+a.Failure))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(clean(a.IntentID)), a.Type, a.Status, a.Effect, dash(clean(a.Result+a.Failure)))
 		}
 		tw.Flush()
+		if t.Result != nil {
+			fmt.Fprintln(e.stdout, "result:")
+			tw = table(e.stdout)
+			fmt.Fprintln(tw, "INTENT\tTYPE\tOUTCOME\tPERMALINK / FAILURE")
+			for _, o := range t.Result.Intents {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clean(o.ID), clean(o.Type), o.Outcome, dash(clean(o.Permalink+" "+o.Failure)))
+			}
+			tw.Flush()
+		}
 		for _, h := range t.History {
-			fmt.Fprintf(e.stdout, "%s  %s: %s\n", fmtTime(h.At), h.Kind, h.Detail)
+			fmt.Fprintf(e.stdout, "%s  %s: %s\n", fmtTime(h.At), clean(h.Kind), clean(h.Detail))
 		}
 		return nil
 	}

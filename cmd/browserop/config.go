@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/budgets"
 )
 
@@ -126,10 +127,13 @@ type APIConfig struct {
 	MaxBody   int    `mapstructure:"max_body"`
 }
 
-// AuthorityConfig bounds what task grants may ever reach.
+// AuthorityConfig bounds what any task may ever reach.
 type AuthorityConfig struct {
-	// Ceiling lists the hostnames ("example.com") or wildcard domains
-	// ("*.example.com") a grant may name.
+	// Ceiling lists host names ("example.com", itself only), wildcards
+	// ("*.example.com", its subdomains only) and IP literals (itself only):
+	// every contract domain, grant, site and target must lie within it
+	// (package authority). Empty, it is the configured sites' hosts and no
+	// grant is possible.
 	Ceiling []string `mapstructure:"ceiling"`
 }
 
@@ -938,8 +942,8 @@ func (c Config) Validate() error {
 	}
 
 	for i, d := range c.Authority.Ceiling {
-		if err := checkDomainPattern(d); err != nil {
-			p.add(fmt.Sprintf("authority.ceiling[%d]", i), "%v", err)
+		if _, err := authority.ParseDomain(d); err != nil {
+			p.add(fmt.Sprintf("authority.ceiling[%d]", i), "%v", strings.TrimPrefix(err.Error(), authority.ErrInvalid.Error()+": "))
 		}
 	}
 
@@ -1036,34 +1040,6 @@ func (p *problems) loopbackAddr(field, addr string) {
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 		p.add(field, "host must be a loopback address (127.0.0.1, ::1) or localhost, got %q", host)
 	}
-}
-
-var dnsLabelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
-
-// checkDomainPattern accepts a lowercase hostname or "*." followed by one
-// with at least two labels (a wildcard over a bare TLD is too broad).
-func checkDomainPattern(d string) error {
-	host, wildcard := strings.CutPrefix(d, "*.")
-	switch {
-	case d == "":
-		return errors.New("must not be empty")
-	case strings.ToLower(d) != d:
-		return fmt.Errorf("must be lowercase, got %q (write %q)", d, strings.ToLower(d))
-	case strings.ContainsAny(d, ":/?#@ "):
-		return fmt.Errorf("must be a bare hostname without scheme, port or path, got %q", d)
-	case len(host) > 253:
-		return fmt.Errorf("hostname longer than 253 characters")
-	}
-	labels := strings.Split(host, ".")
-	for _, l := range labels {
-		if !dnsLabelRE.MatchString(l) {
-			return fmt.Errorf("not a hostname or *.domain pattern, got %q", d)
-		}
-	}
-	if wildcard && len(labels) < 2 {
-		return fmt.Errorf("wildcard %q is too broad; name a registrable domain such as \"*.example.com\"", d)
-	}
-	return nil
 }
 
 // ProfileDir returns the Chrome profile directory: browser.profile_dir, or

@@ -178,25 +178,25 @@ func printSummary(e *env, sum *operator.Summary) error {
 			if a.Note != "" && a.Note != a.Status {
 				outcome = a.Status + " (" + strings.ReplaceAll(a.Note, "_", " ") + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", dash(a.Entry), a.Type, outcome, detail)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", dash(clean(a.Entry)), clean(a.Type), clean(outcome), clean(detail))
 		}
 		tw.Flush()
 	} else {
-		fmt.Fprintln(w, "nothing was due")
+		fmt.Fprintln(w, "nothing to do: no entry or intent is due that is not already settled")
 	}
 	switch {
 	case len(sum.StoppedSites) > 0:
 		for _, site := range sortedKeys(sum.StoppedSites) {
-			fmt.Fprintf(w, "hard stop on site %s: %s (the other sites went on)\n", site, sum.StoppedSites[site])
+			fmt.Fprintf(w, "hard stop on site %s: %s (the other sites went on)\n", site, clean(sum.StoppedSites[site]))
 		}
 	case sum.HardStop != "":
-		fmt.Fprintf(w, "hard stop: %s\n", sum.HardStop)
+		fmt.Fprintf(w, "hard stop: %s\n", clean(sum.HardStop))
 	}
 	for _, id := range sum.NeedsPerson {
 		fmt.Fprintf(w, "needs a person: %s (browserop actions show %s)\n", id, id)
 	}
 	for _, p := range sum.Problems {
-		fmt.Fprintf(w, "problem: %s\n", p)
+		fmt.Fprintf(w, "problem: %s\n", clean(p))
 	}
 	return nil
 }

@@ -1,0 +1,208 @@
+package operator_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/sites"
+	"github.com/stretchr/testify/require"
+)
+
+// A task bound to 1 publishes exactly one post, however many intents its
+// agent submits at once.
+func TestTaskBoundEndToEnd(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := w.tasks()
+	req := contract("post")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	req.Contract.MaxSideEffects = 1
+	task, _, err := svc.Agent().Create(ctx, "bound", req, "api")
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: fmt.Sprintf("bounded %d", i)})
+		}()
+	}
+	wg.Wait()
+	w.pass()
+	w.pass()
+	require.Len(t, w.effects(demosite.EffectPost), 1, "the bound is 1")
+	w.checkBooks()
+}
+
+// An agent's key "calendar:ID" does not stop calendar entry ID.
+func TestCalendarEntryNotSquatted(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	req := contract("post")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	_, _, err := w.tasks().Agent().Create(ctx, "calendar:squatme", req, "api")
+	require.NoError(t, err)
+	w.calendar("entries:\n" + post("squatme", "not squatted"))
+	sum := w.pass()
+	require.Equal(t, 1, sum.Counts["verified"], "%+v", sum)
+	require.Len(t, w.effects(demosite.EffectPost), 1)
+}
+
+// A ceiling narrowed after the intent was accepted stops the action before
+// the click: it fails definitively with the reason, and nothing is posted.
+func TestNarrowedCeilingStopsBeforeClick(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := w.tasks()
+	req := contract("post")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	task, _, err := svc.Agent().Create(ctx, "narrow", req, "api")
+	require.NoError(t, err)
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "before the narrowing"})
+	require.NoError(t, err)
+	w.cfg.Ceiling = []string{"example.com"}
+	w.pass()
+	require.Empty(t, w.effects(""), "nothing was posted")
+	acts := w.actions()
+	require.Len(t, acts, 1)
+	require.Equal(t, ledger.Failed, acts[0].Status)
+	require.Equal(t, ledger.Definitive, acts[0].FailureClass)
+	require.Contains(t, acts[0].FailureReason, "ceiling")
+}
+
+// A site whose origins left the task's authority (its adapter now points
+// elsewhere) is refused before the click.
+func TestRevokedSiteStopsBeforeClick(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := w.tasks()
+	req := contract("post")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	task, _, err := svc.Agent().Create(ctx, "revoked", req, "api")
+	require.NoError(t, err)
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "site moved"})
+	require.NoError(t, err)
+	// The person points the demo site at another host: the task's
+	// contract (the old host) no longer covers it.
+	moved := demoAdapter(t, "http://localhost:1")
+	w.runner = operator.NewRunner(w.db, []sites.Adapter{moved}, w.policy, w.planner, nil, w.cfg, nil)
+	w.pass()
+	require.Empty(t, w.effects(""))
+	acts := w.actions()
+	require.Len(t, acts, 1)
+	require.Equal(t, ledger.Failed, acts[0].Status)
+	require.Contains(t, acts[0].FailureReason, "outside the task's domains")
+}
+
+// A pass does not revisit settled intents: the second pass over a verified
+// calendar entry and a verified agent intent reports nothing.
+func TestSettledIntentsNotRevisited(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := w.tasks()
+	req := contract("post")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	task, _, err := svc.Agent().Create(ctx, "settled", req, "api")
+	require.NoError(t, err)
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "agent post"})
+	require.NoError(t, err)
+	w.calendar("entries:\n" + post("cal", "calendar post"))
+	sum := w.pass()
+	require.Equal(t, 2, sum.Counts["verified"], "%+v", sum)
+	again := w.pass()
+	require.Empty(t, again.Actions, "settled intents are not revisited: %+v", again.Actions)
+	require.Len(t, w.effects(""), 2)
+}
+
+// task_observe counts pending intents by intent, not by action: a verified
+// thread of two parts and a new post intent leave one pending.
+func TestObservePendingIntents(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := w.tasks()
+	req := contract("post", "thread")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	task, _, err := svc.Agent().Create(ctx, "observe", req, "mcp")
+	require.NoError(t, err)
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one of two", "two of two"}})
+	require.NoError(t, err)
+	sum := w.pass()
+	require.Equal(t, 2, sum.Counts["verified"], "%+v", sum)
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "new"})
+	require.NoError(t, err)
+	obs, err := svc.Observe(ctx, task.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, obs.PendingIntent)
+}
+
+// A finished task becomes done once its intents are settled; its result
+// lists each intent with its outcome and permalink, and each action names
+// its intent. A cancelled task reports what was done before the cancel.
+func TestTaskFinishDoneWithResult(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := w.tasks().Agent()
+	req := contract("post", "thread")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	task, _, err := svc.Create(ctx, "finish", req, "api")
+	require.NoError(t, err)
+	post, err := svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "finished post"})
+	require.NoError(t, err)
+	thread, err := svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a of two", "b of two"}})
+	require.NoError(t, err)
+	require.NotEqual(t, post.SubmittedIntent, thread.SubmittedIntent)
+	st, err := svc.Finish(ctx, task.ID, "all sent")
+	require.NoError(t, err)
+	require.Equal(t, ledger.TaskOpen, st.Status, "not done before its intents are settled")
+	require.True(t, st.Finished)
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "after finish"})
+	require.ErrorIs(t, err, operator.ErrForbidden)
+
+	sum := w.pass()
+	require.Equal(t, 3, sum.Counts["verified"], "%+v", sum)
+	st, err = svc.Get(ctx, task.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TaskDone, st.Status)
+	require.NotNil(t, st.Result)
+	require.Len(t, st.Result.Intents, 2)
+	byID := map[string]operator.IntentOutcome{}
+	for _, o := range st.Result.Intents {
+		byID[o.ID] = o
+		require.Equal(t, operator.OutcomeKnownComplete, o.Outcome)
+	}
+	require.NotEmpty(t, byID[post.SubmittedIntent].Permalink)
+	require.Len(t, byID[thread.SubmittedIntent].Permalinks, 2)
+	require.Equal(t, byID[thread.SubmittedIntent].Permalinks[0], byID[thread.SubmittedIntent].Permalink)
+	for _, a := range st.Actions {
+		require.Contains(t, []string{post.SubmittedIntent, thread.SubmittedIntent}, a.IntentID, "every action names its intent")
+		require.Contains(t, byID[a.IntentID].Actions, a.ID)
+	}
+	again := w.pass()
+	require.Empty(t, again.Actions, "a done task is not revisited")
+
+	// Cancelled after one of two intents: the result says which was done.
+	other, _, err := svc.Create(ctx, "cancel", req, "api")
+	require.NoError(t, err)
+	done, err := svc.Submit(ctx, other.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "before the cancel"})
+	require.NoError(t, err)
+	w.pass()
+	never, err := svc.Submit(ctx, other.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "never posted"})
+	require.NoError(t, err)
+	st, err = svc.Cancel(ctx, other.ID, "enough")
+	require.NoError(t, err)
+	require.Equal(t, ledger.TaskCancelled, st.Status)
+	outcomes := map[string]string{}
+	for _, o := range st.Result.Intents {
+		outcomes[o.ID] = o.Outcome
+	}
+	require.Equal(t, operator.OutcomeKnownComplete, outcomes[done.SubmittedIntent])
+	require.Equal(t, operator.OutcomeNotDone, outcomes[never.SubmittedIntent])
+	w.pass()
+	require.Len(t, w.effects(""), 4, "three of the finished task, one before the cancel")
+	w.checkBooks()
+}

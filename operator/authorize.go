@@ -1,0 +1,59 @@
+package operator
+
+import (
+	"fmt"
+
+	"github.com/browserop/browserop/authority"
+	"github.com/browserop/browserop/ledger"
+)
+
+// refuseOutsideAuthority checks, right before an action is prepared and
+// again right before its click, that the task may still do it: the task
+// is read afresh (a cancel or a grant may have come meanwhile) and its
+// effective authority (contract domains plus grants, within the ceiling as
+// configured now) must cover the site, the target and the capability. A
+// cancelled task's action ends abandoned; one outside the authority ends
+// as a definitive failure with the reason. Either way nothing is clicked
+// and refused is true; *a is the action as it ended.
+func (p *pass) refuseOutsideAuthority(a *ledger.Action, in intent, entry string) (refused bool, err error) {
+	task, err := p.r.db.GetTask(p.ctx, in.task.ID)
+	if err != nil {
+		return false, err
+	}
+	change := ledger.Change{To: ledger.Failed, Class: ledger.Definitive}
+	note := "refused_by_authority"
+	switch {
+	case task.Status == ledger.TaskCancelled:
+		change.Class, change.Reason, note = ledger.Abandoned, "nothing was clicked: the task was cancelled", "cancelled"
+	case p.r.ceilingErr != nil:
+		change.Reason = "nothing was clicked: the ceiling is not valid: " + p.r.ceilingErr.Error()
+	default:
+		site, ok := p.r.sites[in.site]
+		if !ok {
+			change.Reason = fmt.Sprintf("nothing was clicked: site %q is no longer configured", in.site)
+			break
+		}
+		cerr := p.r.ceiling.Check(authorityOf(task), site, in.target, capabilityOf(in.typ))
+		if cerr == nil {
+			return false, nil
+		}
+		change.Reason = "nothing was clicked: " + authorityReason(cerr)
+	}
+	if *a, err = p.transition(*a, change); err != nil {
+		return true, err
+	}
+	p.report(*a, entry, note)
+	return true, nil
+}
+
+// authorityReason is an authority error as a failure reason.
+func authorityReason(err error) string {
+	return authority.ErrDenied.Error() + ": " + afterSentinel(err, authority.ErrDenied)
+}
+
+func capabilityOf(typ string) string {
+	if typ == "thread_part" {
+		return "thread"
+	}
+	return typ
+}

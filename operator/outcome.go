@@ -1,0 +1,166 @@
+package operator
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/browserop/browserop/ledger"
+)
+
+// Intent outcomes: what became of one intent, from its actions.
+const (
+	OutcomePending       = "pending"        // not performed yet (or a thread part way)
+	OutcomeExecuting     = "executing"      // an action is being performed
+	OutcomeKnownComplete = "known_complete" // every effect is verified
+	OutcomeNotDone       = "not_done"       // settled without (all of) its effect
+	OutcomeUncertain     = "uncertain"      // an effect is ambiguous: a person resolves it
+)
+
+// IntentOutcome is one intent of a task and what became of it.
+type IntentOutcome struct {
+	// ID is the intent's id: the one task_submit and POST .../actions
+	// answered (submitted_intent) for an agent's intent, the calendar
+	// entry ("calendar:ID") or the planner candidate ("planner:HASH").
+	ID      string `json:"id"`
+	Type    string `json:"type"`
+	Outcome string `json:"outcome"`
+	// Permalink is the published item's URL (a thread's first part).
+	Permalink string `json:"permalink,omitempty"`
+	// Permalinks are a thread's published parts, in order.
+	Permalinks []string `json:"permalinks,omitempty"`
+	// Failure says why an intent is not done.
+	Failure string `json:"failure,omitempty"`
+	// Actions are the ids of the intent's actions (a thread's one per part).
+	Actions []string `json:"actions"`
+}
+
+// Settled reports whether nothing more will happen to the intent.
+func (o IntentOutcome) Settled() bool {
+	return o.Outcome == OutcomeKnownComplete || o.Outcome == OutcomeNotDone
+}
+
+// TaskResult is a terminal task's result: each intent with its outcome
+// and permalink.
+type TaskResult struct {
+	Intents []IntentOutcome `json:"intents"`
+}
+
+// intentRef is what an outcome needs to know of an intent.
+type intentRef struct {
+	id     string // as shown: int_…, calendar:ID, planner:HASH
+	origin string // the payload's intent field of its actions
+	typ    string
+	parts  int // a thread's parts; 1 otherwise
+}
+
+// refOf is the intent a submitted task intent is.
+func refOf(ti ledger.TaskIntent) intentRef {
+	var in IntentRequest
+	_ = json.Unmarshal(ti.Request, &in)
+	return intentRef{id: ti.ID, origin: "task:" + ti.ID, typ: in.Type, parts: partsOf(in.Type, len(in.Parts))}
+}
+
+// entryRef is the one intent of a calendar or planner task: its entry, as
+// recorded in the task's input, under the task's key.
+func entryRef(t ledger.Task) intentRef {
+	var e struct {
+		Type  string   `json:"type"`
+		Parts []string `json:"parts"`
+	}
+	_ = json.Unmarshal(t.Request.Input, &e)
+	return intentRef{id: t.IdempotencyKey, origin: t.IdempotencyKey, typ: e.Type, parts: partsOf(e.Type, len(e.Parts))}
+}
+
+func partsOf(typ string, n int) int {
+	if typ == EntryThread && n > 0 {
+		return n
+	}
+	return 1
+}
+
+// intentOf is the intent an action belongs to, as its payload names it
+// ("task:" dropped from an agent's intent).
+func intentOf(a ledger.Action) string {
+	var p payload
+	if json.Unmarshal(a.Payload, &p) != nil {
+		return ""
+	}
+	return strings.TrimPrefix(p.Intent, "task:")
+}
+
+// byIntent groups a task's actions by the intent origin their payload
+// names.
+func byIntent(acts []ledger.Action) map[string][]ledger.Action {
+	out := map[string][]ledger.Action{}
+	for _, a := range acts {
+		var p payload
+		if json.Unmarshal(a.Payload, &p) == nil {
+			out[p.Intent] = append(out[p.Intent], a)
+		}
+	}
+	return out
+}
+
+// outcomeOf is what became of intent ref given its actions (in reservation
+// order). A failure is settled when it is not replanned: abandoned, or
+// definitive after maxAttempts. A thread halts at a settled failure of a
+// part, so that settles it too.
+func outcomeOf(ref intentRef, acts []ledger.Action, maxAttempts int) IntentOutcome {
+	o := IntentOutcome{ID: ref.id, Type: ref.typ, Outcome: OutcomePending, Actions: []string{}}
+	verified := 0
+	for _, a := range acts {
+		o.Actions = append(o.Actions, a.ID)
+		if a.Status == ledger.Verified {
+			verified++
+			o.Permalinks = append(o.Permalinks, a.CanonicalResult)
+		}
+	}
+	if len(o.Permalinks) > 0 {
+		o.Permalink = o.Permalinks[0]
+	}
+	if ref.typ != EntryThread {
+		o.Permalinks = nil
+	}
+	for _, a := range acts {
+		switch {
+		case a.Status == ledger.Ambiguous:
+			o.Outcome = OutcomeUncertain
+			return o
+		case a.Status == ledger.Executing:
+			o.Outcome = OutcomeExecuting
+		}
+	}
+	if o.Outcome == OutcomeExecuting {
+		return o
+	}
+	if verified >= ref.parts {
+		o.Outcome = OutcomeKnownComplete
+		return o
+	}
+	for _, a := range acts {
+		if a.Status == ledger.Failed && (a.FailureClass == ledger.Abandoned || a.Attempt >= maxAttempts) {
+			o.Outcome, o.Failure = OutcomeNotDone, a.FailureReason
+			if verified > 0 {
+				o.Failure += " (published before it: " + itoa(verified) + " of " + itoa(ref.parts) + " parts)"
+			}
+			return o
+		}
+	}
+	return o
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// cancelledOutcome is an intent's outcome once its task is cancelled:
+// what was not performed never will be.
+func cancelledOutcome(o IntentOutcome) IntentOutcome {
+	if o.Outcome == OutcomePending {
+		o.Outcome = OutcomeNotDone
+		o.Failure = "the task was cancelled before it was performed"
+		if len(o.Permalinks) > 0 {
+			o.Failure = "the task was cancelled part way: " + itoa(len(o.Permalinks)) + " parts were published"
+		}
+	}
+	return o
+}
