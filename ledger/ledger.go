@@ -254,9 +254,62 @@ func secureSidecars(path string) error {
 	return nil
 }
 
+// inspectTries bounds how often inspect looks again at a file that
+// changed while it looked.
+const inspectTries = 10
+
 // inspect checks, read-only, that path is empty or a browserop ledger this
-// build can use.
+// build can use. Another process may be creating the ledger while it looks,
+// and two things keep that from being taken for a refusal. What it reads of
+// the schema is one snapshot (one statement): read piecemeal, a look
+// through the -wal took the application id from before the first migration
+// and the tables from after, and refused the ledger as another program's.
+// And a refusal is void when the file changed during the look (its header,
+// size or mtime, or its -wal): without a -wal the main file is read with
+// immutable=1, that is with no lock and no snapshot, and a look while the
+// creator's closing checkpoint wrote it found it malformed. It then looks
+// again, at most inspectTries times.
 func inspect(ctx context.Context, path string) error {
+	for try := 1; ; try++ {
+		before := stateOf(path)
+		err := inspectOnce(ctx, path)
+		if err == nil || !errors.Is(err, ErrNotLedger) || try == inspectTries || stateOf(path) == before {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(try) * 5 * time.Millisecond):
+		}
+	}
+}
+
+// fileState is what inspect compares to tell that a file changed while it
+// looked at it.
+type fileState struct {
+	size, walSize int64
+	mtime         time.Time
+	wal           bool
+	header        [100]byte
+}
+
+func stateOf(path string) fileState {
+	var st fileState
+	if fi, err := os.Stat(path); err == nil {
+		st.size, st.mtime = fi.Size(), fi.ModTime()
+	}
+	if fi, err := os.Stat(path + "-wal"); err == nil {
+		st.wal, st.walSize = true, fi.Size()
+	}
+	if f, err := os.Open(path); err == nil {
+		f.ReadAt(st.header[:], 0)
+		f.Close()
+	}
+	return st
+}
+
+// inspectOnce is one look of inspect.
+func inspectOnce(ctx context.Context, path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("stat ledger %s: %w", path, err)
@@ -303,13 +356,8 @@ func inspect(ctx context.Context, path string) error {
 	}
 	defer ro.Close()
 	var appID, version, tables int
-	err = ro.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID)
-	if err == nil {
-		err = ro.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version)
-	}
-	if err == nil {
-		err = ro.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&tables)
-	}
+	err = ro.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id),
+		(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)`).Scan(&appID, &version, &tables)
 	if err != nil {
 		var se sqlite3.Error
 		if errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt) {
@@ -318,12 +366,6 @@ func inspect(ctx context.Context, path string) error {
 		return fmt.Errorf("ledger %s: read schema: %w", path, err)
 	}
 	if appID != applicationID && (appID != 0 || tables > 0) {
-		if _, err := os.Stat(path + "-wal"); err == nil && strings.Contains(params, "immutable") {
-			// A -wal appeared since the look began: another process is
-			// creating this ledger right now, and the immutable read saw
-			// its main file half written. Look again through the -wal.
-			return inspect(ctx, path)
-		}
 		return fmt.Errorf("ledger %s: %w: it is another program's SQLite database", path, ErrNotLedger)
 	}
 	if latest := latestVersion(); version > latest {

@@ -256,6 +256,62 @@ func TestCanonicalJSONRefusesAmbiguity(t *testing.T) {
 	require.Error(t, err, "an actor that is not UTF-8")
 }
 
+// Looks at a ledger while another opener creates it never refuse it.
+// Openers that find the file begun look at it first (SkipMigrate: the look
+// only). Two ways a look refused it: read piecemeal through the -wal, it
+// took the application id from before migration 1 and the tables from
+// after ("another program's SQLite database": TestOpenNewLedgerConcurrently
+// failed so about once in 20 runs); and reading the main file alone
+// (immutable, before the -wal existed) while the creator's closing
+// checkpoint wrote it, it found it malformed. Looks run back to back
+// through each creation, so such windows are hit within a few rounds.
+func TestOpenWhileAnotherCreatesIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for range 20 {
+		path := filepath.Join(t.TempDir(), "ledger.db")
+		created := make(chan error, 1)
+		go func() {
+			db, err := ledger.Open(ctx, path, ledger.Options{})
+			if err == nil {
+				err = db.Close()
+			}
+			created <- err
+		}()
+		looks := make(chan error, 4)
+		done := make(chan struct{})
+		for range 4 {
+			go func() {
+				for {
+					db, err := ledger.Open(ctx, path, ledger.Options{SkipMigrate: true})
+					if err == nil {
+						err = db.Close()
+					}
+					select {
+					case <-done:
+						looks <- err
+						return
+					default:
+					}
+					if err != nil {
+						looks <- err
+						return
+					}
+				}
+			}()
+		}
+		require.NoError(t, <-created)
+		close(done)
+		for range 4 {
+			require.NoError(t, <-looks)
+		}
+		db := MustOpenAt(t, path, newClock())
+		v, err := db.SchemaVersion(ctx)
+		require.NoError(t, err)
+		require.Equal(t, ledger.LatestSchemaVersion(), v)
+	}
+}
+
 // Processes that open a new ledger at the same moment all get it, each
 // migration applied once: SQLite's busy answers while one of them creates
 // it are waited out.
