@@ -17,7 +17,7 @@ import (
 // Status is where an action is in its lifecycle.
 type Status string
 
-// The action lifecycle of DESIGN.md.
+// The action lifecycle of docs/design.md.
 const (
 	Planned   Status = "planned"
 	Executing Status = "executing"

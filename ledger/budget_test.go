@@ -105,7 +105,7 @@ func TestBudgets(t *testing.T) {
 
 func withFormat(in ledger.Intent, f string) ledger.Intent { in.Format = f; return in }
 
-// requireUsageEqualsVerified checks DESIGN.md invariant 5 in the file.
+// requireUsageEqualsVerified checks docs/design.md invariant 5 in the file.
 func requireUsageEqualsVerified(t *testing.T, db *ledger.DB) {
 	t.Helper()
 	verified, err := db.ListActions(context.Background(), ledger.ActionFilter{Statuses: []ledger.Status{ledger.Verified}})

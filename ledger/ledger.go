@@ -6,7 +6,7 @@
 // Every write made on behalf of an operator run carries the run's Fence and
 // is rejected with ErrStaleGeneration, having changed nothing, once a newer
 // generation of the lease exists. State transitions go through one function
-// (Transition) that enforces the action lifecycle of DESIGN.md.
+// (Transition) that enforces the action lifecycle of docs/design.md.
 package ledger
 
 import (

@@ -18,7 +18,7 @@ import (
 // TestLedgerProperties drives random sequences of reserve, transitions,
 // lease takeovers and budget commits from several simulated operators
 // against one ledger file, with a simulated world that decides whether each
-// performed action took effect, and checks DESIGN.md's invariants 1, 3, 4,
+// performed action took effect, and checks docs/design.md's invariants 1, 3, 4,
 // 5 and 8 at the ledger level after every step.
 func TestLedgerProperties(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {

@@ -166,7 +166,7 @@ func (w *world) actions() []ledger.Action {
 	return as
 }
 
-// checkBooks asserts DESIGN.md invariant 5 and that the ledger agrees with
+// checkBooks asserts docs/design.md invariant 5 and that the ledger agrees with
 // the oracle: every verified post-like action is exactly one committed
 // effect at its permalink, and budget usage equals verified actions.
 func (w *world) checkBooks() {

@@ -18,19 +18,20 @@ import (
 	_ "github.com/mattn/go-sqlite3" // the ledger's driver, for the read-only look
 )
 
-// The invariants, by the name the summary gives their violation counts.
+// The invariants, by the name the summary gives their violation counts,
+// each with its number in docs/design.md.
 const (
-	InvDuplicate  = "duplicate_effects"  // an intent with more than one effect
-	InvLost       = "lost_intents"       // an entry without an action, an action stuck or failed without reason
-	InvFalseVer   = "false_verified"     // verified without exactly one matching effect at its URL
-	InvFalseFail  = "false_failed"       // failed although its effect is on the site
-	InvRedone     = "ambiguous_redone"   // performed again without a definitive failure in between
-	InvStale      = "stale_writes"       // a write under a generation the lease had moved past
-	InvForeignTab = "foreign_tabs"       // the person's tab closed, navigated or typed into
-	InvBudget     = "budget"             // usage differs from verified actions, or passes a limit
-	InvIntegrity  = "integrity"          // PRAGMA integrity_check is not ok
-	InvUnexpected = "unexpected_effects" // an effect of no intent, or by another account
-	InvUnsettled  = "unsettled"          // the settle phase never got an ok pass
+	InvDuplicate  = "duplicate_effects"  // 1: an intent with more than one effect
+	InvLost       = "lost_intents"       // 8: an entry without an action, an action stuck or failed without reason
+	InvFalseVer   = "false_verified"     // 2: verified without exactly one matching effect at its URL
+	InvFalseFail  = "false_failed"       // 9: failed although its effect is on the site
+	InvRedone     = "ambiguous_redone"   // 3: performed again without a definitive failure in between
+	InvStale      = "stale_writes"       // 4: a write under a generation the lease had moved past
+	InvForeignTab = "foreign_tabs"       // 6: the person's tab closed, navigated or typed into
+	InvBudget     = "budget"             // 5: usage differs from verified actions, or passes a limit
+	InvIntegrity  = "integrity"          // 10: PRAGMA integrity_check is not ok
+	InvUnexpected = "unexpected_effects" // 1: an effect of no intent, or by another account (unless named on its action)
+	InvUnsettled  = "unsettled"          // 11: the settle phase never got an ok pass
 )
 
 // InvForeignTabs is InvForeignTab (the name the seed code uses).

@@ -10,7 +10,7 @@
 // moved forward), then turns the faults off and runs operators until every
 // intent has settled, with a person settling what stays ambiguous by
 // looking at the site. Then it checks the demosite's oracle and the ledger
-// against the invariants of DESIGN.md (see Invariants) and reports each
+// against the invariants of docs/design.md (see Invariants) and reports each
 // invariant's violations. See docs/torture.md.
 package torture
 
