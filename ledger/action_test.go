@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
@@ -369,4 +370,125 @@ func TestMaySurfaceIsSticky(t *testing.T) {
 	b, err = db.Transition(ctx, l.Fence(), b.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "mismatch", MaySurface: true})
 	require.NoError(t, err)
 	require.False(t, b.MaySurface, "only a transition from executing records it")
+}
+
+// Another account seen while an action is unsettled is noted once, only on
+// an executing or ambiguous action, under the fence; an ambiguous action's
+// reason says what the person checks.
+func TestNoteOtherAccount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, c := MustOpen(t)
+	l := mustLease(t, db, "op")
+	a := walk(t, db, l.Fence(), "seen", ledger.Executing)
+
+	got, err := db.NoteOtherAccount(ctx, l.Fence(), a.ID, "carol", "may be on @carol")
+	require.NoError(t, err)
+	require.Equal(t, []string{"carol"}, got.OtherAccounts)
+	require.Empty(t, got.FailureReason, "an executing action has no reason yet")
+	_, err = db.NoteOtherAccount(ctx, l.Fence(), a.ID, "carol", "again")
+	require.NoError(t, err)
+	_, err = db.NoteOtherAccount(ctx, l.Fence(), a.ID, a.Actor, "the actor itself")
+	require.NoError(t, err)
+	a, err = db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Ambiguous, Reason: "cannot tell"})
+	require.NoError(t, err)
+	got, err = db.NoteOtherAccount(ctx, l.Fence(), a.ID, "bob", "may be on @bob, @carol")
+	require.NoError(t, err)
+	require.Equal(t, []string{"bob", "carol"}, got.OtherAccounts, "sorted, each once, never the actor")
+	require.Equal(t, "may be on @bob, @carol", got.FailureReason)
+	stored, err := db.GetAction(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, got.OtherAccounts, stored.OtherAccounts)
+	require.Equal(t, got.FailureReason, stored.FailureReason)
+
+	// A settled action takes no note.
+	v := walk(t, db, l.Fence(), "settled", ledger.Executing)
+	v, err = db.Transition(ctx, l.Fence(), v.ID, changeTo(ledger.Verified))
+	require.NoError(t, err)
+	got, err = db.NoteOtherAccount(ctx, l.Fence(), v.ID, "carol", "x")
+	require.NoError(t, err)
+	require.Empty(t, got.OtherAccounts)
+
+	// A stale generation writes nothing.
+	c.Advance(2 * time.Minute)
+	_, err = db.AcquireLease(ctx, "browser-operator", "new", time.Minute)
+	require.NoError(t, err)
+	_, err = db.NoteOtherAccount(ctx, l.Fence(), a.ID, "mallory", "x")
+	require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+	stored, err = db.GetAction(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"bob", "carol"}, stored.OtherAccounts)
+}
+
+// Recheck records why an ambiguous action is still ambiguous, as an event,
+// and only for an ambiguous action.
+func TestRecheck(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	l := mustLease(t, db, "op")
+	a := walk(t, db, l.Fence(), "look", ledger.Executing)
+	_, err := db.Recheck(ctx, l.Fence(), a.ID, "still unsure")
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "an executing action is not rechecked")
+	a, err = db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Ambiguous, Reason: "first look"})
+	require.NoError(t, err)
+	_, err = db.Recheck(ctx, l.Fence(), a.ID, " ")
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "a reason is required")
+	got, err := db.Recheck(ctx, l.Fence(), a.ID, "second look: the tab may still live")
+	require.NoError(t, err)
+	require.Equal(t, ledger.Ambiguous, got.Status)
+	require.Equal(t, "second look: the tab may still live", got.FailureReason)
+	_, err = db.Recheck(ctx, l.Fence(), a.ID, "second look: the tab may still live")
+	require.NoError(t, err)
+	evs, err := db.Events(ctx, a.ID)
+	require.NoError(t, err)
+	last := evs[len(evs)-1]
+	require.Equal(t, ledger.Ambiguous, last.From)
+	require.Equal(t, ledger.Ambiguous, last.To)
+	require.Equal(t, "second look: the tab may still live", last.Reason)
+	require.Equal(t, ledger.Ambiguous, evs[len(evs)-2].To)
+	require.NotEqual(t, ledger.Ambiguous, evs[len(evs)-2].From, "the same reason twice is one event")
+}
+
+// ClickTabs finds the run whose pass moved the action to executing (the
+// last time) and that run's tab records.
+func TestClickTabs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, c := MustOpen(t)
+	first := mustLease(t, db, "first")
+	run1, err := db.StartRun(ctx, first)
+	require.NoError(t, err)
+	tab1, err := db.RecordTab(ctx, first.Fence(), ledger.Tab{RunID: run1.ID, TargetID: "T1", URL: "http://demo.test/", BindingHash: "b1"})
+	require.NoError(t, err)
+	a := walk(t, db, first.Fence(), "clicked")
+	runID, tabs, err := db.ClickTabs(ctx, a.ID)
+	require.NoError(t, err)
+	require.Empty(t, runID, "never executing: no run clicked")
+	require.Empty(t, tabs)
+
+	_, err = db.Transition(ctx, first.Fence(), a.ID, ledger.Change{To: ledger.Executing, Reason: "go"})
+	require.NoError(t, err)
+	runID, tabs, err = db.ClickTabs(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, run1.ID, runID)
+	require.Len(t, tabs, 1)
+	require.Equal(t, tab1.ID, tabs[0].ID)
+
+	// A later run settles it, it is replanned and performed again: the
+	// later run is the one that clicked.
+	c.Advance(2 * time.Minute)
+	second, err := db.AcquireLease(ctx, "browser-operator", "second", time.Minute)
+	require.NoError(t, err)
+	run2, err := db.StartRun(ctx, second)
+	require.NoError(t, err)
+	for _, to := range []ledger.Status{ledger.Ambiguous, ledger.Failed, ledger.Planned, ledger.Executing} {
+		ch := changeTo(to)
+		_, err = db.Transition(ctx, second.Fence(), a.ID, ch)
+		require.NoError(t, err, "to %s", to)
+	}
+	runID, tabs, err = db.ClickTabs(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, run2.ID, runID)
+	require.Empty(t, tabs, "the second run opened no tab")
 }
