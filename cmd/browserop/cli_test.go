@@ -233,3 +233,35 @@ func TestBadLedgerAndConfig(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.True(t, strings.Contains(errs, "missing.yaml"), errs)
 }
+
+// An action whose effect may be on another account says so where a person
+// looks: actions show (text and JSON) and status.
+func TestActionsShowOtherAccounts(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	amb := c.seed(ledger.Ambiguous)[0]
+	ctx := context.Background()
+	db, err := ledger.Open(ctx, c.ledgerPath(), ledger.Options{})
+	require.NoError(t, err)
+	l, err := db.AcquireLease(ctx, "browser-operator", "op", time.Minute)
+	require.NoError(t, err)
+	_, err = db.NoteOtherAccount(ctx, l.Fence(), amb.ID, "carol", "the effect may be on @carol; a person checks there and resolves it")
+	require.NoError(t, err)
+	require.NoError(t, db.ReleaseLease(ctx, l))
+	require.NoError(t, db.Close())
+
+	code, out, errs := c.run("actions", "show", amb.ID)
+	require.Equal(t, 0, code, errs)
+	require.Regexp(t, `may be on:\s+@carol`, out)
+	require.Contains(t, out, "a person checks there")
+	code, out, _ = c.run("actions", "show", amb.ID, "--json")
+	require.Equal(t, 0, code)
+	var shown struct {
+		OtherAccounts []string `json:"other_accounts"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &shown))
+	require.Equal(t, []string{"carol"}, shown.OtherAccounts)
+	code, out, _ = c.run("status")
+	require.Equal(t, 5, code)
+	require.Contains(t, out, "@carol", "status shows why it waits")
+}
