@@ -239,7 +239,12 @@ func TestClickOnce(t *testing.T) {
 		_, err = tab.ClickOnceAndWait(ctx, "#hang")
 		require.ErrorIs(t, err, browser.ErrOutcomeUnknown)
 		require.ErrorIs(t, err, browser.ErrTimeout)
-		require.EqualValues(t, 1, s.posts.Load(), "the server got it: ambiguous, not failed")
+		// On a busy machine the request can reach the server after the
+		// click's deadline: that is why a timeout is ambiguous. It does
+		// arrive, once.
+		require.Eventually(t, func() bool { return s.posts.Load() >= 1 }, 15*time.Second, 10*time.Millisecond,
+			"the server got it: ambiguous, not failed")
+		require.EqualValues(t, 1, s.posts.Load(), "sent once")
 	})
 	t.Run("DropIsOutcomeUnknownAndSentOnce", func(t *testing.T) {
 		// The server commits and closes the connection without a byte.
