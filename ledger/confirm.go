@@ -180,7 +180,7 @@ func (db *DB) TaskIntents(ctx context.Context, taskID string) ([]TaskIntent, err
 	} else {
 		q += ` WHERE t.status = 'open'`
 	}
-	rows, err := db.read.QueryContext(ctx, q+` ORDER BY i.created_at, i.id`, args...)
+	rows, err := db.read.QueryContext(ctx, q+` ORDER BY i.created_at, i.rowid`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("task intents: %w", err)
 	}

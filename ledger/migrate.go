@@ -78,6 +78,12 @@ func (db *DB) migrate(ctx context.Context) error {
 }
 
 func (db *DB) applyMigrations(ctx context.Context) ([]Migration, error) {
+	// An up-to-date ledger is known from a read, which in WAL mode waits
+	// for no writer: a process frozen inside a write (a suspended
+	// operator) then keeps no other command from opening the ledger.
+	if v, err := db.SchemaVersion(ctx); err == nil && v >= latestVersion() {
+		return nil, nil
+	}
 	var applied []Migration
 	for _, m := range migrations() {
 		done := false

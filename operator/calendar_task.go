@@ -51,6 +51,15 @@ func (p *pass) entryTask(e Entry, site sites.Adapter) (ledger.Task, string, erro
 			return ledger.Task{}, "", err
 		}
 		p.r.log.Info("calendar entry edited before it was performed: its new version replaces the old", "entry", e.ID, "old_task", cur.ID)
+	} else if cur.Status == ledger.TaskDone {
+		// Done: every intent of it settled. Performed, it is a conflict;
+		// settled without a click (missed, declined), the new version is
+		// a new task.
+		if performed, err := p.performedAny(cur.ID); err != nil {
+			return ledger.Task{}, "", err
+		} else if performed {
+			return cur, cur.IdempotencyKey, errEditedAfterPerformed
+		}
 	} else if ok, err := p.superseded(cur); err != nil {
 		return ledger.Task{}, "", err
 	} else if !ok {
@@ -69,4 +78,18 @@ func (p *pass) superseded(t ledger.Task) (bool, error) {
 		return false, err
 	}
 	return len(evs) > 0 && evs[len(evs)-1].Kind == "superseded", nil
+}
+
+// performedAny reports whether an action of the task ever went executing.
+func (p *pass) performedAny(taskID string) (bool, error) {
+	acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{TaskID: taskID})
+	if err != nil {
+		return false, err
+	}
+	for _, a := range acts {
+		if !a.ExecutingAt.IsZero() || a.Status == ledger.Executing || a.Status == ledger.Verified || a.Status == ledger.Ambiguous {
+			return true, nil
+		}
+	}
+	return false, nil
 }

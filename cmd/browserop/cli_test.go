@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,8 +96,9 @@ func TestMigrateCommand(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	require.Contains(t, out, "applied 0001_init")
 	require.Contains(t, out, "applied 0002_tab_opening")
-	require.Contains(t, out, "applied 0003_task_bounds")
-	require.Contains(t, out, "schema version 3")
+	require.Contains(t, out, "applied 0003_action_other_accounts")
+	require.Contains(t, out, "applied 0004_task_bounds")
+	require.Contains(t, out, fmt.Sprintf("schema version %d", ledger.LatestSchemaVersion()))
 	fi, err := os.Stat(c.ledgerPath())
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())

@@ -31,7 +31,7 @@ func TestE2EIdleChromeStoppedAndTabsShown(t *testing.T) {
 
 	code, out, errs := w.run(nil, "run")
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errs)
-	require.Contains(t, out, "nothing was due")
+	require.Contains(t, out, "nothing to do")
 	eventually(t, 20*time.Second, "the idle Chrome is stopped at the end of a pass with nothing due", w.browserGone)
 
 	code, out, _ = w.run(nil, "tabs")
@@ -108,7 +108,7 @@ func TestRunWithNothingConfigured(t *testing.T) {
 	}
 	code, out, errs := c.run("run")
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errs)
-	require.Contains(t, out, "nothing was due")
+	require.Contains(t, out, "nothing to do")
 	require.Contains(t, out, "next step: no configuration file ("+filepath.Join(c.dir, "config", "browserop", "config.yaml")+")")
 	require.Contains(t, out, "next step: no calendar entries in "+filepath.Join(c.dir, "config", "browserop", "calendar"))
 	require.Contains(t, out, "next step: nobody signed in yet on profile "+filepath.Join(c.dir, "state", "browserop", "profile")+": run `browserop login --site demo`")

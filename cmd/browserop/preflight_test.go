@@ -36,7 +36,7 @@ func TestConfigErrorsFoundAtStart(t *testing.T) {
 		require.Equal(t, 2, code, "stdout:\n%s\nstderr:\n%s", out, errs)
 		require.Contains(t, errs, "not loopback")
 		require.Contains(t, errs, "http://127.0.0.1:9222", "says what to change")
-		require.NotContains(t, out, "nothing was due")
+		require.NotContains(t, out, "nothing to do")
 	})
 	t.Run("RootWithoutNoSandbox", func(t *testing.T) {
 		t.Parallel()
@@ -82,7 +82,7 @@ func TestConfigErrorsFoundAtStart(t *testing.T) {
 		require.Equal(t, 2, code, "stdout:\n%s\nstderr:\n%s", out, errs)
 		require.Contains(t, errs, "in use by a Chrome that browserop did not start")
 		require.Contains(t, errs, "browser.devtools_url", "says how to attach instead")
-		require.NotContains(t, out, "nothing was due")
+		require.NotContains(t, out, "nothing to do")
 
 		code, _, errs = c.run("login", "--headless", "--timeout", "10s")
 		require.Equal(t, 2, code, errs)

@@ -18,7 +18,7 @@ import (
 // (host:pid); the person sees both.
 func TestServeStatusForAgent(t *testing.T) {
 	c := newCLI(t)
-	c.env = append(c.env, "BROWSEROP_API_ADDR=127.0.0.1:0", "BROWSEROP_SCHEDULE=@every 1h")
+	c.env = append(c.env, "BROWSEROP_API_ADDR=127.0.0.1:0", "BROWSEROP_SCHEDULE=@every 1h", "BROWSEROP_BROWSER_NO_SANDBOX=true")
 	ctx := context.Background()
 	db, err := ledger.Open(ctx, c.ledgerPath(), ledger.Options{})
 	require.NoError(t, err)
@@ -28,9 +28,9 @@ func TestServeStatusForAgent(t *testing.T) {
 	require.NoError(t, db.Close())
 
 	sctx, cancel := context.WithCancel(ctx)
-	out := &lockedBuffer{}
+	out, errOut := &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- RunEnv(sctx, []string{"serve"}, out, io.Discard, c.env) }()
+	go func() { done <- RunEnv(sctx, []string{"serve"}, out, errOut, c.env) }()
 	defer func() {
 		cancel()
 		select {
@@ -40,6 +40,11 @@ func TestServeStatusForAgent(t *testing.T) {
 		}
 	}()
 	var base string
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("serve's stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+		}
+	})
 	eventually(t, 20*time.Second, "serve prints its API address", func() bool {
 		m := regexp.MustCompile(`api (http://127\.0\.0\.1:\d+) `).FindStringSubmatch(out.String())
 		if m != nil {
