@@ -88,17 +88,19 @@ func TestPassEntryEditableUntilExecuting(t *testing.T) {
 	require.Len(t, revs, 3)
 	require.Equal(t, ledger.TaskCancelled, revs[0].Status)
 	require.Equal(t, ledger.TaskCancelled, revs[1].Status)
-	require.Equal(t, ledger.TaskOpen, revs[2].Status)
+	require.Equal(t, ledger.TaskDone, revs[2].Status, "its one intent is settled")
 
 	// Performed: an edit now is a conflict, never published.
 	fixedCalendar(w, at, "entries:\n"+post("e", "version three"))
 	sum = w.pass()
 	require.Equal(t, 1, sum.Counts["conflicts"], "%+v", sum)
 	require.Len(t, w.effects(demosite.EffectPost), 1)
-	// Restored: simply done.
+	// Restored: simply done, and not revisited.
 	fixedCalendar(w, at, "entries:\n"+post("e", "version one"))
 	sum = w.pass()
-	require.Equal(t, 1, sum.Counts["already_verified"], "%+v", sum)
+	require.Zero(t, sum.Counts["conflicts"], "%+v", sum)
+	require.Empty(t, sum.Actions, "a done entry is not revisited: %+v", sum)
+	require.Len(t, w.effects(demosite.EffectPost), 1)
 	w.checkBooks()
 }
 
