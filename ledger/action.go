@@ -609,32 +609,22 @@ func othersJSON(accounts []string) any {
 // An action in any other state, an account already noted, or the actor
 // itself change nothing. It returns the action as it is now.
 func (db *DB) NoteOtherAccount(ctx context.Context, f Fence, id, account, reason string) (Action, error) {
-	var out Action
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if err := checkFence(ctx, tx, f); err != nil {
-			return err
-		}
-		a, err := getActionBy(ctx, tx, "id", id)
-		if err != nil {
-			return err
-		}
-		out = a
+	out, err := db.inFencedAction(ctx, f, id, func(tx *sql.Tx, a Action) (Action, error) {
 		if account == "" || account == a.Actor || slices.Contains(a.OtherAccounts, account) ||
 			a.Status != Executing && a.Status != Ambiguous {
-			return nil
+			return a, nil
 		}
 		a.OtherAccounts = append(slices.Clone(a.OtherAccounts), account)
 		slices.Sort(a.OtherAccounts)
 		if a.Status == Ambiguous && strings.TrimSpace(reason) != "" {
 			a.FailureReason = reason
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE actions SET other_accounts_json = ?, failure_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
+		_, err := tx.ExecContext(ctx, `UPDATE actions SET other_accounts_json = ?, failure_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
 			othersJSON(a.OtherAccounts), a.FailureReason, nanos(db.now()), a.ID, a.Status)
 		if err != nil {
-			return fmt.Errorf("update action: %w", err)
+			return a, fmt.Errorf("update action: %w", err)
 		}
-		out = a
-		return nil
+		return a, nil
 	})
 	if err != nil {
 		return Action{}, fmt.Errorf("note another account on action %s: %w", id, err)
@@ -678,6 +668,33 @@ func (db *DB) ClickTabs(ctx context.Context, id string) (string, []Tab, error) {
 // is ErrIllegalTransition; a reason equal to the current one changes
 // nothing.
 func (db *DB) Recheck(ctx context.Context, f Fence, id, reason string) (Action, error) {
+	out, err := db.inFencedAction(ctx, f, id, func(tx *sql.Tx, a Action) (Action, error) {
+		if a.Status != Ambiguous {
+			return a, fmt.Errorf("%w: only an ambiguous action is rechecked; this one is %s", ErrIllegalTransition, a.Status)
+		}
+		if strings.TrimSpace(reason) == "" {
+			return a, fmt.Errorf("%w: a reason is required", ErrIllegalTransition)
+		}
+		if reason == a.FailureReason {
+			return a, nil
+		}
+		now := db.now()
+		a.FailureReason, a.UpdatedAt, a.Generation = reason, now, f.Generation
+		if _, err := tx.ExecContext(ctx, `UPDATE actions SET failure_reason = ?, generation = ?, updated_at = ? WHERE id = ? AND status = ?`,
+			reason, a.Generation, nanos(now), a.ID, Ambiguous); err != nil {
+			return a, fmt.Errorf("update action: %w", err)
+		}
+		return a, insertEvent(ctx, tx, a.ID, Ambiguous, Ambiguous, f.Generation, ByOperator, reason, nanos(now))
+	})
+	if err != nil {
+		return Action{}, fmt.Errorf("recheck action %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// inFencedAction runs fn on action id in one write transaction under f and
+// returns what fn returns; on an error nothing is written.
+func (db *DB) inFencedAction(ctx context.Context, f Fence, id string, fn func(tx *sql.Tx, a Action) (Action, error)) (Action, error) {
 	var out Action
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := checkFence(ctx, tx, f); err != nil {
@@ -687,27 +704,8 @@ func (db *DB) Recheck(ctx context.Context, f Fence, id, reason string) (Action, 
 		if err != nil {
 			return err
 		}
-		out = a
-		if a.Status != Ambiguous {
-			return fmt.Errorf("%w: only an ambiguous action is rechecked; this one is %s", ErrIllegalTransition, a.Status)
-		}
-		if strings.TrimSpace(reason) == "" {
-			return fmt.Errorf("%w: a reason is required", ErrIllegalTransition)
-		}
-		if reason == a.FailureReason {
-			return nil
-		}
-		now := db.now()
-		a.FailureReason, a.UpdatedAt, a.Generation = reason, now, f.Generation
-		if _, err := tx.ExecContext(ctx, `UPDATE actions SET failure_reason = ?, generation = ?, updated_at = ? WHERE id = ? AND status = ?`,
-			reason, a.Generation, nanos(now), a.ID, Ambiguous); err != nil {
-			return fmt.Errorf("update action: %w", err)
-		}
-		out = a
-		return insertEvent(ctx, tx, a.ID, Ambiguous, Ambiguous, f.Generation, ByOperator, reason, nanos(now))
+		out, err = fn(tx, a)
+		return err
 	})
-	if err != nil {
-		return Action{}, fmt.Errorf("recheck action %s: %w", id, err)
-	}
-	return out, nil
+	return out, err
 }

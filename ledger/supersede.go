@@ -15,34 +15,9 @@ const RevisionSep = "~"
 // (key~2, key~3...), oldest first.
 func (db *DB) TaskRevisions(ctx context.Context, key string) ([]Task, error) {
 	prefix := key + RevisionSep
-	rows, err := db.read.QueryContext(ctx, `SELECT id FROM tasks
+	return db.tasksWhere(ctx, fmt.Sprintf("task revisions of %q", key), `SELECT id FROM tasks
 		WHERE idempotency_key = ? OR substr(idempotency_key, 1, ?) = ?
 		ORDER BY created_at, id`, key, len(prefix), prefix)
-	if err != nil {
-		return nil, fmt.Errorf("task revisions of %q: %w", key, err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("task revisions of %q: %w", key, err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("task revisions of %q: %w", key, err)
-	}
-	out := make([]Task, 0, len(ids))
-	for _, id := range ids {
-		t, err := db.GetTask(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
 }
 
 // SupersedeTask cancels an open task whose request was replaced by a new

@@ -351,32 +351,7 @@ func (db *DB) TaskEvents(ctx context.Context, id string) ([]TaskEvent, error) {
 
 // OpenTasks returns the open tasks, oldest first.
 func (db *DB) OpenTasks(ctx context.Context) ([]Task, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id FROM tasks WHERE status = 'open' ORDER BY created_at, id`)
-	if err != nil {
-		return nil, fmt.Errorf("open tasks: %w", err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("open tasks: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("open tasks: %w", err)
-	}
-	out := make([]Task, 0, len(ids))
-	for _, id := range ids {
-		t, err := db.GetTask(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return db.tasksWhere(ctx, "open tasks", `SELECT id FROM tasks WHERE status = 'open' ORDER BY created_at, id`)
 }
 
 // ListTasks returns tasks, newest first, at most limit (0: all); with
@@ -394,22 +369,28 @@ func (db *DB) ListTasks(ctx context.Context, limit int, sources ...string) ([]Ta
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
+	return db.tasksWhere(ctx, "list tasks", q, args...)
+}
+
+// tasksWhere returns the tasks whose ids query q selects, in its order;
+// what names the listing in errors.
+func (db *DB) tasksWhere(ctx context.Context, what, q string, args ...any) ([]Task, error) {
 	rows, err := db.read.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list tasks: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	var ids []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("list tasks: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		ids = append(ids, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list tasks: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	out := make([]Task, 0, len(ids))
 	for _, id := range ids {
