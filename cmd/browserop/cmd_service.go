@@ -257,7 +257,7 @@ func (u *serviceUnit) install(ctx context.Context, linger bool) error {
 	}
 	for _, st := range steps {
 		if err := e.exec(ctx, nil, "systemctl", st...); err != nil {
-			return fmt.Errorf("the unit is written, but %w\n(systemctl --user needs your user session: run this from a login shell, or enable lingering with `loginctl enable-linger`)", err)
+			return fmt.Errorf("the unit is written, but %w; systemctl --user needs your user session: run this from a login shell, or enable lingering with `loginctl enable-linger`", err)
 		}
 	}
 	fmt.Fprintf(e.stdout, "running: %s serve (systemd user unit %s)\nsee what it did: browserop service logs, browserop status\n", s.Binary, systemdUnitName)
