@@ -33,7 +33,7 @@ func (p *pass) refuseOutsideAuthority(a *ledger.Action, in intent, entry string)
 			change.Reason = fmt.Sprintf("nothing was clicked: site %q is no longer configured", in.site)
 			break
 		}
-		cerr := p.r.ceiling.Check(authorityOf(task), site, in.target, capabilityOf(in.typ))
+		cerr := p.r.ceiling.Check(authorityOf(task), site, in.target, in.kind.Capability())
 		if cerr == nil {
 			return false, nil
 		}
@@ -49,11 +49,4 @@ func (p *pass) refuseOutsideAuthority(a *ledger.Action, in intent, entry string)
 // authorityReason is an authority error as a failure reason.
 func authorityReason(err error) string {
 	return authority.ErrDenied.Error() + ": " + afterSentinel(err, authority.ErrDenied)
-}
-
-func capabilityOf(typ string) string {
-	if typ == "thread_part" {
-		return "thread"
-	}
-	return typ
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/verify"
@@ -58,7 +59,7 @@ func (p *pass) runEntry(e Entry, task ledger.Task, origin string, late bool) err
 			}
 		}
 	}
-	if e.Type != EntryThread {
+	if e.Type != kind.Thread {
 		_, err := p.process(entryIntent(e, task, origin), e.ID, late)
 		return err
 	}
@@ -83,7 +84,7 @@ func (p *pass) problem(msg string) {
 }
 
 func (p *pass) report(a ledger.Action, entry, note string) {
-	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: string(a.Status), Result: a.CanonicalResult, Note: note}
+	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: string(a.Type), Status: string(a.Status), Result: a.CanonicalResult, Note: note}
 	if a.Status != ledger.Verified {
 		rep.Reason = a.FailureReason
 	}
@@ -120,7 +121,7 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 			why = "browserop is shutting down"
 		}
 		p.sum.count("held")
-		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: in.typ, Status: "not_attempted", Reason: why})
+		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: string(in.kind), Status: "not_attempted", Reason: why})
 		return ledger.Action{}, nil
 	}
 	key, err := li.Key()
@@ -136,7 +137,7 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 			// the action goes executing.
 			if err := p.r.db.CheckBudget(p.ctx, p.r.policy, in.format); errors.Is(err, budgets.ErrExhausted) {
 				p.sum.count("budget_skips")
-				p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: in.typ, Status: "budget_skip", Reason: err.Error()})
+				p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: string(in.kind), Status: "budget_skip", Reason: err.Error()})
 				return ledger.Action{}, nil
 			} else if err != nil {
 				return ledger.Action{}, err
@@ -193,7 +194,7 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	if refused, err := p.refuseOutsideAuthority(&a, in, entry); refused || err != nil {
 		return a, err
 	}
-	confirm := contains(in.task.Contract.Confirm, capabilityOf(in.typ))
+	confirm := contains(in.task.Contract.Confirm, in.kind.Capability())
 	if confirm {
 		c, err := p.r.db.GetConfirmation(ctx, a.ID)
 		switch {
@@ -226,7 +227,7 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	var baseline []string
 	haveBaseline := false
 	if in.kind.Creates() {
-		res, err := site.Search(ctx, st.tab, sites.Query{Kind: in.kind, Actor: in.actor, Target: in.target})
+		res, err := site.Search(ctx, st.tab, sites.Query{Kind: in.performed(), Actor: in.actor, Target: in.target})
 		var hs *sites.HardStop
 		switch {
 		case err == nil:
@@ -261,7 +262,7 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	if err != nil || !b.Owns(tab.ID()) {
 		return a, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, a, entry)
 	}
-	if in.target != "" && in.kind != sites.KindPost {
+	if in.target != "" && in.performed() != kind.Post {
 		if browser.NormalizeURL(before) != browser.NormalizeURL(in.target) {
 			return a, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, a, entry)
 		}
@@ -300,7 +301,7 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	a, err = p.transition(a, ledger.Change{To: ledger.Executing, Reason: "performing once", Baseline: baseline, HaveBaseline: haveBaseline})
 	if errors.Is(err, budgets.ErrExhausted) {
 		p.sum.count("budget_skips")
-		p.sum.Actions = append(p.sum.Actions, ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: "budget_skip", Reason: err.Error()})
+		p.sum.Actions = append(p.sum.Actions, ActionReport{ActionID: a.ID, Entry: entry, Type: string(a.Type), Status: "budget_skip", Reason: err.Error()})
 		return a, nil
 	}
 	if errors.Is(err, ledger.ErrClockBehind) {
