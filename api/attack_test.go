@@ -184,7 +184,7 @@ func TestResolveChecksSiteAndBudget(t *testing.T) {
 	st := e.create("r", createBody("r"))
 	f := e.fence()
 	a, _, err := e.db.Reserve(e.ctx, f, ledger.Intent{TaskID: st.ID, Type: "post", Format: budgets.PostText, Site: "demo", Actor: "alice",
-		Payload: []byte(`{"intent":"task:x","text":"uncertain"}`)})
+		Payload: ledger.Payload{Intent: "task:x", Text: "uncertain"}.JSON()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/kind"
 )
 
 // Status is where an action is in its lifecycle.
@@ -57,12 +58,13 @@ const (
 )
 
 // Intent is what an action is to do. Its Type, Actor, TargetURL and Payload
-// make the idempotency key.
+// make the idempotency key. The operator writes Payload from a Payload
+// value (see Payload.JSON).
 type Intent struct {
-	TaskID    string // optional
-	RunID     string // optional
-	Type      string // post, reply, thread_part, like, follow, navigate...
-	Format    string // budget format (budgets.Formats), "" when no budget counts it
+	TaskID    string    // optional
+	RunID     string    // optional
+	Type      kind.Kind // required; the ledger records any kind, the operator only kind.All
+	Format    string    // budget format (budgets.Formats), "" when no budget counts it
 	Site      string
 	Actor     string
 	TargetURL string
@@ -84,7 +86,7 @@ type Action struct {
 	IdempotencyKey  string
 	TaskID          string
 	RunID           string
-	Type            string
+	Type            kind.Kind
 	Format          string
 	Site            string
 	Actor           string
@@ -137,7 +139,7 @@ func (in Intent) validate() error {
 	if in.Format != "" && !budgets.KnownFormat(in.Format) {
 		problems = append(problems, fmt.Sprintf("format %q is unknown", in.Format))
 	}
-	for name, s := range map[string]string{"type": in.Type, "actor": in.Actor, "target_url": in.TargetURL, "site": in.Site} {
+	for name, s := range map[string]string{"type": string(in.Type), "actor": in.Actor, "target_url": in.TargetURL, "site": in.Site} {
 		if !utf8.ValidString(s) {
 			problems = append(problems, name+" is not valid UTF-8")
 		}
@@ -158,7 +160,7 @@ func (in Intent) validate() error {
 
 // Key returns the intent's idempotency key (see IdempotencyKey).
 func (in Intent) Key() (string, error) {
-	return IdempotencyKey(in.Type, in.Actor, in.TargetURL, in.Payload)
+	return IdempotencyKey(string(in.Type), in.Actor, in.TargetURL, in.Payload)
 }
 
 // Reserve records the intent as a planned action under its idempotency key.

@@ -91,6 +91,42 @@ func IdempotencyKey(actionType, actor, targetURL string, payload json.RawMessage
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// Payload is the payload of every action the operator records, as stored
+// in Intent.Payload and hashed into the action's idempotency key. Its JSON
+// names and omissions are part of every key: changing one would re-key the
+// actions already recorded, so the golden vectors in
+// testdata/payload_keys.json (computed independently) pin them.
+type Payload struct {
+	// Intent names whose intent the action serves ("calendar:ID",
+	// "task:ID", "planner:HASH"), so that two entries with the same text
+	// are two intents, not one.
+	Intent string `json:"intent"`
+	// Text is the exact text of a post, reply or thread part.
+	Text string `json:"text,omitempty"`
+	// Parent is the item a reply or thread part answers.
+	Parent string `json:"parent,omitempty"`
+	// Thread and Position place a thread part in its thread (Position
+	// from 0, so it is a pointer: part 0 still names its place).
+	Thread   string `json:"thread,omitempty"`
+	Position *int   `json:"position,omitempty"`
+}
+
+// JSON returns the payload as stored in Intent.Payload.
+func (p Payload) JSON() json.RawMessage {
+	raw, _ := json.Marshal(p) // strings and an int: it cannot fail
+	return raw
+}
+
+// ParsePayload decodes a stored payload. It returns an error, naming the
+// payload, for one that is not a JSON object of Payload's fields.
+func ParsePayload(raw json.RawMessage) (Payload, error) {
+	var p Payload
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return Payload{}, fmt.Errorf("payload: %w", err)
+	}
+	return p, nil
+}
+
 // checkSurrogates refuses \uD800-\uDFFF escapes that are not a high
 // surrogate followed by a low one.
 func checkSurrogates(raw []byte) error {

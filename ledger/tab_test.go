@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/stretchr/testify/require"
 )
@@ -73,7 +74,7 @@ func TestRunsAndThreads(t *testing.T) {
 	require.JSONEq(t, `{"verified":2}`, string(got.Summary))
 
 	part0 := postIntent("thread part 0")
-	part0.Type = "thread_part"
+	part0.Type = kind.ThreadPart
 	part0.Thread = &ledger.ThreadRef{ThreadID: "th1", Position: 0}
 	a0 := mustReserve(t, db, l.Fence(), part0)
 	for _, s := range []ledger.Status{ledger.Executing, ledger.Verified} {
@@ -81,7 +82,7 @@ func TestRunsAndThreads(t *testing.T) {
 		require.NoError(t, err)
 	}
 	part1 := postIntent("thread part 1")
-	part1.Type = "thread_part"
+	part1.Type = kind.ThreadPart
 	part1.Thread = &ledger.ThreadRef{ThreadID: "th1", Position: 1, ExpectedParent: "http://127.0.0.1/p/1"}
 	mustReserve(t, db, l.Fence(), part1)
 	parts, err := db.ThreadParts(ctx, "th1")
@@ -93,7 +94,7 @@ func TestRunsAndThreads(t *testing.T) {
 	require.Equal(t, "http://127.0.0.1/p/1", parts[1].ExpectedParent)
 
 	dup := postIntent("another part 1")
-	dup.Type = "thread_part"
+	dup.Type = kind.ThreadPart
 	dup.Thread = &ledger.ThreadRef{ThreadID: "th1", Position: 1}
 	_, _, err = db.Reserve(ctx, l.Fence(), dup)
 	require.ErrorIs(t, err, ledger.ErrConflict, "one action per thread position")

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/authority"
+	"github.com/browserop/browserop/kind"
 )
 
-// Capabilities a contract can allow.
-var Capabilities = []string{"post", "reply", "thread", "like", "follow", "navigate"}
+// Capabilities a contract can allow: what a request may name (kind.Requests)
+// and navigate.
+var Capabilities = append(slices.Clone(kind.Requests), "navigate")
 
 // Contract is a task's immutable authority: what it may do and where.
 type Contract struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
@@ -107,7 +108,7 @@ func submitInputSchema() *jsonschema.Schema {
 	in := s.Properties["intent"]
 	in.Properties["site"].MinLength = jsonschema.Ptr(1)
 	in.Properties["actor"].MinLength = jsonschema.Ptr(1)
-	in.Properties["type"].Enum = anys(operator.EntryTypes)
+	in.Properties["type"].Enum = anys(kind.Requests)
 	array(in.Properties["parts"], nil, 0)
 	return s
 }

@@ -20,40 +20,29 @@ func (p *pass) refuseOutsideAuthority(a *ledger.Action, in intent, entry string)
 	if err != nil {
 		return false, err
 	}
-	change := ledger.Change{To: ledger.Failed, Class: ledger.Definitive}
-	note := "refused_by_authority"
+	class, reason, note := ledger.Definitive, "", "refused_by_authority"
 	switch {
 	case task.Status == ledger.TaskCancelled:
-		change.Class, change.Reason, note = ledger.Abandoned, "nothing was clicked: the task was cancelled", "cancelled"
+		class, reason, note = ledger.Abandoned, "nothing was clicked: the task was cancelled", "cancelled"
 	case p.r.ceilingErr != nil:
-		change.Reason = "nothing was clicked: the ceiling is not valid: " + p.r.ceilingErr.Error()
+		reason = "nothing was clicked: the ceiling is not valid: " + p.r.ceilingErr.Error()
 	default:
 		site, ok := p.r.sites[in.site]
 		if !ok {
-			change.Reason = fmt.Sprintf("nothing was clicked: site %q is no longer configured", in.site)
+			reason = fmt.Sprintf("nothing was clicked: site %q is no longer configured", in.site)
 			break
 		}
-		cerr := p.r.ceiling.Check(authorityOf(task), site, in.target, capabilityOf(in.typ))
+		cerr := p.r.ceiling.Check(authorityOf(task), site, in.target, in.kind.Capability())
 		if cerr == nil {
 			return false, nil
 		}
-		change.Reason = "nothing was clicked: " + authorityReason(cerr)
+		reason = "nothing was clicked: " + authorityReason(cerr)
 	}
-	if *a, err = p.transition(*a, change); err != nil {
-		return true, err
-	}
-	p.report(*a, entry, note)
-	return true, nil
+	*a, err = p.endFailed(*a, entry, class, reason, note)
+	return true, err
 }
 
 // authorityReason is an authority error as a failure reason.
 func authorityReason(err error) string {
 	return authority.ErrDenied.Error() + ": " + afterSentinel(err, authority.ErrDenied)
-}
-
-func capabilityOf(typ string) string {
-	if typ == "thread_part" {
-		return "thread"
-	}
-	return typ
 }

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/browserop/browserop/kind"
 )
 
 // Entry is one item of the content calendar: something to publish or do at
@@ -23,7 +25,7 @@ type Entry struct {
 	ID    string
 	Site  string
 	Actor string
-	// Type is post, reply, thread, like or follow.
+	// Type is post, reply, thread, like or follow (kind.Requests).
 	Type string
 	At   time.Time
 	// Text is the post or reply text; Parts the texts of a thread.
@@ -35,18 +37,6 @@ type Entry struct {
 	File string
 	Line int
 }
-
-// Entry types.
-const (
-	EntryPost   = "post"
-	EntryReply  = "reply"
-	EntryThread = "thread"
-	EntryLike   = "like"
-	EntryFollow = "follow"
-)
-
-// EntryTypes lists the calendar's entry types.
-var EntryTypes = []string{EntryPost, EntryReply, EntryThread, EntryLike, EntryFollow}
 
 // MaxTextRunes bounds a calendar text; sites have their own, lower limits.
 const MaxTextRunes = 10000
@@ -242,13 +232,11 @@ func (e Entry) validateAction() error {
 
 // check returns the key at fault with the problem.
 func (e Entry) check() (key string, err error) {
-	typeOK := false
-	for _, t := range EntryTypes {
-		typeOK = typeOK || t == e.Type
+	k, ok := kind.OfRequest(e.Type)
+	if !ok {
+		return "type", fmt.Errorf("type %q is not one of %s", e.Type, strings.Join(kind.Requests, ", "))
 	}
-	if !typeOK {
-		return "type", fmt.Errorf("type %q is not one of %s", e.Type, strings.Join(EntryTypes, ", "))
-	}
+	thread := k == kind.ThreadPart // a thread is performed as thread parts
 	checkText := func(s string) error {
 		switch {
 		case strings.TrimSpace(s) == "":
@@ -260,24 +248,24 @@ func (e Entry) check() (key string, err error) {
 		}
 		return nil
 	}
-	needTarget := e.Type == EntryReply || e.Type == EntryLike || e.Type == EntryFollow
+	needTarget := k == kind.Reply || k.Toggles()
 	switch {
 	case needTarget && !isHTTPURL(e.Target):
 		return "target", fmt.Errorf("a %s needs target: the absolute http(s) URL it acts on", e.Type)
-	case !needTarget && e.Target != "" && e.Type != EntryThread:
+	case !needTarget && e.Target != "" && !thread:
 		return "target", fmt.Errorf("a %s takes no target", e.Type)
-	case e.Type == EntryThread && e.Target != "" && !isHTTPURL(e.Target):
+	case thread && e.Target != "" && !isHTTPURL(e.Target):
 		return "target", fmt.Errorf("target %q is not an absolute http(s) URL", e.Target)
 	}
-	switch e.Type {
-	case EntryPost, EntryReply:
+	switch k {
+	case kind.Post, kind.Reply:
 		if err := checkText(e.Text); err != nil {
 			return "text", fmt.Errorf("text %v", err)
 		}
 		if len(e.Parts) > 0 {
 			return "parts", fmt.Errorf("a %s takes text, not parts", e.Type)
 		}
-	case EntryThread:
+	case kind.ThreadPart:
 		if e.Text != "" {
 			return "text", errors.New("a thread takes parts, not text")
 		}
@@ -289,7 +277,7 @@ func (e Entry) check() (key string, err error) {
 				return "parts", fmt.Errorf("parts[%d] %v", i, err)
 			}
 		}
-	case EntryLike, EntryFollow:
+	case kind.Like, kind.Follow:
 		if e.Text != "" || len(e.Parts) > 0 {
 			return "text", fmt.Errorf("a %s takes no text", e.Type)
 		}

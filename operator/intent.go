@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/authority"
-	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/verify"
@@ -16,13 +16,11 @@ import (
 
 // intent is one action the pass means to perform.
 type intent struct {
-	origin string // "calendar:ID" or "planner:HASH": whose intent it is
+	origin string // "calendar:ID", "task:ID" or "planner:HASH": whose intent it is
 	task   ledger.Task
 	site   string
-	kind   sites.Kind
-	// typ is the ledger's action type: post, reply, thread_part, like, follow.
-	typ    string
-	format string
+	kind   kind.Kind // as the ledger records it
+	format string    // its budget format; "" for a thread's later parts
 	actor  string
 	// target is what the action acts on: the post replied to (for a thread
 	// part, the previous part), the post liked, the profile followed.
@@ -31,21 +29,18 @@ type intent struct {
 	thread *ledger.ThreadRef
 }
 
-// payload is an action's exact intended payload, as stored and hashed
-// into its idempotency key. Intent names whose intent it is, so that two
-// calendar entries with the same text are two intents, not one.
-type payload struct {
-	Intent   string `json:"intent"`
-	Text     string `json:"text,omitempty"`
-	Parent   string `json:"parent,omitempty"`
-	Thread   string `json:"thread,omitempty"`
-	Position *int   `json:"position,omitempty"`
+// performed is the kind the adapter performs: a thread's first part with
+// nothing to answer starts the thread as a post.
+func (in intent) performed() kind.Kind {
+	if in.kind == kind.ThreadPart && in.target == "" {
+		return kind.Post
+	}
+	return in.kind
 }
 
 func (in intent) ledgerIntent(runID string) ledger.Intent {
-	p := payload{Intent: in.origin, Text: in.text}
-	switch in.kind {
-	case sites.KindReply, sites.KindThreadPart:
+	p := ledger.Payload{Intent: in.origin, Text: in.text}
+	if in.kind.HasParent() {
 		p.Parent = in.target
 	}
 	target := in.target
@@ -54,82 +49,57 @@ func (in intent) ledgerIntent(runID string) ledger.Intent {
 		p.Parent = in.thread.ExpectedParent
 		target = ""
 	}
-	raw, _ := json.Marshal(p)
-	return ledger.Intent{TaskID: in.task.ID, RunID: runID, Type: in.typ, Format: in.format, Site: in.site,
-		Actor: in.actor, TargetURL: target, Payload: raw, Thread: in.thread}
+	return ledger.Intent{TaskID: in.task.ID, RunID: runID, Type: in.kind, Format: in.format, Site: in.site,
+		Actor: in.actor, TargetURL: target, Payload: p.JSON(), Thread: in.thread}
 }
 
 func (in intent) sitesIntent() sites.Intent {
-	return sites.Intent{Kind: in.kind, Actor: in.actor, Target: in.target, Text: in.text}
+	return sites.Intent{Kind: in.performed(), Actor: in.actor, Target: in.target, Text: in.text}
 }
 
 // fromAction rebuilds what verification needs from a recorded action.
 func fromAction(a ledger.Action) (intent, error) {
-	var p payload
-	if err := json.Unmarshal(a.Payload, &p); err != nil {
-		return intent{}, fmt.Errorf("action %s: payload: %w", a.ID, err)
+	p, err := ledger.ParsePayload(a.Payload)
+	if err != nil {
+		return intent{}, fmt.Errorf("action %s: %w", a.ID, err)
 	}
-	in := intent{origin: p.Intent, site: a.Site, typ: a.Type, format: a.Format, actor: a.Actor, text: p.Text, target: a.TargetURL}
-	switch a.Type {
-	case "post":
-		in.kind = sites.KindPost
-	case "reply":
-		in.kind, in.target = sites.KindReply, p.Parent
-	case "thread_part":
-		in.kind, in.target = sites.KindThreadPart, p.Parent
-		if p.Parent == "" {
-			in.kind = sites.KindPost
-		}
-	case "like":
-		in.kind = sites.KindLike
-	case "follow":
-		in.kind = sites.KindFollow
-	default:
+	if !a.Type.Known() {
 		return intent{}, fmt.Errorf("action %s: type %q cannot be verified", a.ID, a.Type)
+	}
+	in := intent{origin: p.Intent, site: a.Site, kind: a.Type, format: a.Format, actor: a.Actor, text: p.Text, target: a.TargetURL}
+	if a.Type.HasParent() {
+		in.target = p.Parent
 	}
 	return in, nil
 }
 
 // verifyIntent is the intent as verify compares it.
 func (in intent) verifyIntent(executingAt time.Time) verify.Intent {
-	v := verify.Intent{Type: in.typ, Actor: in.actor, Text: in.text, NotBefore: executingAt}
-	switch in.typ {
-	case "reply", "thread_part":
+	v := verify.Intent{Kind: in.kind, Actor: in.actor, Text: in.text, NotBefore: executingAt}
+	switch {
+	case in.kind.HasParent():
 		v.ExpectedParent = in.target
-	case "like", "follow":
+	case in.kind.Toggles():
 		v.Target = in.target
 	}
 	return v
 }
 
-// entryIntents returns the intents of a single-action entry (not a thread).
+// entryIntent returns the intent of a single-action entry (not a thread).
 func entryIntent(e Entry, task ledger.Task, origin string) intent {
-	in := intent{origin: origin, task: task, site: e.Site, actor: e.Actor, target: e.Target, text: e.Text, typ: e.Type}
-	switch e.Type {
-	case EntryPost:
-		in.kind, in.format = sites.KindPost, budgets.PostText
-	case EntryReply:
-		in.kind, in.format = sites.KindReply, budgets.Reply
-	case EntryLike:
-		in.kind, in.format = sites.KindLike, budgets.Like
-	case EntryFollow:
-		in.kind, in.format = sites.KindFollow, budgets.Follow
-	}
-	return in
+	k, _ := kind.OfRequest(e.Type) // the entry was checked when it was read
+	return intent{origin: origin, task: task, site: e.Site, actor: e.Actor, target: e.Target, text: e.Text,
+		kind: k, format: k.Format()}
 }
 
 // threadPart returns part i of a thread entry, replying to parent ("" for a
 // new top-level thread's first part). Only the first part counts against
 // the thread budget: the thread is one publication.
 func threadPart(e Entry, task ledger.Task, origin string, i int, parent string) intent {
-	in := intent{origin: origin, task: task, site: e.Site, actor: e.Actor, typ: "thread_part", text: e.Parts[i],
-		target: parent, kind: sites.KindThreadPart,
-		thread: &ledger.ThreadRef{ThreadID: origin, Position: i, ExpectedParent: parent}}
-	if parent == "" {
-		in.kind = sites.KindPost
-	}
+	in := intent{origin: origin, task: task, site: e.Site, actor: e.Actor, kind: kind.ThreadPart, text: e.Parts[i],
+		target: parent, thread: &ledger.ThreadRef{ThreadID: origin, Position: i, ExpectedParent: parent}}
 	if i == 0 {
-		in.format = budgets.Thread
+		in.format = kind.ThreadPart.Format()
 	}
 	return in
 }

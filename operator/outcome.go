@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 )
 
@@ -73,7 +74,7 @@ func entryRef(t ledger.Task) intentRef {
 }
 
 func partsOf(typ string, n int) int {
-	if typ == EntryThread && n > 0 {
+	if typ == kind.Thread && n > 0 {
 		return n
 	}
 	return 1
@@ -82,8 +83,8 @@ func partsOf(typ string, n int) int {
 // intentOf is the intent an action belongs to, as its payload names it
 // ("task:" dropped from an agent's intent).
 func intentOf(a ledger.Action) string {
-	var p payload
-	if json.Unmarshal(a.Payload, &p) != nil {
+	p, err := ledger.ParsePayload(a.Payload)
+	if err != nil {
 		return ""
 	}
 	return strings.TrimPrefix(p.Intent, "task:")
@@ -94,8 +95,7 @@ func intentOf(a ledger.Action) string {
 func byIntent(acts []ledger.Action) map[string][]ledger.Action {
 	out := map[string][]ledger.Action{}
 	for _, a := range acts {
-		var p payload
-		if json.Unmarshal(a.Payload, &p) == nil {
+		if p, err := ledger.ParsePayload(a.Payload); err == nil {
 			out[p.Intent] = append(out[p.Intent], a)
 		}
 	}
@@ -119,7 +119,7 @@ func outcomeOf(ref intentRef, acts []ledger.Action, maxAttempts int) IntentOutco
 	if len(o.Permalinks) > 0 {
 		o.Permalink = o.Permalinks[0]
 	}
-	if ref.typ != EntryThread {
+	if ref.typ != kind.Thread {
 		o.Permalinks = nil
 	}
 	for _, a := range acts {

@@ -12,6 +12,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -292,7 +293,7 @@ func TestPassStaleOperatorCannotCommit(t *testing.T) {
 	w.calendar("entries:\n" + post("a", "taken over"))
 	old, err := w.db.AcquireLease(ctx, "browser-operator", "old", time.Second)
 	require.NoError(t, err)
-	in := ledger.Intent{Type: "post", Actor: "alice", Payload: []byte(`{"intent":"calendar:x","text":"x"}`)}
+	in := ledger.Intent{Type: "post", Actor: "alice", Payload: ledger.Payload{Intent: "calendar:x", Text: "x"}.JSON()}
 	a, _, err := w.db.Reserve(ctx, old.Fence(), in)
 	require.NoError(t, err)
 	time.Sleep(1100 * time.Millisecond) // the old lease expires
@@ -393,8 +394,8 @@ func TestPassPlanner(t *testing.T) {
 
 // calendarIntent is the ledger intent the operator builds for a calendar post.
 func calendarIntent(id, text string) ledger.Intent {
-	return ledger.Intent{Type: "post", Format: budgets.PostText, Site: "demo", Actor: "alice",
-		Payload: []byte(fmt.Sprintf(`{"intent":"calendar:%s","text":%q}`, id, text))}
+	return ledger.Intent{Type: kind.Post, Format: kind.Post.Format(), Site: "demo", Actor: "alice",
+		Payload: ledger.Payload{Intent: "calendar:" + id, Text: text}.JSON()}
 }
 
 // publishDirectly posts through the adapter in a tab of its own, outside
@@ -405,7 +406,7 @@ func (w *world) publishDirectly(text string) {
 	tab, err := w.b.NewTab(ctx, "about:blank")
 	require.NoError(w.t, err)
 	defer w.b.CloseTab(ctx, tab)
-	in := sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: text}
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: text}
 	_, err = w.site.Open(ctx, tab, in)
 	require.NoError(w.t, err)
 	_, err = w.site.Fill(ctx, tab, in)

@@ -4,96 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/verify"
 )
-
-// entry carries one due calendar entry through its task and its intents.
-func (p *pass) entry(e Entry) error {
-	site, ok := p.r.sites[e.Site]
-	if !ok {
-		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q: site %q has no adapter", e.File, e.Line, e.ID, e.Site))
-		return nil
-	}
-	task, origin, err := p.entryTask(e, site)
-	if errors.Is(err, errEditedAfterPerformed) {
-		// Edited after an action of it was performed: never publish the
-		// edited version.
-		p.sum.count("conflicts")
-		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: e.Type, Status: "conflict",
-			Reason: "the entry changed after an action of it was performed; it is not published"})
-		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q changed after an action of it was performed; restore it or give it a new id", e.File, e.Line, e.ID))
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if task.Status != ledger.TaskOpen {
-		return nil // cancelled, or done: its entry is settled
-	}
-	late := !p.r.cfg.PublishLate && p.r.now().Sub(e.At) > p.r.cfg.Grace
-	return p.runEntry(e, task, origin, late)
-}
-
-// runEntry carries an entry's intents (a thread's parts in order) through
-// process. late marks a calendar entry past its grace: missed, unless
-// something of it was already performed.
-func (p *pass) runEntry(e Entry, task ledger.Task, origin string, late bool) error {
-	if late {
-		// Missed only while nothing of the entry has been performed: a thread
-		// already begun is finished, not left half published.
-		acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{TaskID: task.ID})
-		if err != nil {
-			return err
-		}
-		for _, a := range acts {
-			if !a.ExecutingAt.IsZero() || a.Status != ledger.Planned && a.Status != ledger.Failed {
-				late = false
-			}
-		}
-	}
-	if e.Type != EntryThread {
-		_, err := p.process(entryIntent(e, task, origin), e.ID, late)
-		return err
-	}
-	parent := e.Target
-	for i := range e.Parts {
-		a, err := p.process(threadPart(e, task, origin, i, parent), e.ID, late)
-		if err != nil {
-			return err
-		}
-		if a.Status != ledger.Verified {
-			// Part n+1 waits for part n's verified URL.
-			return nil
-		}
-		parent = a.CanonicalResult
-	}
-	return nil
-}
-
-func (p *pass) problem(msg string) {
-	p.sum.Problems = append(p.sum.Problems, msg)
-	p.r.log.Warn("problem", "detail", msg)
-}
-
-func (p *pass) report(a ledger.Action, entry, note string) {
-	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: string(a.Status), Result: a.CanonicalResult, Note: note}
-	if a.Status != ledger.Verified {
-		rep.Reason = a.FailureReason
-	}
-	if rep.Reason == "" && note == "held" {
-		rep.Reason = "hard stop: " + p.stoppedFor(a.Site)
-	}
-	p.sum.Actions = append(p.sum.Actions, rep)
-	p.sum.count(note)
-	p.logAction(rep)
-}
 
 // transition moves an action under the pass's fence.
 func (p *pass) transition(a ledger.Action, c ledger.Change) (ledger.Action, error) {
@@ -120,7 +41,7 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 			why = "browserop is shutting down"
 		}
 		p.sum.count("held")
-		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: in.typ, Status: "not_attempted", Reason: why})
+		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: string(in.kind), Status: "not_attempted", Reason: why})
 		return ledger.Action{}, nil
 	}
 	key, err := li.Key()
@@ -136,7 +57,7 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 			// the action goes executing.
 			if err := p.r.db.CheckBudget(p.ctx, p.r.policy, in.format); errors.Is(err, budgets.ErrExhausted) {
 				p.sum.count("budget_skips")
-				p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: in.typ, Status: "budget_skip", Reason: err.Error()})
+				p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: string(in.kind), Status: "budget_skip", Reason: err.Error()})
 				return ledger.Action{}, nil
 			} else if err != nil {
 				return ledger.Action{}, err
@@ -175,141 +96,211 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 		}
 	}
 	if late {
-		a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned,
-			Reason: fmt.Sprintf("missed: due more than %s ago; not published late", p.r.cfg.Grace)})
-		if err != nil {
-			return a, err
-		}
-		p.report(a, entry, "missed")
-		return a, nil
+		return p.endFailed(a, entry, ledger.Abandoned, fmt.Sprintf("missed: due more than %s ago; not published late", p.r.cfg.Grace), "missed")
 	}
 	return p.perform(in, a, entry)
 }
 
-// perform runs preflight, preparation, the one mutation and verification
-// for a planned action.
+// perform carries a planned action through the phases of docs/operator.md
+// ("One pass"), in order. A phase that ends the action's part in this
+// pass (it failed, waits for a person, or a hard stop holds it) reports it
+// and says so; the action is returned as it ended.
 func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action, error) {
-	ctx := p.ctx
-	if refused, err := p.refuseOutsideAuthority(&a, in, entry); refused || err != nil {
-		return a, err
-	}
-	confirm := contains(in.task.Contract.Confirm, capabilityOf(in.typ))
-	if confirm {
-		c, err := p.r.db.GetConfirmation(ctx, a.ID)
-		switch {
-		case err == nil && c.State == ledger.ConfirmPending:
-			p.report(a, entry, "needs_confirmation")
-			return a, nil
-		case err == nil && c.State == ledger.ConfirmDeclined:
-			a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "declined by " + c.By})
-			if err != nil {
-				return a, err
-			}
-			p.report(a, entry, "declined")
-			return a, nil
-		case err == nil && c.State == ledger.ConfirmConfirmed:
-			confirm = false // confirmed: performed like any other
-		case !errors.Is(err, ledger.ErrNotFound):
-			return a, err
+	m := &mutation{in: in, a: a, entry: entry, si: in.sitesIntent()}
+	for _, phase := range []func(*mutation) (ended bool, err error){
+		p.authorize,        // the task still may, read afresh
+		p.confirmationGate, // a capability the person confirms first
+		p.takeTab,          // the pass's owned tab on the site
+		p.baseline,         // the identical items already there
+		p.preflight,        // origin, blockers, identity, ownership, target
+		p.prepare,          // the exact payload, read back
+		p.handToPerson,     // prepared for the person to confirm
+		p.goExecuting,      // executing on disk; lease and authority again
+		p.click,            // the one click
+		p.land,             // where the submission landed
+		p.verifyAndSettle,  // the live site's verdict, recorded
+	} {
+		if ended, err := phase(m); ended || err != nil {
+			return m.a, err
 		}
 	}
-	st, err := p.tabFor(in.site)
+	return m.a, nil
+}
+
+// mutation is one action being performed: what its phases learn and hand
+// on.
+type mutation struct {
+	in    intent
+	a     ledger.Action // as it is now
+	entry string        // the entry it is reported under
+	si    sites.Intent
+	// confirm: the person reviews the prepared action before its click.
+	confirm bool
+	st      *siteTab
+	site    sites.Adapter
+	// baseline holds the identical items on the site before anything was
+	// prepared (haveBaseline: it was read).
+	baseline     []string
+	haveBaseline bool
+	tab          *browser.Tab // the tab preflight checked: the one clicked
+	before       string       // the page the submission starts from
+	submitErr    error        // what the click returned
+	landedURL    string       // the result's URL the landing page names
+	maySurface   bool         // see settle
+}
+
+// authorize refuses an action the task may no longer do (see
+// refuseOutsideAuthority), before anything is prepared.
+func (p *pass) authorize(m *mutation) (bool, error) {
+	return p.refuseOutsideAuthority(&m.a, m.in, m.entry)
+}
+
+// confirmationGate holds an action whose capability the contract asks the
+// person to confirm: pending, it waits; declined, it ends abandoned;
+// confirmed, it is performed like any other; not asked yet, it is prepared
+// and handed to the person (handToPerson).
+func (p *pass) confirmationGate(m *mutation) (bool, error) {
+	if !slices.Contains(m.in.task.Contract.Confirm, m.in.kind.Capability()) {
+		return false, nil
+	}
+	c, err := p.r.db.GetConfirmation(p.ctx, m.a.ID)
+	switch {
+	case err == nil && c.State == ledger.ConfirmPending:
+		p.report(m.a, m.entry, "needs_confirmation")
+		return true, nil
+	case err == nil && c.State == ledger.ConfirmDeclined:
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Abandoned, "declined by "+c.By, "declined")
+		return true, err
+	case err == nil && c.State == ledger.ConfirmConfirmed:
+		return false, nil
+	case !errors.Is(err, ledger.ErrNotFound):
+		return true, err
+	}
+	m.confirm = true
+	return false, nil
+}
+
+// takeTab takes the pass's owned tab on the action's site; a failure is a
+// hard stop before anything was done.
+func (p *pass) takeTab(m *mutation) (bool, error) {
+	st, err := p.tabFor(m.in.site)
 	if err != nil {
-		return a, p.stopOn(err, a, entry)
+		return true, p.stopOn(err, m.a, m.entry)
 	}
-	site, si := st.site, in.sitesIntent()
+	m.st, m.site = st, st.site
+	return false, nil
+}
 
-	// A baseline before anything is prepared: the identical items already
-	// on the site are never this action's result, so verification can tell
-	// the result by URL instead of trusting the site's clock to agree with
-	// ours.
-	var baseline []string
-	haveBaseline := false
-	if in.kind.Creates() {
-		res, err := site.Search(ctx, st.tab, sites.Query{Kind: in.kind, Actor: in.actor, Target: in.target})
-		var hs *sites.HardStop
-		switch {
-		case err == nil:
-			now := p.r.now()
-			baseline, haveBaseline = verify.BaselineOf(in.verifyIntent(now), toSearch(res, now))
-		case errors.As(err, &hs):
-			return a, p.stopOn(err, a, entry)
-		}
+// baseline reads, before anything is prepared, the identical items already
+// on the site: they are never this action's result, so verification can
+// tell the result by URL instead of trusting the site's clock to agree
+// with ours. A search that fails without a hard stop leaves no baseline.
+func (p *pass) baseline(m *mutation) (bool, error) {
+	if !m.in.kind.Creates() {
+		return false, nil
 	}
+	res, err := m.site.Search(p.ctx, m.st.tab, sites.Query{Kind: m.in.performed(), Actor: m.in.actor, Target: m.in.target})
+	var hs *sites.HardStop
+	switch {
+	case err == nil:
+		now := p.r.now()
+		m.baseline, m.haveBaseline = verify.BaselineOf(m.in.verifyIntent(now), toSearch(res, now))
+	case errors.As(err, &hs):
+		return true, p.stopOn(err, m.a, m.entry)
+	}
+	return false, nil
+}
 
-	// Preflight, before every mutation. It only observes, so a tab that
-	// disappeared (closed by the person) is recovered and it runs again.
-	var tab *browser.Tab
-	var before string // the page the submission starts from
+// preflight opens the action's page and checks it before every mutation:
+// origin, no blocker screen, signed in as the actor, browserop owns the
+// tab, the target resolved to itself. It only observes, so a tab that
+// disappeared (closed by the person) is recovered and it runs again, once.
+// Any failure is a hard stop.
+func (p *pass) preflight(m *mutation) (bool, error) {
 	for attempt := 0; ; attempt++ {
-		tab = st.tab
-		status, err := site.Open(ctx, tab, si)
+		m.tab = m.st.tab
+		status, err := m.site.Open(p.ctx, m.tab, m.si)
 		if err == nil {
-			before, err = sites.PreflightURL(ctx, site, tab, in.actor, status)
+			m.before, err = sites.PreflightURL(p.ctx, m.site, m.tab, m.in.actor, status)
 		}
 		if err == nil {
 			break
 		}
 		if attempt == 0 && errors.Is(err, browser.ErrTabGone) {
-			if st, err = p.tabFor(in.site); err == nil {
+			if m.st, err = p.tabFor(m.in.site); err == nil {
 				continue
 			}
 		}
-		return a, p.stopOn(err, a, entry)
+		return true, p.stopOn(err, m.a, m.entry)
 	}
-	b, err := p.r.getBrowser(ctx)
-	if err != nil || !b.Owns(tab.ID()) {
-		return a, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, a, entry)
+	b, err := p.r.getBrowser(p.ctx)
+	if err != nil || !b.Owns(m.tab.ID()) {
+		return true, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, m.a, m.entry)
 	}
-	if in.target != "" && in.kind != sites.KindPost {
-		if browser.NormalizeURL(before) != browser.NormalizeURL(in.target) {
-			return a, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, a, entry)
+	if m.in.target != "" && m.in.performed() != kind.Post {
+		if browser.NormalizeURL(m.before) != browser.NormalizeURL(m.in.target) {
+			return true, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, m.a, m.entry)
 		}
 	}
+	return false, nil
+}
 
-	// Prepare the exact payload and read it back.
-	if in.kind.Creates() {
-		if _, err := site.Fill(ctx, tab, si); errors.Is(err, sites.ErrReadBackMismatch) {
-			a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive,
-				Reason: "the editor's read-back differs from the intended text; nothing was submitted"})
-			if err != nil {
-				return a, err
-			}
-			p.report(a, entry, "read_back_mismatch")
-			return a, nil
-		} else if err != nil {
-			return a, p.stopOn(err, a, entry)
-		}
+// prepare fills the exact payload of an action that creates an item and
+// reads it back: a mismatch fails the action definitively, nothing sent.
+func (p *pass) prepare(m *mutation) (bool, error) {
+	if !m.in.kind.Creates() {
+		return false, nil
 	}
-
-	if confirm {
-		// Prepared and read back: the person reviews it in this tab, which
-		// is theirs now and stays open; a later pass goes on once they
-		// confirm, with a fresh preflight in a tab of its own.
-		if _, err := p.r.db.RequestConfirmation(ctx, p.fence(), a.ID); err != nil {
-			return a, err
-		}
-		if err := p.handOff(in.site, in.task.ID); err != nil {
-			return a, err
-		}
-		p.report(a, entry, "needs_confirmation")
-		return a, nil
+	_, err := m.site.Fill(p.ctx, m.tab, m.si)
+	switch {
+	case errors.Is(err, sites.ErrReadBackMismatch):
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive,
+			"the editor's read-back differs from the intended text; nothing was submitted", "read_back_mismatch")
+		return true, err
+	case err != nil:
+		return true, p.stopOn(err, m.a, m.entry)
 	}
+	return false, nil
+}
 
-	// Executing is on disk before the click.
-	a, err = p.transition(a, ledger.Change{To: ledger.Executing, Reason: "performing once", Baseline: baseline, HaveBaseline: haveBaseline})
+// handToPerson ends here an action the person confirms first. Prepared and
+// read back, it waits in this tab, which is theirs now and stays open; a
+// later pass goes on once they confirm, with a fresh preflight in a tab of
+// its own.
+func (p *pass) handToPerson(m *mutation) (bool, error) {
+	if !m.confirm {
+		return false, nil
+	}
+	if _, err := p.r.db.RequestConfirmation(p.ctx, p.fence(), m.a.ID); err != nil {
+		return true, err
+	}
+	if err := p.handOff(m.in.site, m.in.task.ID); err != nil {
+		return true, err
+	}
+	p.report(m.a, m.entry, "needs_confirmation")
+	return true, nil
+}
+
+// goExecuting puts executing on disk before the click (the ledger checks the
+// budget and the task's side-effect bound again in that transaction), then
+// checks, right before the click, that the lease is still this pass's and
+// that the task still may. From here on nothing is retried.
+func (p *pass) goExecuting(m *mutation) (bool, error) {
+	var err error
+	m.a, err = p.transition(m.a, ledger.Change{To: ledger.Executing, Reason: "performing once",
+		Baseline: m.baseline, HaveBaseline: m.haveBaseline})
 	if errors.Is(err, budgets.ErrExhausted) {
 		p.sum.count("budget_skips")
-		p.sum.Actions = append(p.sum.Actions, ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: "budget_skip", Reason: err.Error()})
-		return a, nil
+		p.sum.Actions = append(p.sum.Actions, ActionReport{ActionID: m.a.ID, Entry: m.entry, Type: string(m.a.Type), Status: "budget_skip", Reason: err.Error()})
+		return true, nil
 	}
 	if errors.Is(err, ledger.ErrClockBehind) {
 		p.hardStop("the clock is behind recorded effects")
-		p.report(a, entry, "held")
-		return a, nil
+		p.report(m.a, m.entry, "held")
+		return true, nil
 	}
 	if err != nil {
-		return a, err
+		return true, err
 	}
 	crashPoint("after-executing")
 	if !p.stillHeld() {
@@ -317,56 +308,66 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		// may already be reconciling this action. Do not click; it stays
 		// executing under this generation and is reconciled, never redone.
 		p.hardStop("the lease was lost before the click")
-		p.report(a, entry, "held")
-		return a, ledger.ErrStaleGeneration
+		p.report(m.a, m.entry, "held")
+		return true, ledger.ErrStaleGeneration
 	}
-	if refused, err := p.refuseOutsideAuthority(&a, in, entry); refused || err != nil {
-		return a, err
-	}
-	serr := site.Submit(ctx, tab, si)
+	return p.refuseOutsideAuthority(&m.a, m.in, m.entry)
+}
+
+// click sends the one click. A control already in the done state ends the
+// action abandoned (a click would undo it); a refusal before the click (a
+// hard stop, an ambiguous selector) fails it definitively and stops. Any
+// other outcome, an error included, goes on to verification.
+func (p *pass) click(m *mutation) (bool, error) {
+	serr := m.site.Submit(p.ctx, m.tab, m.si)
 	crashPoint("after-click-returned")
+	m.submitErr = serr
 	var hs *sites.HardStop
 	switch {
 	case serr == nil:
 	case errors.Is(serr, sites.ErrAlreadyDone):
-		a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned,
-			Reason: "the control already showed the done state; nothing was clicked"})
-		if err != nil {
-			return a, err
-		}
-		p.report(a, entry, "already_done")
-		return a, nil
+		var err error
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Abandoned, "the control already showed the done state; nothing was clicked", "already_done")
+		return true, err
 	case !errors.Is(serr, sites.ErrOutcomeUnknown) && (errors.As(serr, &hs) || errors.Is(serr, sites.ErrSelectorAmbiguous)):
-		// Refused before the click: definitively not done, and unsafe to go on.
-		a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "nothing was clicked: " + stopKind(serr)})
-		if err != nil {
-			return a, err
+		// Refused before the click: definitively not done, and unsafe to
+		// go on (the stop comes before the report).
+		var err error
+		if m.a, err = p.transition(m.a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "nothing was clicked: " + stopKind(serr)}); err != nil {
+			return true, err
 		}
 		p.hardStop(stopKind(serr))
-		p.report(a, entry, "refused_before_click")
-		return a, nil
+		p.report(m.a, m.entry, "refused_before_click")
+		return true, nil
 	}
+	return false, nil
+}
 
-	// Verify against the live page, also after an uncertain submit: the
-	// effect may well be there.
+// land reads where the submission landed, also after an uncertain click
+// (the effect may well be there): a blocker, a page off the site or a
+// browser error page after the click stops the pass, and the action is
+// verified all the same. It notes whether the effect may surface later
+// than a search here can see.
+func (p *pass) land(m *mutation) (bool, error) {
+	serr := m.submitErr
+	var hs *sites.HardStop
 	if serr != nil && errors.As(serr, &hs) {
 		// A blocker or an offsite landing after the click: this action is
 		// verified below, and nothing more is done in this pass.
 		p.hardStop(stopKind(serr))
 	}
-	var landed sites.Observed
 	page := ""
 	if serr == nil {
-		landed, err = site.Result(ctx, tab, si)
+		landed, err := m.site.Result(p.ctx, m.tab, m.si)
 		if errors.As(err, &hs) {
 			p.hardStop(stopKind(err))
 		}
-		page = landed.PageURL
+		m.landedURL, page = landed.URL, landed.PageURL
 	}
 	if page == "" {
-		page, _ = tab.URL(ctx)
+		page, _ = m.tab.URL(p.ctx)
 	}
-	if page != "" && !contains(site.Origins(), browser.Origin(page)) {
+	if page != "" && !slices.Contains(m.site.Origins(), browser.Origin(page)) {
 		// The submission navigated outside the site (a redirect) or broke
 		// (a browser error page): either way the pass does no more.
 		if strings.HasPrefix(page, "chrome-error:") {
@@ -380,12 +381,32 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 	// most likely there, just not shown yet), or when the submission timed
 	// out or its tab or browser went away before the answer: its request
 	// may still be pending, at the browser or the server.
-	maySurface := serr == nil && page != "" && page != before && contains(site.Origins(), browser.Origin(page)) ||
+	m.maySurface = serr == nil && page != "" && page != m.before && slices.Contains(m.site.Origins(), browser.Origin(page)) ||
 		errors.Is(serr, browser.ErrTimeout) || errors.Is(serr, context.DeadlineExceeded) ||
 		errors.Is(serr, browser.ErrTabGone) || errors.Is(serr, browser.ErrBrowserGone)
-	v := p.verifyLive(st, in, a, landed.URL, lateClick{})
+	return false, nil
+}
+
+// verifyAndSettle verifies the action against the live site and records
+// the verdict.
+func (p *pass) verifyAndSettle(m *mutation) (bool, error) {
+	v := p.verifyLive(m.st, m.in, m.a, m.landedURL, lateClick{})
 	crashPoint("after-verification")
-	return p.settle(a, v, entry, serr, maySurface, "")
+	var err error
+	m.a, err = p.settle(m.a, v, m.entry, m.submitErr, m.maySurface, "")
+	return true, err
+}
+
+// endFailed ends an action as failed (class, reason) and reports it under
+// note. It returns the action as it ended; only the ledger's errors are
+// errors.
+func (p *pass) endFailed(a ledger.Action, entry string, class ledger.FailureClass, reason, note string) (ledger.Action, error) {
+	a, err := p.transition(a, ledger.Change{To: ledger.Failed, Class: class, Reason: reason})
+	if err != nil {
+		return a, err
+	}
+	p.report(a, entry, note)
+	return a, nil
 }
 
 // settle records a verdict on an executing or ambiguous action. maySurface
@@ -423,11 +444,7 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 		crashPoint("after-verified")
 		p.report(a, entry, notePrefix+"verified")
 	case verify.Absent:
-		a, err = p.transition(a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "the effect is absent: " + v.Reason})
-		if err != nil {
-			return a, err
-		}
-		p.report(a, entry, notePrefix+"absent")
+		return p.endFailed(a, entry, ledger.Definitive, "the effect is absent: "+v.Reason, notePrefix+"absent")
 	default:
 		reason := "cannot prove the outcome: " + v.Reason
 		if v.Outcome == verify.Duplicate {
@@ -513,13 +530,4 @@ func errorClass(err error) string {
 		return string(hs.Kind)
 	}
 	return "error: " + err.Error()
-}
-
-func contains(xs []string, x string) bool {
-	for _, s := range xs {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 )
 
@@ -53,7 +54,7 @@ func (p *pass) plan(due []Entry) error {
 		if task.Status != ledger.TaskOpen {
 			continue // done (its candidate is settled) or cancelled
 		}
-		if c.Type != EntryThread {
+		if c.Type != kind.Thread {
 			if _, err := p.process(entryIntent(e, task, origin), "", false); err != nil {
 				return err
 			}
@@ -96,7 +97,7 @@ func (p *pass) observations(due []Entry) (Observations, error) {
 		acts = acts[len(acts)-50:]
 	}
 	for _, a := range acts {
-		obs.Recent = append(obs.Recent, ObservedAction{Type: a.Type, Status: string(a.Status), TargetURL: a.TargetURL, Result: a.CanonicalResult})
+		obs.Recent = append(obs.Recent, ObservedAction{Type: string(a.Type), Status: string(a.Status), TargetURL: a.TargetURL, Result: a.CanonicalResult})
 	}
 	for _, e := range due {
 		obs.Due = append(obs.Due, ObservedCalendar{ID: e.ID, Type: e.Type})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/verify"
@@ -15,7 +16,7 @@ import (
 // stateLabeler is implemented by adapters that can name a like or follow
 // control's done and not-done values.
 type stateLabeler interface {
-	StateLabels(k sites.Kind) (done, notDone string, ok bool)
+	StateLabels(k kind.Kind) (done, notDone string, ok bool)
 }
 
 // verifyLive searches the live site for the action's exact result and
@@ -42,7 +43,7 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL str
 		if p.ctx.Err() != nil {
 			return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the pass was cancelled"}
 		}
-		res, err := st.site.Search(p.ctx, st.tab, sites.Query{Kind: in.kind, Actor: in.actor, Target: in.target, Since: since})
+		res, err := st.site.Search(p.ctx, st.tab, sites.Query{Kind: in.performed(), Actor: in.actor, Target: in.target, Since: since})
 		if errors.Is(err, browser.ErrTabGone) && attempt == 0 {
 			// Observation may retry: recover the tab once and look again.
 			if st2, rerr := p.tabFor(in.site); rerr == nil {
@@ -107,7 +108,7 @@ func (p *pass) classifyState(site sites.Adapter, in intent, vin verify.Intent, r
 	if !ok || len(res.Items) != 1 {
 		return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the control's state could not be read as one value"}
 	}
-	done, notDone, ok := lab.StateLabels(in.kind)
+	done, notDone, ok := lab.StateLabels(in.performed())
 	if !ok {
 		return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the site names no states for this control"}
 	}

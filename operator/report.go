@@ -1,6 +1,32 @@
 package operator
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/browserop/browserop/ledger"
+)
+
+// problem records a problem of the pass (a calendar file, an entry, the
+// planner) in its summary and log.
+func (p *pass) problem(msg string) {
+	p.sum.Problems = append(p.sum.Problems, msg)
+	p.r.log.Warn("problem", "detail", msg)
+}
+
+// report records what became of an action in the pass's summary (counted
+// under note) and logs it; a held action's reason is the hard stop.
+func (p *pass) report(a ledger.Action, entry, note string) {
+	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: string(a.Type), Status: string(a.Status), Result: a.CanonicalResult, Note: note}
+	if a.Status != ledger.Verified {
+		rep.Reason = a.FailureReason
+	}
+	if rep.Reason == "" && note == "held" {
+		rep.Reason = "hard stop: " + p.stoppedFor(a.Site)
+	}
+	p.sum.Actions = append(p.sum.Actions, rep)
+	p.sum.count(note)
+	p.logAction(rep)
+}
 
 // logAction writes an action's line: its calendar entry, the action, the
 // outcome, and the permalink or the reason. An entry verified in an

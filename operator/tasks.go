@@ -659,7 +659,7 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 }
 
 func (s *TaskService) actionState(ctx context.Context, a ledger.Action) ActionState {
-	as := ActionState{ID: a.ID, IntentID: intentOf(a), Type: a.Type, Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
+	as := ActionState{ID: a.ID, IntentID: intentOf(a), Type: string(a.Type), Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
 	if a.Status == ledger.Failed {
 		as.Failure = a.FailureReason
 	}

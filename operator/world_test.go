@@ -185,8 +185,7 @@ func (w *world) checkBooks() {
 		if a.Format != "" {
 			verified++
 		}
-		switch a.Type {
-		case "post", "reply", "thread_part":
+		if a.Type.Creates() {
 			require.Equal(w.t, 1, perURL[a.CanonicalResult], "verified %s has exactly one effect at %s", a.ID, a.CanonicalResult)
 		}
 	}

@@ -14,32 +14,12 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/kind"
 )
-
-// Kind is the type of an action.
-type Kind string
-
-// The action kinds.
-const (
-	KindPost       Kind = "post"
-	KindReply      Kind = "reply"
-	KindThreadPart Kind = "thread_part"
-	KindLike       Kind = "like"
-	KindFollow     Kind = "follow"
-)
-
-// Kinds lists every action kind.
-var Kinds = []Kind{KindPost, KindReply, KindThreadPart, KindLike, KindFollow}
-
-// Creates reports whether the kind creates a post (post, reply, thread part)
-// rather than toggling a control (like, follow).
-func (k Kind) Creates() bool {
-	return k == KindPost || k == KindReply || k == KindThreadPart
-}
 
 // Intent is one action as the adapter needs it.
 type Intent struct {
-	Kind Kind
+	Kind kind.Kind
 	// Actor is the handle that must be signed in and act.
 	Actor string
 	// Target is the absolute URL of the object acted on: the post replied
@@ -94,7 +74,7 @@ type Observed struct {
 
 // Query asks Search for the live results of one intent's kind and actor.
 type Query struct {
-	Kind  Kind
+	Kind  kind.Kind
 	Actor string
 	// Target is the object of a like or follow (whose control Search
 	// reads); unused for the kinds that create posts.
@@ -148,7 +128,7 @@ type Adapter interface {
 	// the primary one.
 	Origins() []string
 	// Supports reports whether the site is configured for the kind.
-	Supports(Kind) bool
+	Supports(kind.Kind) bool
 
 	// OpenHome navigates to the page where the identity is read.
 	OpenHome(ctx context.Context, tab *browser.Tab) (status int, err error)

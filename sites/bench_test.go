@@ -14,6 +14,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
 )
 
@@ -33,7 +34,7 @@ func BenchmarkPostAdapter(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
-		obs, err := e.perform(sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: fmt.Sprintf("bench adapter %d", i)})
+		obs, err := e.perform(sites.Intent{Kind: kind.Post, Actor: "alice", Text: fmt.Sprintf("bench adapter %d", i)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/kind"
 )
 
 // Declarative is an Adapter built from a validated Spec. It is immutable and
@@ -39,7 +40,7 @@ func (d *Declarative) Spec() Spec { return d.spec }
 // StateLabels returns the values of a like or follow control that mean
 // done and not done, as the adapter declares them; ok is false for other
 // kinds or when the site does not configure the kind.
-func (d *Declarative) StateLabels(k Kind) (done, notDone string, ok bool) {
+func (d *Declarative) StateLabels(k kind.Kind) (done, notDone string, ok bool) {
 	a := d.spec.Actions.get(k)
 	if a == nil || a.State == nil {
 		return "", "", false
@@ -48,7 +49,7 @@ func (d *Declarative) StateLabels(k Kind) (done, notDone string, ok bool) {
 }
 
 // Supports reports whether the site configures the kind.
-func (d *Declarative) Supports(k Kind) bool { return d.spec.Actions.get(k) != nil }
+func (d *Declarative) Supports(k kind.Kind) bool { return d.spec.Actions.get(k) != nil }
 
 // WithOrigins returns a copy of the adapter on other origins, for example a
 // demosite on a random loopback port. The templates are checked again.
@@ -61,7 +62,7 @@ func (d *Declarative) WithOrigins(origins ...string) (*Declarative, error) {
 	return newDeclarative(d.name, spec), nil
 }
 
-func (d *Declarative) action(k Kind) (*ActionSpec, error) {
+func (d *Declarative) action(k kind.Kind) (*ActionSpec, error) {
 	a := d.spec.Actions.get(k)
 	if a == nil {
 		return nil, fmt.Errorf("%s: %w: %q", d.name, ErrUnsupported, k)

@@ -17,6 +17,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/browser/browsertest"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
 )
 
@@ -168,7 +169,7 @@ func TestEndToEnd(t *testing.T) {
 	bobPost := demo.SeedPost("bob", "a post by bob", time.Now().Add(-time.Hour))
 
 	text := "Hello from browserop\nsecond line — ünïcödé 🙂 <b>not html</b>"
-	post, err := e.perform(sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: text})
+	post, err := e.perform(sites.Intent{Kind: kind.Post, Actor: "alice", Text: text})
 	require.NoError(t, err)
 	effects := demo.Effects()
 	require.Len(t, effects, 1)
@@ -181,7 +182,7 @@ func TestEndToEnd(t *testing.T) {
 	require.Empty(t, post.Parent)
 	require.True(t, effects[0].At.Equal(post.Time), "time read back exactly")
 
-	res := e.search(sites.Query{Kind: sites.KindPost, Actor: "alice"})
+	res := e.search(sites.Query{Kind: kind.Post, Actor: "alice"})
 	require.True(t, res.Complete)
 	require.Equal(t, 15*time.Second, res.Settle)
 	found := withText(res.Items, text)
@@ -191,36 +192,36 @@ func TestEndToEnd(t *testing.T) {
 	require.True(t, found[0].OK())
 	require.False(t, found[0].Time.Before(start))
 
-	reply, err := e.perform(sites.Intent{Kind: sites.KindReply, Actor: "alice", Target: permalink(bobPost), Text: "a reply"})
+	reply, err := e.perform(sites.Intent{Kind: kind.Reply, Actor: "alice", Target: permalink(bobPost), Text: "a reply"})
 	require.NoError(t, err)
 	require.Equal(t, permalink(bobPost), reply.Parent)
 	require.Equal(t, "a reply", reply.Text)
 
 	// A thread: part 2 replies to the verified canonical URL of part 1.
-	part2, err := e.perform(sites.Intent{Kind: sites.KindThreadPart, Actor: "alice", Target: post.URL, Text: "thread part 2"})
+	part2, err := e.perform(sites.Intent{Kind: kind.ThreadPart, Actor: "alice", Target: post.URL, Text: "thread part 2"})
 	require.NoError(t, err)
 	require.Equal(t, post.URL, part2.Parent)
-	res = e.search(sites.Query{Kind: sites.KindThreadPart, Actor: "alice"})
+	res = e.search(sites.Query{Kind: kind.ThreadPart, Actor: "alice"})
 	found = withText(res.Items, "thread part 2")
 	require.Len(t, found, 1)
 	require.Equal(t, part2.URL, found[0].Link)
 	require.Equal(t, post.URL, found[0].Parent)
 
-	like := sites.Intent{Kind: sites.KindLike, Actor: "alice", Target: permalink(bobPost)}
-	before := e.search(sites.Query{Kind: sites.KindLike, Actor: "alice", Target: like.Target})
+	like := sites.Intent{Kind: kind.Like, Actor: "alice", Target: permalink(bobPost)}
+	before := e.search(sites.Query{Kind: kind.Like, Actor: "alice", Target: like.Target})
 	require.True(t, before.Complete)
 	require.False(t, before.Items[0].Done)
 	liked, err := e.perform(like)
 	require.NoError(t, err)
 	require.True(t, liked.Done)
 	require.Equal(t, "liked", liked.State)
-	after := e.search(sites.Query{Kind: sites.KindLike, Actor: "alice", Target: like.Target})
+	after := e.search(sites.Query{Kind: kind.Like, Actor: "alice", Target: like.Target})
 	require.True(t, after.Items[0].Done)
 	// Again: the control is done, so nothing is clicked (a click would unlike).
 	_, err = e.perform(like)
 	require.ErrorIs(t, err, sites.ErrAlreadyDone)
 
-	follow := sites.Intent{Kind: sites.KindFollow, Actor: "alice", Target: base + "/u/carol"}
+	follow := sites.Intent{Kind: kind.Follow, Actor: "alice", Target: base + "/u/carol"}
 	followed, err := e.perform(follow)
 	require.NoError(t, err)
 	require.True(t, followed.Done)
@@ -240,10 +241,10 @@ func TestTargetOffsiteRefusedBeforeNavigation(t *testing.T) {
 	before, err := e.tab.URL(e.ctx)
 	require.NoError(t, err)
 	for _, target := range []string{"https://evil.example/p/1", "javascript:alert(1)", base + "@evil.example/p/1", ""} {
-		_, err := e.site.Open(e.ctx, e.tab, sites.Intent{Kind: sites.KindReply, Actor: "alice", Target: target, Text: "x"})
+		_, err := e.site.Open(e.ctx, e.tab, sites.Intent{Kind: kind.Reply, Actor: "alice", Target: target, Text: "x"})
 		require.Equal(t, sites.StopTarget, sites.AsHardStop(err).Kind, target)
 	}
-	_, err = e.site.Search(e.ctx, e.tab, sites.Query{Kind: sites.KindPost, Actor: "../admin"})
+	_, err = e.site.Search(e.ctx, e.tab, sites.Query{Kind: kind.Post, Actor: "../admin"})
 	require.Equal(t, sites.StopTarget, sites.AsHardStop(err).Kind)
 	after, err := e.tab.URL(e.ctx)
 	require.NoError(t, err)
@@ -252,7 +253,7 @@ func TestTargetOffsiteRefusedBeforeNavigation(t *testing.T) {
 
 func TestFaultEditorAppend(t *testing.T) {
 	e := setup(t, demosite.Faults{EditorAppend: true})
-	in := sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: "exact text"}
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: "exact text"}
 	status, err := e.site.Open(e.ctx, e.tab, in)
 	require.NoError(t, err)
 	require.NoError(t, sites.Preflight(e.ctx, e.site, e.tab, "alice", status))
@@ -275,7 +276,7 @@ func TestFaultsAfterCommit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := setup(t, tc.faults)
 			e.tab.SetActionTimeout(2 * time.Second)
-			obs, err := e.perform(sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: "committed " + tc.name})
+			obs, err := e.perform(sites.Intent{Kind: kind.Post, Actor: "alice", Text: "committed " + tc.name})
 			require.ErrorIs(t, err, sites.ErrOutcomeUnknown, "ambiguous, never failed: %v", err)
 			require.Empty(t, obs.URL)
 			effects := demo.Effects()
@@ -287,7 +288,7 @@ func TestFaultsAfterCommit(t *testing.T) {
 		e := setup(t, demosite.Faults{})
 		id := demo.SeedPost("bob", "like me", time.Time{})
 		require.NoError(t, demo.SetFaults(demosite.Faults{DropAfterCommit: true}))
-		_, err := e.perform(sites.Intent{Kind: sites.KindLike, Actor: "alice", Target: permalink(id)})
+		_, err := e.perform(sites.Intent{Kind: kind.Like, Actor: "alice", Target: permalink(id)})
 		require.ErrorIs(t, err, sites.ErrOutcomeUnknown)
 		require.Len(t, demo.Effects(), 1)
 	})
@@ -312,7 +313,7 @@ func TestFaultHardStops(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := setup(t, tc.faults)
-			_, err := e.perform(sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: "stopped " + tc.name})
+			_, err := e.perform(sites.Intent{Kind: kind.Post, Actor: "alice", Text: "stopped " + tc.name})
 			h := sites.AsHardStop(err)
 			require.NotNil(t, h, "%v", err)
 			require.Equal(t, tc.want, h.Kind, "%v", err)
@@ -322,7 +323,7 @@ func TestFaultHardStops(t *testing.T) {
 	}
 	t.Run("OffsiteRedirect", func(t *testing.T) {
 		e := setup(t, demosite.Faults{OffsiteRedirect: offsite.URL + "/landing"})
-		_, err := e.perform(sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: "redirected"})
+		_, err := e.perform(sites.Intent{Kind: kind.Post, Actor: "alice", Text: "redirected"})
 		h := sites.AsHardStop(err)
 		require.NotNil(t, h, "%v", err)
 		require.Equal(t, sites.StopOffsite, h.Kind)
@@ -331,7 +332,7 @@ func TestFaultHardStops(t *testing.T) {
 	})
 	t.Run("RateLimitOnSearch", func(t *testing.T) {
 		e := setup(t, demosite.Faults{RateLimit: true})
-		_, err := e.site.Search(e.ctx, e.tab, sites.Query{Kind: sites.KindPost, Actor: "alice"})
+		_, err := e.site.Search(e.ctx, e.tab, sites.Query{Kind: kind.Post, Actor: "alice"})
 		require.Equal(t, sites.StopRateLimit, sites.AsHardStop(err).Kind)
 	})
 }
@@ -340,17 +341,17 @@ func TestFaultVisibilityDelay(t *testing.T) {
 	const delay = 2 * time.Second
 	e := setup(t, demosite.Faults{VisibilityDelay: delay})
 	text := "visible later"
-	_, err := e.perform(sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: text})
+	_, err := e.perform(sites.Intent{Kind: kind.Post, Actor: "alice", Text: text})
 	require.ErrorIs(t, err, sites.ErrOutcomeUnknown, "the permalink is 404 during the delay")
 	require.Len(t, demo.Effects(), 1)
 	committed := time.Now()
 
-	res := e.search(sites.Query{Kind: sites.KindPost, Actor: "alice"})
+	res := e.search(sites.Query{Kind: kind.Post, Actor: "alice"})
 	require.Empty(t, withText(res.Items, text), "not visible yet")
 	require.Greater(t, res.Settle, delay, "absence inside settle is not definitive")
 
 	time.Sleep(time.Until(committed.Add(delay + 200*time.Millisecond)))
-	res = e.search(sites.Query{Kind: sites.KindPost, Actor: "alice"})
+	res = e.search(sites.Query{Kind: kind.Post, Actor: "alice"})
 	found := withText(res.Items, text)
 	require.Len(t, found, 1)
 	require.Equal(t, permalink(demo.Effects()[0].PostID), found[0].Link)
@@ -362,10 +363,10 @@ func TestSearchIdenticalOlderPost(t *testing.T) {
 	older := time.Now().Add(-2 * time.Hour).UTC().Truncate(time.Millisecond)
 	oldID := demo.SeedPost("alice", text, older)
 	start := time.Now().Add(-time.Second)
-	post, err := e.perform(sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: text})
+	post, err := e.perform(sites.Intent{Kind: kind.Post, Actor: "alice", Text: text})
 	require.NoError(t, err)
 
-	res := e.search(sites.Query{Kind: sites.KindPost, Actor: "alice"})
+	res := e.search(sites.Query{Kind: kind.Post, Actor: "alice"})
 	found := withText(res.Items, text)
 	require.Len(t, found, 2)
 	require.Equal(t, post.URL, found[0].Link, "newest first")
@@ -382,11 +383,11 @@ func TestSearchInjection(t *testing.T) {
 	for i := range 25 {
 		demo.SeedPost("alice", fmt.Sprintf("seeded %02d", i), time.Now().Add(-time.Duration(25-i)*time.Minute))
 	}
-	post, err := e.perform(sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: "mine, despite the noise"})
+	post, err := e.perform(sites.Intent{Kind: kind.Post, Actor: "alice", Text: "mine, despite the noise"})
 	require.NoError(t, err)
 	require.Equal(t, "alice", post.Author)
 
-	res := e.search(sites.Query{Kind: sites.KindPost, Actor: "alice"})
+	res := e.search(sites.Query{Kind: kind.Post, Actor: "alice"})
 	require.True(t, res.Complete)
 	require.Equal(t, 2, res.Pages, "an injected old item did not end the walk")
 	alice := map[string]bool{}
@@ -417,12 +418,12 @@ func TestSearchWindowAndPages(t *testing.T) {
 		demo.SeedPost("alice", fmt.Sprintf("p%02d", i), now.Add(-time.Duration(45-i)*time.Hour))
 	}
 	// Window covers 10 hours: page 1 reaches older items, so it is complete.
-	res := e.search(sites.Query{Kind: sites.KindPost, Actor: "alice", Since: now.Add(-10 * time.Hour)})
+	res := e.search(sites.Query{Kind: kind.Post, Actor: "alice", Since: now.Add(-10 * time.Hour)})
 	require.True(t, res.Complete)
 	require.Equal(t, 1, res.Pages)
 
 	// 72h lookback: every page, ending at the complete marker.
-	res = e.search(sites.Query{Kind: sites.KindPost, Actor: "alice"})
+	res = e.search(sites.Query{Kind: kind.Post, Actor: "alice"})
 	require.True(t, res.Complete)
 	require.Equal(t, 3, res.Pages)
 	require.Len(t, res.Items, 45)
@@ -433,7 +434,7 @@ func TestSearchWindowAndPages(t *testing.T) {
 	require.NoError(t, err)
 	one, err = one.WithOrigins(base)
 	require.NoError(t, err)
-	r1, err := one.Search(e.ctx, e.tab, sites.Query{Kind: sites.KindPost, Actor: "alice"})
+	r1, err := one.Search(e.ctx, e.tab, sites.Query{Kind: kind.Post, Actor: "alice"})
 	require.NoError(t, err)
 	require.False(t, r1.Complete)
 	require.Equal(t, 1, r1.Pages)
@@ -446,7 +447,7 @@ func TestSubmitRefusesAmbiguousControl(t *testing.T) {
 	require.NoError(t, err)
 	d, err = d.WithOrigins(base)
 	require.NoError(t, err)
-	in := sites.Intent{Kind: sites.KindPost, Actor: "alice", Text: "never sent"}
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: "never sent"}
 	_, err = d.Open(e.ctx, e.tab, in)
 	require.NoError(t, err)
 	_, err = d.Fill(e.ctx, e.tab, in)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
 )
 
@@ -44,7 +45,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted spec fails validation again: %v", err)
 		}
 		configured := false
-		for _, k := range sites.Kinds {
+		for _, k := range kind.All {
 			configured = configured || d.Supports(k)
 		}
 		if !configured {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
 )
 
@@ -20,7 +21,7 @@ func TestLoadDemo(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "demo", d.Name())
 	require.Equal(t, []string{"http://127.0.0.1:8787"}, d.Origins())
-	for _, k := range sites.Kinds {
+	for _, k := range kind.All {
 		require.True(t, d.Supports(k), k)
 	}
 	s := d.Spec()

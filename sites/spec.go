@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/browserop/browserop/kind"
 )
 
 // Spec is the YAML schema of a declarative site adapter
@@ -49,17 +51,17 @@ type ActionsSpec struct {
 	Follow     *ActionSpec `yaml:"follow"`
 }
 
-func (a *ActionsSpec) get(k Kind) *ActionSpec {
+func (a *ActionsSpec) get(k kind.Kind) *ActionSpec {
 	switch k {
-	case KindPost:
+	case kind.Post:
 		return a.Post
-	case KindReply:
+	case kind.Reply:
 		return a.Reply
-	case KindThreadPart:
+	case kind.ThreadPart:
 		return a.ThreadPart
-	case KindLike:
+	case kind.Like:
 		return a.Like
-	case KindFollow:
+	case kind.Follow:
 		return a.Follow
 	}
 	return nil
@@ -201,7 +203,7 @@ func (s *Spec) validate() problems {
 
 	configured := false
 	creates := false
-	for _, k := range Kinds {
+	for _, k := range kind.All {
 		a := s.Actions.get(k)
 		if a == nil {
 			continue
@@ -224,12 +226,12 @@ func (s *Spec) validate() problems {
 	return p
 }
 
-func (a *ActionSpec) validate(p *problems, path string, k Kind, origins map[string]bool) {
+func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map[string]bool) {
 	if a.Open == "" {
 		p.add(path+".open", "required")
 	} else {
-		checkTemplate(p, path+".open", a.Open, origins, k != KindPost)
-		if k != KindPost && !strings.Contains(a.Open, "{target}") {
+		checkTemplate(p, path+".open", a.Open, origins, k != kind.Post)
+		if k != kind.Post && !strings.Contains(a.Open, "{target}") {
 			p.add(path+".open", "must open the intent's {target}")
 		}
 	}
@@ -253,7 +255,7 @@ func (a *ActionSpec) validate(p *problems, path string, k Kind, origins map[stri
 		checkField(p, path+".result.author", r.Author, true, origins)
 		checkField(p, path+".result.link", r.Link, true, origins)
 		checkField(p, path+".result.time", r.Time, false, origins)
-		checkField(p, path+".result.parent", r.Parent, k != KindPost, origins)
+		checkField(p, path+".result.parent", r.Parent, k != kind.Post, origins)
 		return
 	}
 	if a.Fill != nil {

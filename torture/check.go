@@ -2,7 +2,6 @@ package torture
 
 import (
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	_ "github.com/mattn/go-sqlite3" // the ledger's driver, for the read-only look
 )
@@ -45,7 +45,7 @@ var Invariants = []string{InvDuplicate, InvLost, InvFalseVer, InvFalseFail, InvR
 type intentRef struct {
 	entry Entry
 	part  int
-	kind  string // post, reply, like, follow (the effect kind it makes)
+	kind  kind.Kind // the effect it makes: a post, reply, like or follow (a thread part is a reply, or a post)
 	text  string
 	// parent is the post a reply answers (0: a thread part answers the
 	// previous part, known only from the ledger); post is the liked post;
@@ -56,7 +56,7 @@ type intentRef struct {
 }
 
 func (in intentRef) name() string {
-	if in.entry.Type == "thread" {
+	if in.entry.Type == kind.Thread {
 		return fmt.Sprintf("%s part %d", in.entry.ID, in.part)
 	}
 	return in.entry.ID
@@ -68,15 +68,15 @@ func (w *world) intents() []intentRef {
 	for _, e := range w.sch.Entries {
 		switch e.Type {
 		case "post":
-			out = append(out, intentRef{entry: e, kind: "post", text: e.Text})
+			out = append(out, intentRef{entry: e, kind: kind.Post, text: e.Text})
 		case "reply":
-			out = append(out, intentRef{entry: e, kind: "reply", text: e.Text, parent: w.postID(w.targetURL(e.Target))})
-		case "thread":
+			out = append(out, intentRef{entry: e, kind: kind.Reply, text: e.Text, parent: w.postID(w.targetURL(e.Target))})
+		case kind.Thread:
 			for i, t := range e.Parts {
-				in := intentRef{entry: e, part: i, kind: "reply", text: t}
+				in := intentRef{entry: e, part: i, kind: kind.Reply, text: t}
 				if i == 0 {
 					if e.Target == "" {
-						in.kind = "post"
+						in.kind = kind.Post
 					} else {
 						in.parent = w.postID(w.targetURL(e.Target))
 					}
@@ -84,9 +84,9 @@ func (w *world) intents() []intentRef {
 				out = append(out, in)
 			}
 		case "like":
-			out = append(out, intentRef{entry: e, kind: "like", post: w.postID(w.targetURL(e.Target))})
+			out = append(out, intentRef{entry: e, kind: kind.Like, post: w.postID(w.targetURL(e.Target))})
 		case "follow":
-			out = append(out, intentRef{entry: e, kind: "follow", handle: strings.TrimPrefix(e.Target, "user:")})
+			out = append(out, intentRef{entry: e, kind: kind.Follow, handle: strings.TrimPrefix(e.Target, "user:")})
 		}
 	}
 	return out
@@ -112,11 +112,11 @@ func effectsOf(in intentRef, effects []demosite.Effect) []demosite.Effect {
 	var out []demosite.Effect
 	for _, e := range effects {
 		switch {
-		case (in.kind == "post" || in.kind == "reply") && (e.Kind == demosite.EffectPost || e.Kind == demosite.EffectReply) && e.Text == in.text:
+		case (in.kind == kind.Post || in.kind == kind.Reply) && (e.Kind == demosite.EffectPost || e.Kind == demosite.EffectReply) && e.Text == in.text:
 			out = append(out, e)
-		case in.kind == "like" && e.Kind == demosite.EffectLike && e.PostID == in.post:
+		case in.kind == kind.Like && e.Kind == demosite.EffectLike && e.PostID == in.post:
 			out = append(out, e)
-		case in.kind == "follow" && e.Kind == demosite.EffectFollow && e.Target == in.handle:
+		case in.kind == kind.Follow && e.Kind == demosite.EffectFollow && e.Target == in.handle:
 			out = append(out, e)
 		}
 	}
@@ -151,20 +151,12 @@ func (w *world) toldOtherAccount(e demosite.Effect, all []intentRef, acts []ledg
 	return false
 }
 
-// actionPayload is the operator's stored payload.
-type actionPayload struct {
-	Intent   string `json:"intent"`
-	Text     string `json:"text"`
-	Parent   string `json:"parent"`
-	Position *int   `json:"position"`
-}
-
 // actionFor finds the actions of an intent in the ledger.
 func actionsFor(in intentRef, acts []ledger.Action) []ledger.Action {
 	var out []ledger.Action
 	for _, a := range acts {
-		var p actionPayload
-		if json.Unmarshal(a.Payload, &p) != nil || p.Intent != "calendar:"+in.entry.ID {
+		p, err := ledger.ParsePayload(a.Payload)
+		if err != nil || p.Intent != "calendar:"+in.entry.ID {
 			continue
 		}
 		pos := 0
@@ -212,7 +204,7 @@ func (w *world) resolveByOracle() {
 		switch {
 		case len(found) == 0:
 			args = append(args, "--absent", "--reason", "torture: the person found no such effect by @alice on the site")
-		case in.kind == "post" || in.kind == "reply":
+		case in.kind == kind.Post || in.kind == kind.Reply:
 			args = append(args, "--verified", fmt.Sprintf("%s/p/%d", w.base, found[0].PostID))
 		default:
 			args = append(args, "--verified", a.TargetURL)
@@ -456,14 +448,14 @@ func (w *world) check() error {
 // or "".
 func (w *world) falseVerified(in intentRef, a ledger.Action, effects []demosite.Effect, byIntent map[string][]ledger.Action) string {
 	switch in.kind {
-	case "like", "follow":
+	case kind.Like, kind.Follow:
 		var found []demosite.Effect
 		for _, e := range effects {
 			if e.Author != "alice" {
 				continue
 			}
-			if in.kind == "like" && (e.Kind == demosite.EffectLike || e.Kind == demosite.EffectUnlike) && e.PostID == in.post ||
-				in.kind == "follow" && (e.Kind == demosite.EffectFollow || e.Kind == demosite.EffectUnfollow) && e.Target == in.handle {
+			if in.kind == kind.Like && (e.Kind == demosite.EffectLike || e.Kind == demosite.EffectUnlike) && e.PostID == in.post ||
+				in.kind == kind.Follow && (e.Kind == demosite.EffectFollow || e.Kind == demosite.EffectUnfollow) && e.Target == in.handle {
 				found = append(found, e)
 			}
 		}
@@ -489,10 +481,9 @@ func (w *world) falseVerified(in intentRef, a ledger.Action, effects []demosite.
 		return fmt.Sprintf("%d effects at that post (a seeded post is none)", len(at))
 	}
 	e := at[0]
-	var p actionPayload
-	json.Unmarshal(a.Payload, &p)
+	p, _ := ledger.ParsePayload(a.Payload)
 	wantParent := in.parent
-	if in.entry.Type == "thread" && in.part > 0 {
+	if in.entry.Type == kind.Thread && in.part > 0 {
 		wantParent = w.postID(p.Parent)
 		prev := byIntent[fmt.Sprintf("%s part %d", in.entry.ID, in.part-1)]
 		if len(prev) == 0 || prev[0].Status != ledger.Verified || prev[0].CanonicalResult != p.Parent {

@@ -4,24 +4,16 @@ import (
 	"slices"
 	"strings"
 	"time"
-)
 
-// The intent types verify knows. Post, reply and thread parts are checked
-// with Classify against search results; likes and follows with
-// ClassifyState against a control's state.
-const (
-	TypePost       = "post"
-	TypeReply      = "reply"
-	TypeThreadPart = "thread_part"
-	TypeLike       = "like"
-	TypeFollow     = "follow"
+	"github.com/browserop/browserop/kind"
 )
 
 // Intent is what one action set out to do, in the terms a site shows.
 type Intent struct {
-	// Type is one of TypePost, TypeReply, TypeThreadPart, TypeLike,
-	// TypeFollow.
-	Type string
+	// Kind is what the action does. Posts, replies and thread parts are
+	// checked with Classify against search results; likes and follows with
+	// ClassifyState against a control's state.
+	Kind kind.Kind
 	// Actor is the handle the action was performed as; a leading "@" is
 	// ignored.
 	Actor string
@@ -255,9 +247,9 @@ func Classify(in Intent, s Search, o Options) Verdict {
 // checkPostIntent returns why in cannot be classified against a search, or
 // "" when it can.
 func checkPostIntent(in Intent) string {
-	switch in.Type {
-	case TypePost, TypeReply, TypeThreadPart:
-	case TypeLike, TypeFollow:
+	switch in.Kind {
+	case kind.Post, kind.Reply, kind.ThreadPart:
+	case kind.Like, kind.Follow:
 		return reasonStateType
 	default:
 		return reasonUnknownType
@@ -271,9 +263,9 @@ func checkPostIntent(in Intent) string {
 		return reasonBadMedia
 	case Normalize(in.Text) == "" && in.MediaCount == 0:
 		return reasonEmptyPayload
-	case in.Type == TypeReply && NormalizeURL(in.ExpectedParent) == "":
+	case in.Kind == kind.Reply && NormalizeURL(in.ExpectedParent) == "":
 		return reasonReplyNoParent
-	case in.Type == TypePost && NormalizeURL(in.ExpectedParent) != "":
+	case in.Kind == kind.Post && NormalizeURL(in.ExpectedParent) != "":
 		return reasonPostWithParent
 	}
 	return ""

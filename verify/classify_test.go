@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/verify"
 )
 
@@ -14,11 +15,11 @@ var (
 )
 
 func postIntent() verify.Intent {
-	return verify.Intent{Type: verify.TypePost, Actor: "@alice", Text: "Hello, world 🚀", NotBefore: t0}
+	return verify.Intent{Kind: kind.Post, Actor: "@alice", Text: "Hello, world 🚀", NotBefore: t0}
 }
 
 func replyIntent() verify.Intent {
-	return verify.Intent{Type: verify.TypeReply, Actor: "alice", Text: "Agreed.", ExpectedParent: "https://site.test/bob/status/1", NotBefore: t0}
+	return verify.Intent{Kind: kind.Reply, Actor: "alice", Text: "Agreed.", ExpectedParent: "https://site.test/bob/status/1", NotBefore: t0}
 }
 
 // item returns an item that exactly matches postIntent.
@@ -53,12 +54,12 @@ func TestClassify(t *testing.T) {
 		), want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedSameURLTwiceIsOnePost", in: postIntent(), search: complete(item(u1), item(u1+"#x")), want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedWithinSkew", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = t0.Add(-4 * time.Second) })), want: verify.Verified, wantURL: u1, wantN: 1},
-		{name: "VerifiedNBSPAndCRLF", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "line one\nline two", NotBefore: t0},
+		{name: "VerifiedNBSPAndCRLF", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "line one\nline two", NotBefore: t0},
 			search: complete(with(item(u1), func(i *verify.Item) { i.Text = "line\u00a0one  \r\nline two" })), want: verify.Verified, wantURL: u1, wantN: 1},
-		{name: "VerifiedNFDvsNFC", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "caf\u00e9", NotBefore: t0},
+		{name: "VerifiedNFDvsNFC", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "caf\u00e9", NotBefore: t0},
 			search: complete(with(item(u1), func(i *verify.Item) { i.Text = "cafe\u0301" })), want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedReply", in: replyIntent(), search: complete(verify.Item{Author: "@alice", Text: "Agreed.", Parent: "https://SITE.test/bob/status/1", URL: u1, At: t0}), want: verify.Verified, wantURL: u1, wantN: 1},
-		{name: "VerifiedMediaOnly", in: verify.Intent{Type: verify.TypePost, Actor: "alice", MediaCount: 2, NotBefore: t0},
+		{name: "VerifiedMediaOnly", in: verify.Intent{Kind: kind.Post, Actor: "alice", MediaCount: 2, NotBefore: t0},
 			search: complete(verify.Item{Author: "alice", MediaCount: 2, URL: u1, At: t0}), want: verify.Verified, wantURL: u1, wantN: 1},
 
 		{name: "DuplicateTwoExactMatches", in: postIntent(), search: complete(item(u1), item(u2)), want: verify.Duplicate, wantN: 2},
@@ -83,14 +84,14 @@ func TestClassify(t *testing.T) {
 		{name: "AmbiguousMatchWithRelativeURL", in: postIntent(), search: complete(item("/alice/status/10")), want: verify.Ambiguous},
 		{name: "AmbiguousMatchWithoutTime", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = time.Time{} })), want: verify.Ambiguous},
 		{name: "AmbiguousMatchPlusURLLessMatch", in: postIntent(), search: complete(item(u1), item("")), want: verify.Ambiguous, wantN: 1},
-		{name: "AmbiguousLikeIntent", in: verify.Intent{Type: verify.TypeLike, Actor: "alice", Target: u1, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
-		{name: "AmbiguousUnknownType", in: verify.Intent{Type: "repost", Actor: "alice", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
-		{name: "AmbiguousNoActor", in: verify.Intent{Type: verify.TypePost, Actor: "@", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
-		{name: "AmbiguousNoNotBefore", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "x"}, search: complete(), want: verify.Ambiguous},
-		{name: "AmbiguousEmptyPayload", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "  ", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
-		{name: "AmbiguousNegativeMedia", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "x", MediaCount: -1, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
-		{name: "AmbiguousReplyWithoutParent", in: verify.Intent{Type: verify.TypeReply, Actor: "alice", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
-		{name: "AmbiguousPostWithParent", in: verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "x", ExpectedParent: u2, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousLikeIntent", in: verify.Intent{Kind: kind.Like, Actor: "alice", Target: u1, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousUnknownType", in: verify.Intent{Kind: "repost", Actor: "alice", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousNoActor", in: verify.Intent{Kind: kind.Post, Actor: "@", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousNoNotBefore", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "x"}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousEmptyPayload", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "  ", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousNegativeMedia", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "x", MediaCount: -1, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousReplyWithoutParent", in: verify.Intent{Kind: kind.Reply, Actor: "alice", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousPostWithParent", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "x", ExpectedParent: u2, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,7 +167,7 @@ func TestOutcomeString(t *testing.T) {
 func TestClassifySuspectOlderItem(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	in := verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "same text", NotBefore: at}
+	in := verify.Intent{Kind: kind.Post, Actor: "alice", Text: "same text", NotBefore: at}
 	opts := verify.Options{Skew: 5 * time.Second, Settle: time.Second}
 	item := func(age time.Duration) verify.Search {
 		return verify.Search{Complete: true, ObservedAt: at.Add(time.Minute), Items: []verify.Item{
@@ -194,7 +195,7 @@ func TestClassifyWithBaseline(t *testing.T) {
 	opts := verify.Options{Skew: 5 * time.Second, Settle: time.Second}
 	older := verify.Item{Author: "alice", Text: "twin", URL: "http://x.test/p/1", At: at.Add(3 * time.Hour)} // site clock far ahead
 	before := verify.Search{Complete: true, ObservedAt: at, Items: []verify.Item{older}}
-	in := verify.Intent{Type: verify.TypePost, Actor: "alice", Text: "twin", NotBefore: at}
+	in := verify.Intent{Kind: kind.Post, Actor: "alice", Text: "twin", NotBefore: at}
 	base, ok := verify.BaselineOf(in, before)
 	if !ok || len(base) != 1 {
 		t.Fatalf("baseline: got %v %v, want the one older twin", base, ok)

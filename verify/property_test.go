@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/verify"
 )
 
@@ -67,15 +68,15 @@ func TestPropClassify(t *testing.T) {
 	offsets := []time.Duration{0, -time.Hour, -10 * time.Second, -5 * time.Second, -time.Second, time.Second, time.Minute, 3 * time.Minute}
 
 	rapid.Check(t, func(t *rapid.T) {
-		typ := rapid.SampledFrom([]string{verify.TypePost, verify.TypeReply, verify.TypeThreadPart}).Draw(t, "type")
+		typ := rapid.SampledFrom([]kind.Kind{kind.Post, kind.Reply, kind.ThreadPart}).Draw(t, "type")
 		in := verify.Intent{
-			Type:       typ,
+			Kind:       typ,
 			Actor:      rapid.SampledFrom([]string{"alice", "@alice"}).Draw(t, "actor"),
 			Text:       texts[0],
 			MediaCount: rapid.IntRange(0, 1).Draw(t, "media"),
 			NotBefore:  t0,
 		}
-		if typ != verify.TypePost {
+		if typ != kind.Post {
 			in.ExpectedParent = rapid.SampledFrom([]string{parent, ""}).Draw(t, "parent")
 		}
 		// Each field of an item is usually the intent's (or an equivalent
@@ -115,7 +116,7 @@ func TestPropClassify(t *testing.T) {
 
 		v := verify.Classify(in, s, o)
 		exact := refExact(in, items, o.Skew)
-		invalid := in.Type == verify.TypeReply && in.ExpectedParent == ""
+		invalid := in.Kind == kind.Reply && in.ExpectedParent == ""
 
 		switch v.Outcome {
 		case verify.Verified:

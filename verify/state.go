@@ -3,6 +3,8 @@ package verify
 import (
 	"strings"
 	"time"
+
+	"github.com/browserop/browserop/kind"
 )
 
 // State is a like or follow control's state, read from the target's page.
@@ -46,8 +48,8 @@ const (
 // labels, a state read elsewhere than the target, or an unrecognized value.
 // Values are compared exactly after trimming surrounding spaces.
 func ClassifyState(in Intent, st State, o Options) Verdict {
-	switch in.Type {
-	case TypeLike, TypeFollow:
+	switch in.Kind {
+	case kind.Like, kind.Follow:
 	default:
 		return Verdict{Outcome: Ambiguous, Reason: reasonStateWrongType}
 	}

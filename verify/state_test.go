@@ -4,14 +4,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/verify"
 )
 
 func TestClassifyState(t *testing.T) {
 	t.Parallel()
 	const target = "https://site.test/bob/status/1"
-	like := verify.Intent{Type: verify.TypeLike, Actor: "alice", Target: target, NotBefore: t0}
-	follow := verify.Intent{Type: verify.TypeFollow, Actor: "alice", Target: "https://site.test/bob", NotBefore: t0}
+	like := verify.Intent{Kind: kind.Like, Actor: "alice", Target: target, NotBefore: t0}
+	follow := verify.Intent{Kind: kind.Follow, Actor: "alice", Target: "https://site.test/bob", NotBefore: t0}
 	liked := verify.State{Value: "liked", Done: "liked", NotDone: "like", Fresh: true, ObservedAt: t0.Add(5 * time.Minute), URL: target}
 	st := func(f func(*verify.State)) verify.State { s := liked; f(&s); return s }
 
@@ -37,8 +38,8 @@ func TestClassifyState(t *testing.T) {
 		{"AmbiguousOtherPage", like, st(func(s *verify.State) { s.URL = "https://site.test/bob/status/2" }), verify.Ambiguous, ""},
 		{"AmbiguousNoPage", like, st(func(s *verify.State) { s.URL = "" }), verify.Ambiguous, ""},
 		{"AmbiguousPostIntent", postIntent(), liked, verify.Ambiguous, ""},
-		{"AmbiguousNoTarget", verify.Intent{Type: verify.TypeLike, Actor: "alice", NotBefore: t0}, st(func(s *verify.State) { s.URL = "" }), verify.Ambiguous, ""},
-		{"AmbiguousNoNotBefore", verify.Intent{Type: verify.TypeLike, Actor: "alice", Target: target}, st(func(s *verify.State) { s.Value = "like" }), verify.Ambiguous, ""},
+		{"AmbiguousNoTarget", verify.Intent{Kind: kind.Like, Actor: "alice", NotBefore: t0}, st(func(s *verify.State) { s.URL = "" }), verify.Ambiguous, ""},
+		{"AmbiguousNoNotBefore", verify.Intent{Kind: kind.Like, Actor: "alice", Target: target}, st(func(s *verify.State) { s.Value = "like" }), verify.Ambiguous, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -77,7 +77,7 @@ func printActions(w interface{ Write([]byte) (int, error) }, as []ledger.Action)
 		if detail == "" {
 			detail = a.FailureReason
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Status, clean(a.Type), clean(a.Actor), a.Attempt, fmtTime(a.UpdatedAt), clean(detail))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Status, clean(string(a.Type)), clean(a.Actor), a.Attempt, fmtTime(a.UpdatedAt), clean(detail))
 	}
 	tw.Flush()
 }
@@ -178,7 +178,7 @@ func actionsShow(ctx context.Context, e *env, args []string) error {
 	w := e.stdout
 	tw := table(w)
 	for _, kv := range [][2]string{
-		{"id", a.ID}, {"status", string(a.Status)}, {"type", a.Type}, {"format", a.Format}, {"site", a.Site},
+		{"id", a.ID}, {"status", string(a.Status)}, {"type", string(a.Type)}, {"format", a.Format}, {"site", a.Site},
 		{"actor", a.Actor}, {"target", a.TargetURL}, {"payload", string(a.Payload)}, {"attempt", fmt.Sprint(a.Attempt)},
 		{"result", a.CanonicalResult}, {"failure", strings.TrimSpace(string(a.FailureClass) + " " + a.FailureReason)},
 		{"may be on", atList(a.OtherAccounts)},

@@ -71,7 +71,7 @@ type eventJSON struct {
 }
 
 func toActionJSON(a ledger.Action, evs []ledger.Event) actionJSON {
-	out := actionJSON{ID: a.ID, IdempotencyKey: a.IdempotencyKey, TaskID: a.TaskID, RunID: a.RunID, Type: a.Type,
+	out := actionJSON{ID: a.ID, IdempotencyKey: a.IdempotencyKey, TaskID: a.TaskID, RunID: a.RunID, Type: string(a.Type),
 		Format: a.Format, Site: a.Site, Actor: a.Actor, TargetURL: a.TargetURL, Payload: a.Payload, Status: a.Status,
 		Attempt: a.Attempt, CanonicalResult: a.CanonicalResult, FailureReason: a.FailureReason,
 		FailureClass: string(a.FailureClass), OtherAccounts: a.OtherAccounts, Generation: a.Generation, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,

@@ -1,0 +1,121 @@
+package operator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/ledger"
+)
+
+// Routing: a due calendar entry, and an agent's intent taken as one, become
+// the intents process performs (a thread's parts in order). The planner's
+// candidates take the same way in plan.go.
+
+// entry carries one due calendar entry through its task and its intents.
+func (p *pass) entry(e Entry) error {
+	site, ok := p.r.sites[e.Site]
+	if !ok {
+		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q: site %q has no adapter", e.File, e.Line, e.ID, e.Site))
+		return nil
+	}
+	task, origin, err := p.entryTask(e, site)
+	if errors.Is(err, errEditedAfterPerformed) {
+		// Edited after an action of it was performed: never publish the
+		// edited version.
+		p.sum.count("conflicts")
+		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: e.Type, Status: "conflict",
+			Reason: "the entry changed after an action of it was performed; it is not published"})
+		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q changed after an action of it was performed; restore it or give it a new id", e.File, e.Line, e.ID))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if task.Status != ledger.TaskOpen {
+		return nil // cancelled, or done: its entry is settled
+	}
+	late := !p.r.cfg.PublishLate && p.r.now().Sub(e.At) > p.r.cfg.Grace
+	return p.runEntry(e, task, origin, late)
+}
+
+// runEntry carries an entry's intents (a thread's parts in order) through
+// process. late marks a calendar entry past its grace: missed, unless
+// something of it was already performed.
+func (p *pass) runEntry(e Entry, task ledger.Task, origin string, late bool) error {
+	if late {
+		// Missed only while nothing of the entry has been performed: a thread
+		// already begun is finished, not left half published.
+		acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{TaskID: task.ID})
+		if err != nil {
+			return err
+		}
+		for _, a := range acts {
+			if !a.ExecutingAt.IsZero() || a.Status != ledger.Planned && a.Status != ledger.Failed {
+				late = false
+			}
+		}
+	}
+	if e.Type != kind.Thread {
+		_, err := p.process(entryIntent(e, task, origin), e.ID, late)
+		return err
+	}
+	parent := e.Target
+	for i := range e.Parts {
+		a, err := p.process(threadPart(e, task, origin, i, parent), e.ID, late)
+		if err != nil {
+			return err
+		}
+		if a.Status != ledger.Verified {
+			// Part n+1 waits for part n's verified URL.
+			return nil
+		}
+		parent = a.CanonicalResult
+	}
+	return nil
+}
+
+// taskIntents performs the intents agents submitted to open tasks, in
+// submission order, through the same path as calendar entries. An intent
+// already settled (verified, or failed for good) is not revisited: each
+// task's actions are read once and its settled intents skipped.
+func (p *pass) taskIntents() error {
+	intents, err := p.r.db.TaskIntents(p.ctx, "")
+	if err != nil {
+		return err
+	}
+	tasks := map[string]ledger.Task{}
+	groups := map[string]map[string][]ledger.Action{}
+	for _, ti := range intents {
+		task, ok := tasks[ti.TaskID]
+		if !ok {
+			if task, err = p.r.db.GetTask(p.ctx, ti.TaskID); err != nil {
+				return err
+			}
+			acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{TaskID: ti.TaskID})
+			if err != nil {
+				return err
+			}
+			tasks[ti.TaskID], groups[ti.TaskID] = task, byIntent(acts)
+		}
+		ref := refOf(ti)
+		if outcomeOf(ref, groups[ti.TaskID][ref.origin], p.r.cfg.MaxAttempts).Settled() {
+			continue
+		}
+		var in IntentRequest
+		if err := json.Unmarshal(ti.Request, &in); err != nil {
+			p.problem(fmt.Sprintf("task %s: intent %s: %v", ti.TaskID, ti.ID, err))
+			continue
+		}
+		if _, ok := p.r.sites[in.Site]; !ok {
+			p.problem(fmt.Sprintf("task %s: intent %s: site %q has no adapter", ti.TaskID, ti.ID, in.Site))
+			continue
+		}
+		e := Entry{ID: ti.ID, Site: in.Site, Actor: in.Actor, Type: in.Type, Text: in.Text, Parts: in.Parts, Target: in.Target, At: ti.CreatedAt}
+		if err := p.runEntry(e, task, ref.origin, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package operator
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/browserop/browserop/ledger"
+)
+
+// TestIntentKeysGolden pins the ledger intent the pass builds for each kind
+// of request, down to its idempotency key, against vectors computed
+// independently (ledger/testdata/payload_keys.py): a change in how an
+// intent is built or spelled must fail here, never silently re-key the
+// actions already recorded.
+func TestIntentKeysGolden(t *testing.T) {
+	raw, err := os.ReadFile("testdata/intent_keys.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vectors []struct {
+		Name    string `json:"name"`
+		Request struct {
+			Origin, Type, Actor, Target, Text string
+			Parts                             []string
+			Part                              int
+			Parent                            string
+		} `json:"request"`
+		Type      string `json:"type"`
+		Format    string `json:"format"`
+		TargetURL string `json:"target_url"`
+		Payload   string `json:"payload"`
+		Key       string `json:"key"`
+	}
+	if err := json.Unmarshal(raw, &vectors); err != nil {
+		t.Fatal(err)
+	}
+	if len(vectors) == 0 {
+		t.Fatal("no vectors")
+	}
+	for _, v := range vectors {
+		t.Run(v.Name, func(t *testing.T) {
+			r := v.Request
+			e := Entry{ID: "e", Site: "demo", Actor: r.Actor, Type: r.Type, Text: r.Text, Parts: r.Parts, Target: r.Target}
+			task := ledger.Task{ID: "task_1"}
+			var in intent
+			if r.Type == "thread" {
+				in = threadPart(e, task, r.Origin, r.Part, r.Parent)
+			} else {
+				in = entryIntent(e, task, r.Origin)
+			}
+			li := in.ledgerIntent("run_1")
+			if string(li.Type) != v.Type || li.Format != v.Format || li.TargetURL != v.TargetURL || li.Actor != r.Actor {
+				t.Errorf("got type %q format %q target %q actor %q, want %q %q %q %q",
+					li.Type, li.Format, li.TargetURL, li.Actor, v.Type, v.Format, v.TargetURL, r.Actor)
+			}
+			canon, err := ledger.CanonicalJSON(li.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(canon) != v.Payload {
+				t.Errorf("got payload %s, want %s", canon, v.Payload)
+			}
+			key, err := li.Key()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if key != v.Key {
+				t.Errorf("got key %s, want %s", key, v.Key)
+			}
+		})
+	}
+}
