@@ -20,6 +20,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/chromedp/cdproto/target"
@@ -877,7 +878,7 @@ func (w *world) settle() {
 			w.lastPass = fmt.Sprintf("exit %d without a summary", code)
 		}
 		switch {
-		case code == operator.ExitLocked:
+		case code == errcode.ExitLocked:
 			time.Sleep(400 * time.Millisecond)
 		case !ok:
 			time.Sleep(200 * time.Millisecond)

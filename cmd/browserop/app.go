@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
@@ -93,9 +94,9 @@ func runWith(ctx context.Context, e *env, args []string) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
 		if len(args) == 0 {
-			return operator.ExitUsage
+			return errcode.ExitUsage
 		}
-		return operator.ExitOK
+		return errcode.ExitOK
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -104,19 +105,19 @@ func runWith(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	fmt.Fprintf(stderr, "browserop: unknown command %q; run 'browserop help'\n", args[0])
-	return operator.ExitUsage
+	return errcode.ExitUsage
 }
 
 func report(e *env, err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return operator.ExitOK
+		return errcode.ExitOK
 	}
 	var q quietExit
 	if errors.As(err, &q) {
 		return q.code
 	}
 	fmt.Fprintf(e.stderr, "browserop: %s\n", clean(err.Error()))
-	return operator.KindOf(err).Exit
+	return errcode.Of(err).Exit
 }
 
 // quietExit ends a command with a code and no message: the command has
@@ -136,7 +137,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "common flags, before or after the command: --config FILE, --ledger FILE, --json")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "exit codes:")
-	for _, x := range operator.ExitCodes {
+	for _, x := range errcode.ExitCodes {
 		fmt.Fprintf(w, "  %d  %s\n", x.Code, x.Meaning)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -334,7 +335,7 @@ func (e *env) printChecks(checks []check) error {
 		}
 	}
 	if failed {
-		return quietExit{operator.ExitUsage}
+		return quietExit{errcode.ExitUsage}
 	}
 	return nil
 }

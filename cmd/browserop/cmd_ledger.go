@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
@@ -64,7 +65,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(r.Ambiguous) > 0 {
-		return quietExit{operator.ExitNeedsPerson}
+		return quietExit{errcode.ExitNeedsPerson}
 	}
 	return nil
 }

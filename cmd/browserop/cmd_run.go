@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/api"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/mcptools"
 	"github.com/browserop/browserop/operator"
 	"github.com/robfig/cron/v3"
@@ -50,7 +51,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if err := sum.Err(); err != nil {
-		return quietExit{operator.KindOf(err).Exit}
+		return quietExit{errcode.Of(err).Exit}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/torture"
 )
@@ -85,7 +86,7 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if rep.Failed > 0 {
-		return quietExit{operator.ExitInternal}
+		return quietExit{errcode.ExitInternal}
 	}
 	return nil
 }
