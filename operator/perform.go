@@ -262,7 +262,7 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		return a, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, a, entry)
 	}
 	if in.target != "" && in.kind != sites.KindPost {
-		if browser.NormalizeURL(before) != browser.NormalizeURL(in.target) {
+		if browser.LooseURL(before) != browser.LooseURL(in.target) {
 			return a, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, a, entry)
 		}
 	}
