@@ -21,6 +21,7 @@ import (
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/errcode"
+	"github.com/browserop/browserop/internal/child"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/chromedp/cdproto/target"
@@ -172,7 +173,7 @@ func (w *world) setup() error {
 			return err
 		}
 	}
-	w.env = childEnv(map[string]string{
+	w.env = child.Env(map[string]string{
 		"HOME":            w.dir,
 		"XDG_STATE_HOME":  filepath.Join(w.dir, "xdg-state"),
 		"XDG_CONFIG_HOME": filepath.Join(w.dir, "xdg-config"),
@@ -506,7 +507,7 @@ func (w *world) start(name string, crash []string) *proc {
 	w.mu.Lock()
 	w.procs = append(w.procs, p)
 	w.mu.Unlock()
-	w.logf("started %s (pid %d)", name, p.cmd.Process.Pid)
+	w.logf("started %s (pid %d)", name, p.Cmd.Process.Pid)
 	return p
 }
 
@@ -515,9 +516,9 @@ func (w *world) finish(p *proc) {
 	if p == nil {
 		return
 	}
-	if !p.wait(time.Until(p.started.Add(runBound))) {
+	if !p.Wait(time.Until(p.Started.Add(runBound))) {
 		w.res.Hung++
-		w.logf("%s hung for %s: killed", p.name, runBound)
+		w.logf("%s hung for %s: killed", p.Name, runBound)
 		p.kill()
 	}
 	if c := p.crashHit(); c != "" {
@@ -525,10 +526,10 @@ func (w *world) finish(p *proc) {
 		w.res.CrashHits[c]++
 		w.mu.Unlock()
 	}
-	if _, sig := p.exit(); sig != 0 {
+	if _, sig := p.Exit(); sig != 0 {
 		w.mu.Lock()
-		if p.ended.After(w.deadAt) {
-			w.deadAt = p.ended
+		if p.Ended.After(w.deadAt) {
+			w.deadAt = p.Ended
 		}
 		w.mu.Unlock()
 	}
@@ -540,9 +541,9 @@ func (w *world) finish(p *proc) {
 		w.logN++
 		n := w.logN
 		w.mu.Unlock()
-		base := filepath.Join(logs, fmt.Sprintf("%02d-%s", n, strings.NewReplacer(" ", "-", "[", "", "]", "", ",", "+").Replace(p.name)))
-		os.WriteFile(base+".stdout", []byte(p.stdout.String()), 0o600)
-		os.WriteFile(base+".stderr", []byte(p.stderr.String()), 0o600)
+		base := filepath.Join(logs, fmt.Sprintf("%02d-%s", n, strings.NewReplacer(" ", "-", "[", "", "]", "", ",", "+").Replace(p.Name)))
+		os.WriteFile(base+".stdout", []byte(p.Stdout.String()), 0o600)
+		os.WriteFile(base+".stderr", []byte(p.Stderr.String()), 0o600)
 	}
 }
 
@@ -550,7 +551,7 @@ func (w *world) anyAlive() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, p := range w.procs {
-		if p.alive() {
+		if p.Alive() {
 			return true
 		}
 	}
@@ -673,8 +674,8 @@ func (w *world) chaosRun(i int, r RunSpec) {
 					continue
 				}
 			}
-			for !ev.OnExecuting && time.Now().Before(main.started.Add(ev.At)) && w.anyAlive() && w.ctx.Err() == nil {
-				time.Sleep(min(20*time.Millisecond, time.Until(main.started.Add(ev.At))))
+			for !ev.OnExecuting && time.Now().Before(main.Started.Add(ev.At)) && w.anyAlive() && w.ctx.Err() == nil {
+				time.Sleep(min(20*time.Millisecond, time.Until(main.Started.Add(ev.At))))
 			}
 			if !w.anyAlive() {
 				w.logf("%s: no operator left running; not injected", ev)
@@ -706,7 +707,7 @@ func (w *world) chaosRun(i int, r RunSpec) {
 		lp.mu.Lock()
 		killed := !lp.killing.IsZero()
 		lp.mu.Unlock()
-		_, sig := main.exit()
+		_, sig := main.Exit()
 		if !lp.alive() && !killed && sig == 0 && len(vs) == 0 {
 			w.observe(ObsClosedWithBrowser)
 			w.logf("the person's tab went down with the Chrome the operator launched")
@@ -728,7 +729,7 @@ func (w *world) postsCommitted() bool {
 // launchUserTab (launch mode): the person opens a tab in the Chrome the
 // operator launched, once it is up.
 func (w *world) launchUserTab(main *proc) (*person, *userTab) {
-	for main.alive() {
+	for main.Alive() {
 		// Not only a fresh port file: the operator may attach to a Chrome
 		// an earlier one left running.
 		p, err := dialPerson(w.prof, time.Time{}, 500*time.Millisecond)
@@ -823,20 +824,20 @@ func (w *world) inject(i int, ev Event, main *proc, addExtra func(*proc)) {
 			// The operator that went executing: the one holding the lease.
 			main = w.holder(main)
 		}
-		if !main.alive() {
+		if !main.Alive() {
 			return
 		}
-		main.cmd.Process.Signal(syscall.SIGSTOP)
+		main.Cmd.Process.Signal(syscall.SIGSTOP)
 		w.count(EvPause)
-		w.logf("pause: %s stopped for %s", main.name, ev.Hold)
+		w.logf("pause: %s stopped for %s", main.Name, ev.Hold)
 		time.Sleep(ev.Hold)
 		taker := w.start(fmt.Sprintf("run %d taker", i+1), nil)
 		addExtra(taker)
 		if taker != nil {
-			taker.wait(ev.Hold / 2)
+			taker.Wait(ev.Hold / 2)
 		}
-		main.cmd.Process.Signal(syscall.SIGCONT)
-		w.logf("pause: %s continued", main.name)
+		main.Cmd.Process.Signal(syscall.SIGCONT)
+		w.logf("pause: %s continued", main.Name)
 	case EvFaultFlip:
 		w.setFaults(ev.Faults)
 		w.count(EvFaultFlip)
@@ -867,7 +868,7 @@ func (w *world) settle() {
 			return
 		}
 		w.finish(p)
-		code, _ := p.exit()
+		code, _ := p.Exit()
 		sum, ok := p.summary()
 		if ok {
 			w.lastPass = sum.Outcome
@@ -996,7 +997,7 @@ func (w *world) holder(main *proc) *proc {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, p := range w.procs {
-		if p.alive() && strings.Contains(holder, fmt.Sprintf(":%d:", p.cmd.Process.Pid)) {
+		if p.Alive() && strings.Contains(holder, fmt.Sprintf(":%d:", p.Cmd.Process.Pid)) {
 			return p
 		}
 	}
