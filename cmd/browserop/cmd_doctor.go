@@ -81,10 +81,8 @@ func profileUsed(dir string) bool {
 func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("doctor")
 	noBrowser := fs.Bool("no-browser", false, "do not start or attach to Chrome to read who is signed in")
-	if pos, err := parse(fs, args); err != nil {
+	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usageError("doctor takes no arguments, got %q", pos)
 	}
 	var checks []check
 	add := func(name, status, detail, next string) {

@@ -20,14 +20,7 @@ import (
 // the client closes standard input, or on SIGINT or SIGTERM.
 func cmdMCP(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("mcp")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return usageError("mcp takes no arguments, got %q", pos)
-	}
-	cfg, db, err := e.open(ctx)
+	cfg, db, _, err := e.openCommand(ctx, fs, args, noArgs(fs))
 	if err != nil {
 		return err
 	}

@@ -16,12 +16,7 @@ import (
 
 func cmdRun(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("run")
-	if pos, err := parse(fs, args); err != nil {
-		return err
-	} else if len(pos) > 0 {
-		return usageError("run takes no arguments, got %q", pos)
-	}
-	cfg, db, err := e.open(ctx)
+	cfg, db, _, err := e.openCommand(ctx, fs, args, noArgs(fs))
 	if err != nil {
 		return err
 	}
@@ -59,12 +54,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 func cmdServe(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("serve")
 	once := fs.Bool("once-now", false, "also run one pass at start, before the first scheduled time")
-	if pos, err := parse(fs, args); err != nil {
-		return err
-	} else if len(pos) > 0 {
-		return usageError("serve takes no arguments, got %q", pos)
-	}
-	cfg, db, err := e.open(ctx)
+	cfg, db, _, err := e.openCommand(ctx, fs, args, noArgs(fs))
 	if err != nil {
 		return err
 	}

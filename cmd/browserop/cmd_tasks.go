@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -9,37 +10,36 @@ import (
 	"github.com/browserop/browserop/operator"
 )
 
-// taskService opens the ledger and builds the task service.
-func (e *env) taskService(ctx context.Context) (*operator.TaskService, *ledger.DB, error) {
+// openTaskCommand is openCommand for the commands that work on tasks: it
+// opens an existing ledger and builds the task service on it. It returns
+// the positional arguments; the caller closes the ledger.
+func (e *env) openTaskCommand(ctx context.Context, fs *flag.FlagSet, args []string, check func(pos []string) error) (*operator.TaskService, *ledger.DB, []string, error) {
 	e.mustExist = true
-	cfg, db, err := e.open(ctx)
+	cfg, db, pos, err := e.openCommand(ctx, fs, args, check)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	adapters, err := loadSites(cfg)
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	p, err := policy(cfg)
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p)), db, nil
+	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p)), db, pos, nil
 }
 
 // cmdGrant records a domain the person approves for one task.
 func cmdGrant(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("grant")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 2 {
-		return usageError("usage: browserop grant TASK DOMAIN")
-	}
-	svc, db, err := e.taskService(ctx)
+	svc, db, pos, err := e.openTaskCommand(ctx, e.flags("grant"), args, func(pos []string) error {
+		if len(pos) != 2 {
+			return usageError("usage: browserop grant TASK DOMAIN")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -60,19 +60,12 @@ func cmdConfirm(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("confirm")
 	decline := fs.Bool("decline", false, "decline instead: the action ends as not done")
 	reason := fs.String("reason", "", "why (with --decline)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	id, err := oneArg(pos, "one action id")
-	if err != nil {
-		return err
-	}
-	svc, db, err := e.taskService(ctx)
+	svc, db, pos, err := e.openTaskCommand(ctx, fs, args, oneActionID)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	id := pos[0]
 	var st operator.ActionState
 	if *decline {
 		st, err = svc.Decline(ctx, id, "person (cli)", *reason)
@@ -104,12 +97,7 @@ func status(t operator.TaskState) string {
 
 // cmdTasks lists tasks or shows one.
 func cmdTasks(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("tasks")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	svc, db, err := e.taskService(ctx)
+	svc, db, pos, err := e.openTaskCommand(ctx, e.flags("tasks"), args, nil)
 	if err != nil {
 		return err
 	}
