@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"reflect"
@@ -91,7 +92,7 @@ func loadConfigData(name string, data []byte, env []string) (Config, error) {
 		return Config{}, fmt.Errorf("config: %s: %w", name, err)
 	}
 
-	groups := sortedKeys(def.Budgets.Groups)
+	groups := slices.Sorted(maps.Keys(def.Budgets.Groups))
 	for _, g := range p.groups {
 		if !slices.Contains(groups, g) {
 			groups = append(groups, g)

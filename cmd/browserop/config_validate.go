@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -128,7 +128,7 @@ func (c Config) Validate() error {
 }
 
 func (b BudgetsConfig) validate(p *problems) {
-	for _, name := range sortedKeys(b.Formats) {
+	for _, name := range slices.Sorted(maps.Keys(b.Formats)) {
 		f := b.Formats[name]
 		field := "budgets.formats." + name
 		if err := checkFormatName(name); err != nil {
@@ -145,7 +145,7 @@ func (b BudgetsConfig) validate(p *problems) {
 			p.add("budgets.formats."+name, "missing; every format needs a limit")
 		}
 	}
-	for _, name := range sortedKeys(b.Groups) {
+	for _, name := range slices.Sorted(maps.Keys(b.Groups)) {
 		g := b.Groups[name]
 		field := "budgets.groups." + name
 		if err := checkGroupName(name); err != nil {
@@ -167,15 +167,6 @@ func (b BudgetsConfig) validate(p *problems) {
 		}
 		p.positive(field+".window", g.Window)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func (p *problems) absPath(field, path string) {
