@@ -212,6 +212,7 @@ func actionsResolve(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
+	e.mustExist = true
 	svc, db, pos, err := e.openTaskCommand(ctx, fs, args, check)
 	if err != nil {
 		return err

@@ -6,34 +6,45 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
 
 // openTaskCommand is openCommand for the commands that work on tasks: it
-// opens an existing ledger and builds the task service on it. It returns
-// the positional arguments; the caller closes the ledger.
+// also builds the task service on the ledger. It returns the positional
+// arguments; the caller closes the ledger.
 func (e *env) openTaskCommand(ctx context.Context, fs *flag.FlagSet, args []string, check func(pos []string) error) (*operator.TaskService, *ledger.DB, []string, error) {
-	e.mustExist = true
 	cfg, db, pos, err := e.openCommand(ctx, fs, args, check)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	adapters, err := loadSites(cfg)
+	svc, _, err := taskService(cfg, db)
 	if err != nil {
 		db.Close()
 		return nil, nil, nil, err
+	}
+	return svc, db, pos, nil
+}
+
+// taskService builds the task service on db from the configuration: the
+// site adapters, the authority ceiling and the budget policy, which it
+// returns too.
+func taskService(cfg Config, db *ledger.DB) (*operator.TaskService, budgets.Policy, error) {
+	adapters, err := loadSites(cfg)
+	if err != nil {
+		return nil, budgets.Policy{}, err
 	}
 	p, err := policy(cfg)
 	if err != nil {
-		db.Close()
-		return nil, nil, nil, err
+		return nil, budgets.Policy{}, err
 	}
-	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p)), db, pos, nil
+	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p)), p, nil
 }
 
 // cmdGrant records a domain the person approves for one task.
 func cmdGrant(ctx context.Context, e *env, args []string) error {
+	e.mustExist = true
 	svc, db, pos, err := e.openTaskCommand(ctx, e.flags("grant"), args, func(pos []string) error {
 		if len(pos) != 2 {
 			return usageError("usage: browserop grant TASK DOMAIN")
@@ -60,6 +71,7 @@ func cmdConfirm(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("confirm")
 	decline := fs.Bool("decline", false, "decline instead: the action ends as not done")
 	reason := fs.String("reason", "", "why (with --decline)")
+	e.mustExist = true
 	svc, db, pos, err := e.openTaskCommand(ctx, fs, args, oneActionID)
 	if err != nil {
 		return err
@@ -97,6 +109,7 @@ func status(t operator.TaskState) string {
 
 // cmdTasks lists tasks or shows one.
 func cmdTasks(ctx context.Context, e *env, args []string) error {
+	e.mustExist = true
 	svc, db, pos, err := e.openTaskCommand(ctx, e.flags("tasks"), args, nil)
 	if err != nil {
 		return err
