@@ -531,7 +531,7 @@ func TestNotFoundAndMethodNotAllowed(t *testing.T) {
 }
 
 // GET /v1/status: {"ok":true} without a status function; the function's
-// answer or its error (by operator.KindOf; internal errors not shown).
+// answer or its error (by errcode.Of; internal errors not shown).
 func TestStatus(t *testing.T) {
 	e := newEnv(t).start()
 	r := e.do(req{method: "GET", path: "/v1/status", token: e.agent})

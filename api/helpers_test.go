@@ -16,29 +16,12 @@ import (
 
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/internal/child"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
 )
-
-// syncBuffer is a log sink shared by the server's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // env is one API over a real ledger file and a real TaskService with the
 // bundled demo adapter (origin http://127.0.0.1:8787).
@@ -52,7 +35,7 @@ type env struct {
 	srv    *httptest.Server
 	user   string
 	agent  string
-	logs   *syncBuffer
+	logs   *child.Buffer
 
 	mu      sync.Mutex
 	outputs []string // every response: status line, headers and body
@@ -105,7 +88,7 @@ func newEnvCeiling(t *testing.T, ceiling []string, configure ...func(*Options)) 
 	if err != nil {
 		t.Fatalf("tokens: %v", err)
 	}
-	logs := &syncBuffer{}
+	logs := &child.Buffer{}
 	o := Options{Tasks: svc, UserToken: user, AgentToken: agent, MaxBody: 64 << 10,
 		Log: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	for _, c := range configure {

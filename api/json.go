@@ -14,7 +14,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/errcode"
 )
 
 // ErrorBody is the JSON of every error answer.
@@ -65,7 +65,7 @@ func writeError(w http.ResponseWriter, e *apiError) {
 }
 
 // writeServiceError answers an error of a handler: an *apiError as is,
-// anything else through operator.KindOf. Internal errors are logged, not
+// anything else through errcode.Of. Internal errors are logged, not
 // shown.
 func (s *server) writeServiceError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
@@ -73,13 +73,13 @@ func (s *server) writeServiceError(w http.ResponseWriter, r *http.Request, err e
 		writeError(w, ae)
 		return
 	}
-	k := operator.KindOf(err)
-	if k.Code == operator.Internal.Code || k.HTTP >= 500 {
+	k := errcode.Of(err)
+	if k.Code == errcode.Internal.Code || k.HTTP >= 500 {
 		s.log.Error("api: internal error", "method", r.Method, "route", r.Pattern, "code", k.Code, "err", err.Error())
 		writeError(w, &apiError{status: http.StatusInternalServerError, code: k.Code, msg: "internal error; the daemon's log has details"})
 		return
 	}
-	writeError(w, &apiError{status: k.HTTP, code: k.Code, msg: operator.Reason(err)})
+	writeError(w, &apiError{status: k.HTTP, code: k.Code, msg: errcode.Reason(err)})
 }
 
 // writeJSON answers v as JSON with status.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
@@ -274,7 +275,7 @@ func TestLedgerFileNot0600Refused(t *testing.T) {
 	if !errors.Is(err, ledger.ErrUnsafeFile) || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("open a 0644 ledger: %v", err)
 	}
-	if k := operator.KindOf(err); k.Code != "unsafe_ledger_file" {
+	if k := errcode.Of(err); k.Code != "unsafe_ledger_file" {
 		t.Fatalf("kind %+v", k)
 	}
 }

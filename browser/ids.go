@@ -50,13 +50,17 @@ func BindingHash(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// NormalizeURL returns a canonical form of an http(s) URL for comparing a
-// ledger record with a live tab: lower-case scheme and host, no default port,
-// no user info, no fragment, an empty path as "/", and the query parameters
-// sorted by key (values keep their order). Anything that does not parse as an
-// absolute http(s) URL is returned trimmed but otherwise unchanged, so it never
-// compares equal to a normalized http(s) URL by accident.
-func NormalizeURL(raw string) string {
+// LooseURL returns the loose form of an http(s) URL, for telling whether a
+// live tab (or the page before an action) is on the page a ledger record
+// names: lower-case scheme and host, no default port, no user info, no
+// fragment, an empty path as "/", and the query parameters sorted by key
+// (values keep their order). Anything that does not parse as an absolute
+// http(s) URL is returned trimmed but otherwise unchanged, so it never
+// compares equal to the loose form of an http(s) URL by accident. It is
+// looser than verify.NormalizeURL, which keeps the query and user info
+// exactly because it compares permalinks, where over-merging would turn a
+// duplicate into a verified effect.
+func LooseURL(raw string) string {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "HTTP" && u.Scheme != "HTTPS") || u.Host == "" {

@@ -25,7 +25,7 @@ func TestTargetIDNeverPrints(t *testing.T) {
 	require.NotEqual(t, browser.ShortID(raw), browser.ShortID(raw+"0"))
 }
 
-func TestNormalizeURL(t *testing.T) {
+func TestLooseURL(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"HTTP://Example.COM:80/a?b=2&a=1#frag", "http://example.com/a?a=1&b=2"},
 		{"https://example.com:443", "https://example.com/"},
@@ -35,7 +35,7 @@ func TestNormalizeURL(t *testing.T) {
 		{"about:blank", "about:blank"},
 		{"not a url", "not a url"},
 	} {
-		require.Equal(t, tc.want, browser.NormalizeURL(tc.in), tc.in)
+		require.Equal(t, tc.want, browser.LooseURL(tc.in), tc.in)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
@@ -291,13 +292,13 @@ func orEmpty[T any](s []T) []T {
 }
 
 // ToolError is a tool's failure as the agent sees it: the stable code of
-// operator.KindOf and the reason. Its text is "code: reason".
+// errcode.Of and the reason. Its text is "code: reason".
 type ToolError struct {
 	Code string
 	Err  error
 }
 
-func (e *ToolError) Error() string { return e.Code + ": " + operator.Reason(e.Err) }
+func (e *ToolError) Error() string { return e.Code + ": " + errcode.Reason(e.Err) }
 
 func (e *ToolError) Unwrap() error { return e.Err }
 
@@ -309,9 +310,9 @@ func coded(err error) error {
 	return &ToolError{Code: Code(err), Err: err}
 }
 
-// Code is err's stable code (operator.KindOf): "forbidden", "conflict",
+// Code is err's stable code (errcode.Of): "forbidden", "conflict",
 // "not_found", "usage"...
-func Code(err error) string { return operator.KindOf(err).Code }
+func Code(err error) string { return errcode.Of(err).Code }
 
 // codedToolErrors gives every tool error a stable code: a failure the SDK
 // reports before a handler runs (arguments that do not match the input

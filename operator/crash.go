@@ -2,10 +2,8 @@ package operator
 
 import (
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // CrashEnv names the environment variable that arms crash points: a comma
@@ -73,7 +71,7 @@ func crashPoint(name string) {
 	pausePoint(name)
 	if armed[name] {
 		os.Stderr.WriteString("browserop: crash point " + name + "\n")
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		killSelf()
 		select {} // never returns
 	}
 }
@@ -94,12 +92,7 @@ func pausePoint(name string) {
 		return
 	}
 	delete(paused, name)
-	cont := make(chan os.Signal, 1)
-	signal.Notify(cont, syscall.SIGCONT)
-	defer signal.Stop(cont)
-	os.Stderr.WriteString("browserop: pause point " + name + "\n")
-	syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-	<-cont
+	stopSelf(name)
 	os.Stderr.WriteString("browserop: resumed at pause point " + name + "\n")
 }
 

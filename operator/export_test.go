@@ -39,7 +39,7 @@ func DeadClick(ctx context.Context, db *ledger.DB, site sites.Adapter, e Entry, 
 		return ledger.Action{}, ledger.Tab{}, err
 	}
 	tab, err := db.RecordTab(ctx, f, ledger.Tab{RunID: run.ID, State: ledger.TabLive, TargetID: targetID,
-		Surface: ledger.SurfaceOwned, Ownership: ledger.Owned, URL: browser.NormalizeURL(site.Origins()[0]),
+		Surface: ledger.SurfaceOwned, Ownership: ledger.Owned, URL: browser.LooseURL(site.Origins()[0]),
 		BindingHash: browser.BindingHash(site.Name(), run.ID)})
 	if err != nil {
 		return ledger.Action{}, ledger.Tab{}, err

@@ -12,6 +12,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
@@ -128,7 +129,7 @@ func TestPassHardStops(t *testing.T) {
 			sum := w.pass()
 			require.Equal(t, operator.OutcomeHardStop, sum.Outcome, "%+v", sum.Actions)
 			require.ErrorIs(t, sum.Err(), operator.ErrHardStop)
-			require.Equal(t, operator.ExitHardStop, operator.KindOf(sum.Err()).Exit)
+			require.Equal(t, errcode.ExitHardStop, errcode.Of(sum.Err()).Exit)
 			require.Empty(t, w.effects(""), "no mutation after a hard stop")
 			for _, a := range w.actions() {
 				require.Equal(t, ledger.Planned, a.Status, "nothing was performed")
@@ -281,7 +282,7 @@ func TestPassTwoRunnersOneActs(t *testing.T) {
 		outcomes[res.sum.Outcome]++
 	}
 	require.Equal(t, map[string]int{operator.OutcomeOK: 1, operator.OutcomeLockedSkip: 1}, outcomes)
-	require.Equal(t, operator.ExitLocked, operator.KindOf((&operator.Summary{Outcome: operator.OutcomeLockedSkip}).Err()).Exit)
+	require.Equal(t, errcode.ExitLocked, errcode.Of((&operator.Summary{Outcome: operator.OutcomeLockedSkip}).Err()).Exit)
 	require.Len(t, w.effects(demosite.EffectPost), 2, "each post exactly once")
 }
 

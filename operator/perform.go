@@ -238,7 +238,7 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 		return true, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, m.a, m.entry)
 	}
 	if m.in.target != "" && m.in.performed() != kind.Post {
-		if browser.NormalizeURL(m.before) != browser.NormalizeURL(m.in.target) {
+		if browser.LooseURL(m.before) != browser.LooseURL(m.in.target) {
 			return true, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, m.a, m.entry)
 		}
 	}

@@ -58,7 +58,7 @@ func (p *pass) tabFor(name string) (*siteTab, error) {
 	// marker URL naming it: a crash between the two leaves a record the
 	// next pass finds the tab by (reconcileTabs).
 	rec, err := p.r.db.RecordTab(p.ctx, p.fence(), ledger.Tab{RunID: p.run.ID, State: ledger.TabOpening,
-		Surface: ledger.SurfaceOwned, Ownership: ledger.Owned, URL: browser.NormalizeURL(site.Origins()[0]),
+		Surface: ledger.SurfaceOwned, Ownership: ledger.Owned, URL: browser.LooseURL(site.Origins()[0]),
 		BindingHash: browser.BindingHash(name, p.run.ID)})
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func (p *pass) recoverTab(b *browser.Browser, st *siteTab) error {
 	if err != nil {
 		return err
 	}
-	if browser.NormalizeURL(origin) != rec.URL {
+	if browser.LooseURL(origin) != rec.URL {
 		return &sites.HardStop{Kind: sites.StopOffsite, Detail: "the reopened tab is not on the site's origin"}
 	}
 	return p.checkIdentity(st)
@@ -273,7 +273,7 @@ func (p *pass) reconcileTab(b *browser.Browser, inv browser.Inventory, rec ledge
 		case t.URL == marker:
 			mine = append(mine, t)
 		case rec.TargetID != "" && t.ID == browser.TargetID(rec.TargetID):
-			if browser.NormalizeURL(browser.Origin(t.URL)) != browser.NormalizeURL(browser.Origin(rec.URL)) &&
+			if browser.LooseURL(browser.Origin(t.URL)) != browser.LooseURL(browser.Origin(rec.URL)) &&
 				!p.submittedAway(b, t.ID) {
 				p.r.log.Warn("an earlier owned tab is on another origin now; leaving it open", "record", rec.ID)
 				return nil

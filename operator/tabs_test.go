@@ -32,10 +32,10 @@ func TestPassReconcilesEarlierTabs(t *testing.T) {
 	_, err = orphan.Navigate(ctx, w.base+"/home")
 	require.NoError(t, err)
 	left, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", TargetID: orphan.ID().Raw(),
-		URL: browser.NormalizeURL(w.base), BindingHash: "b"})
+		URL: browser.LooseURL(w.base), BindingHash: "b"})
 	require.NoError(t, err)
 	gone, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", TargetID: "0123456789ABCDEF0123456789ABCDEF",
-		URL: browser.NormalizeURL(w.base), BindingHash: "b"})
+		URL: browser.LooseURL(w.base), BindingHash: "b"})
 	require.NoError(t, err)
 	orphan.Release() // the dead pass's handle is gone; the tab stays open
 	time.Sleep(5 * time.Millisecond)
@@ -132,10 +132,10 @@ func TestPassClosesTabLeftOpening(t *testing.T) {
 	l, err := w.db.AcquireLease(ctx, "browser-operator", "died", time.Millisecond)
 	require.NoError(t, err)
 	opening, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", State: ledger.TabOpening,
-		URL: browser.NormalizeURL(w.base), BindingHash: browser.BindingHash("demo", "run_died")})
+		URL: browser.LooseURL(w.base), BindingHash: browser.BindingHash("demo", "run_died")})
 	require.NoError(t, err)
 	never, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", State: ledger.TabOpening,
-		URL: browser.NormalizeURL(w.base), BindingHash: browser.BindingHash("demo", "run_died", "2")})
+		URL: browser.LooseURL(w.base), BindingHash: browser.BindingHash("demo", "run_died", "2")})
 	require.NoError(t, err)
 	orphan, err := w.b.NewTab(ctx, operator.TabMarker(opening))
 	require.NoError(t, err)
@@ -180,7 +180,7 @@ func TestPassWithNothingToDoClosesEarlierTabs(t *testing.T) {
 	orphan, err := w.b.NewTab(ctx, w.base+"/home")
 	require.NoError(t, err)
 	left, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", TargetID: orphan.ID().Raw(),
-		URL: browser.NormalizeURL(w.base), BindingHash: "b"})
+		URL: browser.LooseURL(w.base), BindingHash: "b"})
 	require.NoError(t, err)
 	orphan.Release()
 	time.Sleep(5 * time.Millisecond)
@@ -294,7 +294,7 @@ func TestPassClosesMarkedAndUnprovenTabs(t *testing.T) {
 	l, err := w.db.AcquireLease(ctx, "browser-operator", "died", time.Millisecond)
 	require.NoError(t, err)
 	rec, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", State: ledger.TabOpening,
-		URL: browser.NormalizeURL(w.base), BindingHash: "b1"})
+		URL: browser.LooseURL(w.base), BindingHash: "b1"})
 	require.NoError(t, err)
 	marked, err := w.b.NewTab(ctx, operator.TabMarker(rec))
 	require.NoError(t, err)
@@ -303,7 +303,7 @@ func TestPassClosesMarkedAndUnprovenTabs(t *testing.T) {
 	unproven, err := w.b.NewTab(ctx, w.base+"/home")
 	require.NoError(t, err)
 	rec2, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", TargetID: unproven.ID().Raw(),
-		URL: browser.NormalizeURL(w.base), BindingHash: "b2", State: ledger.TabClosureUnverified})
+		URL: browser.LooseURL(w.base), BindingHash: "b2", State: ledger.TabClosureUnverified})
 	require.NoError(t, err)
 	marked.Release()
 	unproven.Release()
@@ -364,7 +364,7 @@ func TestPassClosesTabTheSiteSentAway(t *testing.T) {
 	var recs []ledger.Tab
 	for _, tab := range []*browser.Tab{sent, typed} {
 		rec, err := w.db.RecordTab(ctx, l.Fence(), ledger.Tab{RunID: "run_died", TargetID: tab.ID().Raw(),
-			URL: browser.NormalizeURL(w.base), BindingHash: "b"})
+			URL: browser.LooseURL(w.base), BindingHash: "b"})
 		require.NoError(t, err)
 		recs = append(recs, rec)
 	}

@@ -214,7 +214,7 @@ func (w *world) resolveByOracle() {
 			w.logf("%v", err)
 			continue
 		}
-		p.wait(30 * time.Second)
+		p.Wait(30 * time.Second)
 		p.kill()
 		w.count("person_resolve")
 		w.logf("%s: %s", p.describe(), strings.Join(args[3:], " "))

@@ -1,7 +1,6 @@
 package torture
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/browserop/browserop/browser/browsertest"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/internal/child"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
@@ -60,24 +60,13 @@ func options(t *testing.T, seeds ...uint64) Options {
 		t.Skip("torture: skipped with -short")
 	}
 	chrome := browsertest.Executable(t)
-	var progress bytes.Buffer
+	var progress child.Buffer
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("progress:\n%s", progress.String())
 		}
 	})
-	return Options{Bin: binary(t), Chrome: chrome, Dir: t.TempDir(), Seeds: seeds, Parallel: 1, Progress: &syncWriter{w: &progress}}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
+	return Options{Bin: binary(t), Chrome: chrome, Dir: t.TempDir(), Seeds: seeds, Parallel: 1, Progress: &progress}
 }
 
 // TestTortureSmall is the torture run at CI size: a couple of minutes on

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
@@ -93,9 +94,9 @@ func runWith(ctx context.Context, e *env, args []string) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
 		if len(args) == 0 {
-			return operator.ExitUsage
+			return errcode.ExitUsage
 		}
-		return operator.ExitOK
+		return errcode.ExitOK
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -104,19 +105,19 @@ func runWith(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	fmt.Fprintf(stderr, "browserop: unknown command %q; run 'browserop help'\n", args[0])
-	return operator.ExitUsage
+	return errcode.ExitUsage
 }
 
 func report(e *env, err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return operator.ExitOK
+		return errcode.ExitOK
 	}
 	var q quietExit
 	if errors.As(err, &q) {
 		return q.code
 	}
 	fmt.Fprintf(e.stderr, "browserop: %s\n", clean(err.Error()))
-	return operator.KindOf(err).Exit
+	return errcode.Of(err).Exit
 }
 
 // quietExit ends a command with a code and no message: the command has
@@ -136,7 +137,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "common flags, before or after the command: --config FILE, --ledger FILE, --json")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "exit codes:")
-	for _, x := range operator.ExitCodes {
+	for _, x := range errcode.ExitCodes {
 		fmt.Fprintf(w, "  %d  %s\n", x.Code, x.Meaning)
 	}
 }
@@ -230,6 +231,50 @@ func (e *env) open(ctx context.Context) (Config, *ledger.DB, error) {
 	return cfg, db, nil
 }
 
+// openCommand is the preamble of every command that works on the ledger:
+// it parses args with fs (flags may follow positional arguments), checks
+// the positional ones with check (nil accepts any) before anything is
+// opened, loads the configuration and opens the ledger (applying
+// migrations unless e.skipMigrate; refusing a missing ledger with
+// e.mustExist). It returns the positional arguments; the caller closes
+// the ledger.
+func (e *env) openCommand(ctx context.Context, fs *flag.FlagSet, args []string, check func(pos []string) error) (Config, *ledger.DB, []string, error) {
+	pos, err := parseChecked(fs, args, check)
+	if err != nil {
+		return Config{}, nil, nil, err
+	}
+	cfg, db, err := e.open(ctx)
+	if err != nil {
+		return Config{}, nil, nil, err
+	}
+	return cfg, db, pos, nil
+}
+
+// parseChecked parses args with fs and checks the positional arguments
+// with check (nil accepts any).
+func parseChecked(fs *flag.FlagSet, args []string, check func(pos []string) error) ([]string, error) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if err := check(pos); err != nil {
+			return nil, err
+		}
+	}
+	return pos, nil
+}
+
+// noArgs is the check of a command that takes no positional arguments.
+func noArgs(fs *flag.FlagSet) func(pos []string) error {
+	return func(pos []string) error {
+		if len(pos) > 0 {
+			return usageError("%s takes no arguments, got %q", strings.TrimPrefix(fs.Name(), "browserop "), pos)
+		}
+		return nil
+	}
+}
+
 // policy builds the budget policy from the configuration.
 func policy(cfg Config) (budgets.Policy, error) {
 	formats := map[string]budgets.FormatLimit{}
@@ -268,9 +313,10 @@ func cmdVersion(_ context.Context, e *env, args []string) error {
 	return nil
 }
 
-func oneArg(pos []string, what string) (string, error) {
+// oneActionID is the check of a command that takes one action id.
+func oneActionID(pos []string) error {
 	if len(pos) != 1 {
-		return "", usageError("expected %s, got %d arguments (%s)", what, len(pos), strings.Join(pos, " "))
+		return usageError("expected one action id, got %d arguments (%s)", len(pos), strings.Join(pos, " "))
 	}
-	return pos[0], nil
+	return nil
 }

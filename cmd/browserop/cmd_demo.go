@@ -36,10 +36,8 @@ func cmdDemosite(ctx context.Context, e *env, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:8787", "address to listen on (loopback)")
 	var faults faultFlags
 	fs.Var(&faults, "fault", "turn on a fault switch, name=value (repeatable): "+strings.Join(demosite.FaultNames(), ", "))
-	if pos, err := parse(fs, args); err != nil {
+	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usageError("demosite takes no arguments, got %q", pos)
 	}
 	srv := demosite.New(demosite.Options{Oracle: true, Faults: faults.f})
 	base, err := srv.Start(*addr)
@@ -64,10 +62,8 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	jsonOut := fs.Bool("json", false, "print the summaries as JSON")
 	var faults faultFlags
 	fs.Var(&faults, "fault", "turn on a demosite fault switch, name=value (repeatable)")
-	if pos, err := parse(fs, args); err != nil {
+	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usageError("demo takes no arguments, got %q", pos)
 	}
 	e.json = *jsonOut
 	start := time.Now()

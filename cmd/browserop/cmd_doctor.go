@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -80,10 +81,8 @@ func profileUsed(dir string) bool {
 func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("doctor")
 	noBrowser := fs.Bool("no-browser", false, "do not start or attach to Chrome to read who is signed in")
-	if pos, err := parse(fs, args); err != nil {
+	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usageError("doctor takes no arguments, got %q", pos)
 	}
 	var checks []check
 	add := func(name, status, detail, next string) {
@@ -334,7 +333,7 @@ func (e *env) printChecks(checks []check) error {
 		}
 	}
 	if failed {
-		return quietExit{operator.ExitUsage}
+		return quietExit{errcode.ExitUsage}
 	}
 	return nil
 }

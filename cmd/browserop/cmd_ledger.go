@@ -7,17 +7,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
 
 func cmdStatus(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("status")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
 	e.mustExist = true
-	cfg, db, err := e.open(ctx)
+	cfg, db, _, err := e.openCommand(ctx, e.flags("status"), args, nil)
 	if err != nil {
 		return err
 	}
@@ -64,7 +61,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(r.Ambiguous) > 0 {
-		return quietExit{operator.ExitNeedsPerson}
+		return quietExit{errcode.ExitNeedsPerson}
 	}
 	return nil
 }
@@ -101,22 +98,23 @@ func actionsList(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("actions list")
 	status := fs.String("status", "", "only actions in this status ("+strings.Join(statusNames(), ", ")+")")
 	task := fs.String("task", "", "only actions of this task")
-	if pos, err := parse(fs, args); err != nil {
-		return err
-	} else if len(pos) > 0 {
-		return usageError("actions list takes no arguments, got %q", pos)
-	}
 	var fl ledger.ActionFilter
-	if *status != "" {
-		s := ledger.Status(*status)
-		if !s.Valid() {
-			return usageError("--status %q is not one of %s", *status, strings.Join(statusNames(), ", "))
+	check := func(pos []string) error {
+		if err := noArgs(fs)(pos); err != nil {
+			return err
 		}
-		fl.Statuses = []ledger.Status{s}
+		if *status != "" {
+			s := ledger.Status(*status)
+			if !s.Valid() {
+				return usageError("--status %q is not one of %s", *status, strings.Join(statusNames(), ", "))
+			}
+			fl.Statuses = []ledger.Status{s}
+		}
+		fl.TaskID = *task
+		return nil
 	}
-	fl.TaskID = *task
 	e.mustExist = true
-	_, db, err := e.open(ctx)
+	_, db, _, err := e.openCommand(ctx, fs, args, check)
 	if err != nil {
 		return err
 	}
@@ -149,21 +147,13 @@ func statusNames() []string {
 }
 
 func actionsShow(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("actions show")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	id, err := oneArg(pos, "one action id")
-	if err != nil {
-		return err
-	}
 	e.mustExist = true
-	_, db, err := e.open(ctx)
+	_, db, pos, err := e.openCommand(ctx, e.flags("actions show"), args, oneActionID)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	id := pos[0]
 	a, err := db.GetAction(ctx, id)
 	if err != nil {
 		return err
@@ -208,27 +198,27 @@ func actionsResolve(ctx context.Context, e *env, args []string) error {
 	verified := fs.String("verified", "", "the canonical URL of the effect you found on the site")
 	absent := fs.Bool("absent", false, "the effect is not on the site: the action ends failed, not to be retried")
 	reason := fs.String("reason", "", "why (required with --absent)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
+	check := func(pos []string) error {
+		if err := oneActionID(pos); err != nil {
+			return err
+		}
+		switch {
+		case *verified != "" && *absent:
+			return usageError("give either --verified URL or --absent, not both")
+		case *verified == "" && !*absent:
+			return usageError("give --verified URL or --absent --reason TEXT")
+		case *absent && strings.TrimSpace(*reason) == "":
+			return usageError("--absent needs --reason TEXT saying how you know")
+		}
+		return nil
 	}
-	id, err := oneArg(pos, "one action id")
-	if err != nil {
-		return err
-	}
-	switch {
-	case *verified != "" && *absent:
-		return usageError("give either --verified URL or --absent, not both")
-	case *verified == "" && !*absent:
-		return usageError("give --verified URL or --absent --reason TEXT")
-	case *absent && strings.TrimSpace(*reason) == "":
-		return usageError("--absent needs --reason TEXT saying how you know")
-	}
-	svc, db, err := e.taskService(ctx)
+	e.mustExist = true
+	svc, db, pos, err := e.openTaskCommand(ctx, fs, args, check)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	id := pos[0]
 	// The one route of the CLI, REST and MCP: the URL must be on the
 	// action's site, and the budget counts a verified effect.
 	if _, err := svc.Resolve(ctx, id, *verified, *reason); err != nil {
@@ -249,12 +239,8 @@ func actionsResolve(ctx context.Context, e *env, args []string) error {
 }
 
 func cmdLease(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("lease")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
 	e.mustExist = true
-	cfg, db, err := e.open(ctx)
+	cfg, db, _, err := e.openCommand(ctx, e.flags("lease"), args, nil)
 	if err != nil {
 		return err
 	}
@@ -276,12 +262,8 @@ func cmdLease(ctx context.Context, e *env, args []string) error {
 }
 
 func cmdMigrate(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("migrate")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
 	e.skipMigrate = true
-	_, db, err := e.open(ctx)
+	_, db, _, err := e.openCommand(ctx, e.flags("migrate"), args, nil)
 	if err != nil {
 		return err
 	}

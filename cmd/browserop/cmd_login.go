@@ -20,10 +20,8 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	siteName := fs.String("site", "", "the site to sign in to (default: the only or first configured site)")
 	timeout := fs.Duration("timeout", 15*time.Minute, "how long to wait for the sign-in")
 	headless := fs.Bool("headless", false, "no visible window (for scripted setups that sign in over DevTools)")
-	if pos, err := parse(fs, args); err != nil {
+	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usageError("login takes no arguments, got %q", pos)
 	}
 	cfg, err := e.config()
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserop/browserop/mcptools"
-	"github.com/browserop/browserop/operator"
 )
 
 // cmdMCP serves browserop's MCP tools over stdio, for desktop clients that
@@ -20,27 +19,12 @@ import (
 // the client closes standard input, or on SIGINT or SIGTERM.
 func cmdMCP(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("mcp")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return usageError("mcp takes no arguments, got %q", pos)
-	}
-	cfg, db, err := e.open(ctx)
+	svc, db, _, err := e.openTaskCommand(ctx, fs, args, noArgs(fs))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	adapters, err := loadSites(cfg)
-	if err != nil {
-		return err
-	}
-	p, err := policy(cfg)
-	if err != nil {
-		return err
-	}
-	server := mcptools.NewServer(operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p)), version)
+	server := mcptools.NewServer(svc, version)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: writeCloser(e.stdout)})
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil // the client went away, or a signal asked us to stop

@@ -3,36 +3,61 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"time"
 
 	"github.com/browserop/browserop/api"
+	"github.com/browserop/browserop/errcode"
+	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
 	"github.com/browserop/browserop/operator"
 	"github.com/robfig/cron/v3"
 )
 
-func cmdRun(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("run")
-	if pos, err := parse(fs, args); err != nil {
-		return err
-	} else if len(pos) > 0 {
-		return usageError("run takes no arguments, got %q", pos)
-	}
-	cfg, db, err := e.open(ctx)
+// passCommand is what the commands that run passes (run, serve) work
+// with: the configuration, the open ledger and the runner on it.
+type passCommand struct {
+	cfg Config
+	db  *ledger.DB
+	r   *operator.Runner
+}
+
+// openPassCommand is the preamble of run and serve: openCommand with no
+// positional arguments, the start-up checks (preflight) and the runner.
+// The caller closes the result.
+func (e *env) openPassCommand(ctx context.Context, fs *flag.FlagSet, args []string) (*passCommand, error) {
+	cfg, db, _, err := e.openCommand(ctx, fs, args, noArgs(fs))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer db.Close()
 	if err := e.preflight(cfg); err != nil {
-		return err
+		db.Close()
+		return nil, err
 	}
 	r, err := e.runner(cfg, db)
 	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &passCommand{cfg: cfg, db: db, r: r}, nil
+}
+
+// Close closes the runner, then the ledger.
+func (c *passCommand) Close() {
+	c.r.Close()
+	c.db.Close()
+}
+
+func cmdRun(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("run")
+	pc, err := e.openPassCommand(ctx, fs, args)
+	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer pc.Close()
+	cfg, r := pc.cfg, pc.r
 	sum, err := drainingPass(ctx, r)
 	if err != nil {
 		if sum != nil {
@@ -50,7 +75,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if err := sum.Err(); err != nil {
-		return quietExit{operator.KindOf(err).Exit}
+		return quietExit{errcode.Of(err).Exit}
 	}
 	return nil
 }
@@ -58,24 +83,12 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 func cmdServe(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("serve")
 	once := fs.Bool("once-now", false, "also run one pass at start, before the first scheduled time")
-	if pos, err := parse(fs, args); err != nil {
-		return err
-	} else if len(pos) > 0 {
-		return usageError("serve takes no arguments, got %q", pos)
-	}
-	cfg, db, err := e.open(ctx)
+	pc, err := e.openPassCommand(ctx, fs, args)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if err := e.preflight(cfg); err != nil {
-		return err
-	}
-	r, err := e.runner(cfg, db)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+	defer pc.Close()
+	cfg, db, r := pc.cfg, pc.db, pc.r
 	log := logger(cfg, e.stderr)
 	sched, err := cron.ParseStandard(cfg.Schedule)
 	if err != nil {
@@ -86,15 +99,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	adapters, err := loadSites(cfg)
+	tasks, p, err := taskService(cfg, db)
 	if err != nil {
 		return err
 	}
-	p, err := policy(cfg)
-	if err != nil {
-		return err
-	}
-	tasks := operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p))
 	handler := api.New(api.Options{Tasks: tasks, UserToken: user, AgentToken: agent, MaxBody: int64(cfg.API.MaxBody),
 		Status: func(ctx context.Context) (any, error) {
 			r, err := db.Status(ctx, cfg.Operator.LeaseName, p)

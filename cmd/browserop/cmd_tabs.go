@@ -41,13 +41,8 @@ func closeProof(s ledger.TabState) string {
 func cmdTabs(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("tabs")
 	open := fs.Bool("open", false, "only the records not closed with proof")
-	if pos, err := parse(fs, args); err != nil {
-		return err
-	} else if len(pos) > 0 {
-		return usageError("tabs takes no arguments, got %q", pos)
-	}
 	e.mustExist = true
-	cfg, db, err := e.open(ctx)
+	cfg, db, _, err := e.openCommand(ctx, fs, args, noArgs(fs))
 	if err != nil {
 		return err
 	}

@@ -2,44 +2,55 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
+	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
 
-// taskService opens the ledger and builds the task service.
-func (e *env) taskService(ctx context.Context) (*operator.TaskService, *ledger.DB, error) {
-	e.mustExist = true
-	cfg, db, err := e.open(ctx)
+// openTaskCommand is openCommand for the commands that work on tasks: it
+// also builds the task service on the ledger. It returns the positional
+// arguments; the caller closes the ledger.
+func (e *env) openTaskCommand(ctx context.Context, fs *flag.FlagSet, args []string, check func(pos []string) error) (*operator.TaskService, *ledger.DB, []string, error) {
+	cfg, db, pos, err := e.openCommand(ctx, fs, args, check)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	adapters, err := loadSites(cfg)
+	svc, _, err := taskService(cfg, db)
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	return svc, db, pos, nil
+}
+
+// taskService builds the task service on db from the configuration: the
+// site adapters, the authority ceiling and the budget policy, which it
+// returns too.
+func taskService(cfg Config, db *ledger.DB) (*operator.TaskService, budgets.Policy, error) {
+	adapters, err := loadSites(cfg)
+	if err != nil {
+		return nil, budgets.Policy{}, err
 	}
 	p, err := policy(cfg)
 	if err != nil {
-		db.Close()
-		return nil, nil, err
+		return nil, budgets.Policy{}, err
 	}
-	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p)), db, nil
+	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p)), p, nil
 }
 
 // cmdGrant records a domain the person approves for one task.
 func cmdGrant(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("grant")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 2 {
-		return usageError("usage: browserop grant TASK DOMAIN")
-	}
-	svc, db, err := e.taskService(ctx)
+	e.mustExist = true
+	svc, db, pos, err := e.openTaskCommand(ctx, e.flags("grant"), args, func(pos []string) error {
+		if len(pos) != 2 {
+			return usageError("usage: browserop grant TASK DOMAIN")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -60,19 +71,13 @@ func cmdConfirm(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("confirm")
 	decline := fs.Bool("decline", false, "decline instead: the action ends as not done")
 	reason := fs.String("reason", "", "why (with --decline)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	id, err := oneArg(pos, "one action id")
-	if err != nil {
-		return err
-	}
-	svc, db, err := e.taskService(ctx)
+	e.mustExist = true
+	svc, db, pos, err := e.openTaskCommand(ctx, fs, args, oneActionID)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	id := pos[0]
 	var st operator.ActionState
 	if *decline {
 		st, err = svc.Decline(ctx, id, "person (cli)", *reason)
@@ -104,12 +109,8 @@ func status(t operator.TaskState) string {
 
 // cmdTasks lists tasks or shows one.
 func cmdTasks(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("tasks")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	svc, db, err := e.taskService(ctx)
+	e.mustExist = true
+	svc, db, pos, err := e.openTaskCommand(ctx, e.flags("tasks"), args, nil)
 	if err != nil {
 		return err
 	}

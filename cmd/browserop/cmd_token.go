@@ -27,10 +27,8 @@ func (e *env) tokens(cfg Config) (user, agent string, err error) {
 func cmdToken(_ context.Context, e *env, args []string) error {
 	fs := e.flags("token")
 	agentTok := fs.Bool("agent", false, "print the agent token instead of the user token")
-	if pos, err := parse(fs, args); err != nil {
+	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usageError("token takes no arguments, got %q", pos)
 	}
 	cfg, err := e.config()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/torture"
 )
@@ -30,10 +31,8 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no line per seed on stderr")
 	verbose := fs.Bool("verbose", false, "print every seed's schedule and timeline on stderr")
 	loadCPU := fs.Int("load", 0, "a busy machine: this many processes spinning on a core each, plus one writing and fsyncing files, beside the operators")
-	if pos, err := parse(fs, args); err != nil {
+	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usageError("torture takes no arguments, got %q", pos)
 	}
 	if *seeds < 1 || *parallel < 1 {
 		return usageError("--seeds and --parallel must be at least 1")
@@ -85,7 +84,7 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if rep.Failed > 0 {
-		return quietExit{operator.ExitInternal}
+		return quietExit{errcode.ExitInternal}
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ package main
 // browser profile), and real browserop processes with their exit status.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,6 +25,7 @@ import (
 	"github.com/browserop/browserop/browser/browsertest"
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/internal/child"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,19 +56,9 @@ func binary(t *testing.T) string {
 		t.Skip("e2e: skipped with -short")
 	}
 	e2eOnce.Do(func() {
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			if goTool, err = exec.LookPath("go"); err != nil {
-				e2eBuildErr = fmt.Errorf("no go tool: %w", err)
-				return
-			}
-		}
 		out := filepath.Join(e2eBinDir, "browserop")
-		cmd := exec.Command(goTool, "build", "-o", out, ".")
-		var b bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &b, &b
-		if err := cmd.Run(); err != nil {
-			e2eBuildErr = fmt.Errorf("go build: %v\n%s", err, b.String())
+		if err := child.Build(context.Background(), out); err != nil {
+			e2eBuildErr = err
 			return
 		}
 		e2eBin = out
@@ -80,49 +69,20 @@ func binary(t *testing.T) string {
 	return e2eBin
 }
 
-// lockedBuffer is a bytes.Buffer safe for a process's writer goroutine and
-// the test reading it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// proc is one browserop process.
+// proc is one browserop process of a test.
 type proc struct {
-	t              *testing.T
-	name           string
-	cmd            *exec.Cmd
-	stdout, stderr *lockedBuffer
-	done           chan struct{}
-	state          *os.ProcessState
+	t *testing.T
+	*child.Proc
 }
 
 // exit waits (at most d) for the process and returns its exit code, or -1
 // and the signal that ended it.
 func (p *proc) exit(d time.Duration) (code int, sig syscall.Signal) {
 	p.t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(d):
-		p.t.Fatalf("e2e: %s did not end within %s\nstdout:\n%s\nstderr:\n%s", p.name, d, p.stdout, p.stderr)
+	if !p.Wait(d) {
+		p.t.Fatalf("e2e: %s did not end within %s\nstdout:\n%s\nstderr:\n%s", p.Name, d, p.Stdout, p.Stderr)
 	}
-	ws := p.state.Sys().(syscall.WaitStatus)
-	if ws.Signaled() {
-		return -1, ws.Signal()
-	}
-	return ws.ExitStatus(), 0
+	return p.Exit()
 }
 
 // code waits for the process and fails the test unless it exited (rather
@@ -130,17 +90,17 @@ func (p *proc) exit(d time.Duration) (code int, sig syscall.Signal) {
 func (p *proc) code(d time.Duration) int {
 	p.t.Helper()
 	c, sig := p.exit(d)
-	require.Zero(p.t, sig, "%s was killed by %v\nstdout:\n%s\nstderr:\n%s", p.name, sig, p.stdout, p.stderr)
+	require.Zero(p.t, sig, "%s was killed by %v\nstdout:\n%s\nstderr:\n%s", p.Name, sig, p.Stdout, p.Stderr)
 	return c
 }
 
 func (p *proc) signal(s syscall.Signal) {
 	p.t.Helper()
-	require.NoError(p.t, p.cmd.Process.Signal(s), "signal %s", p.name)
+	require.NoError(p.t, p.Cmd.Process.Signal(s), "signal %s", p.Name)
 }
 
 func (p *proc) String() string {
-	return fmt.Sprintf("%s\nstdout:\n%s\nstderr:\n%s", p.name, p.stdout, p.stderr)
+	return fmt.Sprintf("%s\nstdout:\n%s\nstderr:\n%s", p.Name, p.Stdout, p.Stderr)
 }
 
 // opts configure a world.
@@ -197,7 +157,7 @@ func newWorld(t *testing.T, o opts) *world {
 	w.profile = filepath.Join(w.dir, "profile")
 	w.calDir = filepath.Join(w.dir, "calendar")
 	require.NoError(t, os.MkdirAll(w.calDir, 0o700))
-	w.env = childEnv(map[string]string{
+	w.env = child.Env(map[string]string{
 		"HOME":            w.dir,
 		"XDG_STATE_HOME":  filepath.Join(w.dir, "state"),
 		"XDG_CONFIG_HOME": filepath.Join(w.dir, "config"),
@@ -243,23 +203,6 @@ func newWorld(t *testing.T, o opts) *world {
 	}
 	w.writeConfig()
 	return w
-}
-
-// childEnv is the test's environment without HOME, XDG and BROWSEROP_*
-// variables, plus set.
-func childEnv(set map[string]string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := set[k]; ok || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "BROWSEROP_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	for k, v := range set {
-		out = append(out, k+"="+v)
-	}
-	return out
 }
 
 func (w *world) writeConfig() {
@@ -328,12 +271,12 @@ func (w *world) cleanup() {
 	w.mu.Unlock()
 	for _, p := range procs {
 		select {
-		case <-p.done:
+		case <-p.Done():
 		default:
-			p.cmd.Process.Signal(syscall.SIGCONT)
-			p.cmd.Process.Kill()
-			<-p.done
-			w.t.Logf("e2e: killed %s at the end of the test\nstdout:\n%s\nstderr:\n%s", p.name, p.stdout, p.stderr)
+			p.Cmd.Process.Signal(syscall.SIGCONT)
+			p.Cmd.Process.Kill()
+			<-p.Done()
+			w.t.Logf("e2e: killed %s at the end of the test\nstdout:\n%s\nstderr:\n%s", p.Name, p.Stdout, p.Stderr)
 		}
 	}
 	if w.chrome != nil {
@@ -373,21 +316,16 @@ func (w *world) start(extraEnv []string, args ...string) *proc {
 	cmd := exec.Command(w.bin, args...)
 	cmd.Env = append(append([]string{}, w.env...), extraEnv...)
 	cmd.Dir = w.dir
-	p := &proc{t: w.t, name: "browserop " + strings.Join(args, " "), cmd: cmd,
-		stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	name := "browserop " + strings.Join(args, " ")
 	if len(extraEnv) > 0 {
-		p.name += " [" + strings.Join(extraEnv, " ") + "]"
+		name += " [" + strings.Join(extraEnv, " ") + "]"
 	}
-	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
-	require.NoError(w.t, cmd.Start(), "start %s", p.name)
+	cp, err := child.Start(cmd, name)
+	require.NoError(w.t, err, "start %s", name)
+	p := &proc{t: w.t, Proc: cp}
 	w.mu.Lock()
 	w.procs = append(w.procs, p)
 	w.mu.Unlock()
-	go func() {
-		cmd.Wait()
-		p.state = cmd.ProcessState
-		close(p.done)
-	}()
 	return p
 }
 
@@ -397,7 +335,7 @@ func (w *world) run(extraEnv []string, args ...string) (code int, stdout, stderr
 	w.t.Helper()
 	p := w.start(extraEnv, args...)
 	code = p.code(90 * time.Second)
-	return code, p.stdout.String(), p.stderr.String()
+	return code, p.Stdout.String(), p.Stderr.String()
 }
 
 // summary is the JSON summary `browserop run --json` prints.

@@ -66,7 +66,7 @@ func TestE2ECrashRecovery(t *testing.T) {
 			p := w.start([]string{"BROWSEROP_CRASH_AT=" + tc.point}, "run", "--json")
 			_, sig := p.exit(90 * time.Second)
 			require.Equal(t, syscall.SIGKILL, sig, "the run must die by its own SIGKILL: %s", p)
-			require.Contains(t, p.stderr.String(), "crash point "+tc.point)
+			require.Contains(t, p.Stderr.String(), "crash point "+tc.point)
 			committed := len(w.postsWithText(text))
 			require.Contains(t, tc.effects, committed, "effects after the crash: %+v", w.effects())
 			require.Len(t, w.effects(), committed, "nothing else was committed")
@@ -197,7 +197,7 @@ func TestE2ERunInterrupted(t *testing.T) {
 	p := w.start(nil, "run", "--json")
 	select {
 	case <-arrived:
-	case <-p.done:
+	case <-p.Done():
 		t.Fatalf("run ended before posting: %s", p)
 	case <-time.After(60 * time.Second):
 		t.Fatalf("run never posted: %s", p)
@@ -250,8 +250,8 @@ func TestE2ETwoOperators(t *testing.T) {
 		winner, loser = b, a
 	}
 	require.ElementsMatch(t, []int{0, 4}, []int{ca, cb}, "one acts (0), the other is locked out (4)\n%s\n%s", a, b)
-	require.Equal(t, "locked_skip", parseSummary(t, loser.stdout.String()).Outcome)
-	sum := parseSummary(t, winner.stdout.String())
+	require.Equal(t, "locked_skip", parseSummary(t, loser.Stdout.String()).Outcome)
+	sum := parseSummary(t, winner.Stdout.String())
 	require.Equal(t, "ok", sum.Outcome)
 	require.Equal(t, 3, sum.Counts["verified"], "%+v", sum)
 
@@ -296,7 +296,7 @@ func TestE2EStaleOperator(t *testing.T) {
 	select {
 	case path := <-arrived:
 		require.Equal(t, "/posts", path)
-	case <-first.done:
+	case <-first.Done():
 		t.Fatalf("the first operator ended before posting: %s", first)
 	case <-time.After(60 * time.Second):
 		t.Fatalf("the first operator never posted: %s", first)
@@ -324,7 +324,7 @@ func TestE2EStaleOperator(t *testing.T) {
 	first.signal(syscall.SIGCONT)
 	fcode := first.code(60 * time.Second)
 	require.Equal(t, 4, fcode, "a stale generation ends the run with exit 4: %s", first)
-	require.Contains(t, first.stderr.String(), "stale lease generation")
+	require.Contains(t, first.Stderr.String(), "stale lease generation")
 
 	a = w.show(id)
 	require.Equal(t, "verified", a.Status, "the stale operator changed nothing")
@@ -371,13 +371,13 @@ func TestE2EPausedBeforeClick(t *testing.T) {
 			first := w.start([]string{operator.PauseEnv + "=after-executing", operator.CrashEnv + "=after-click-returned"}, "run", "--json")
 			eventually(t, 60*time.Second, "the first operator stops at after-executing", func() bool {
 				select {
-				case <-first.done:
+				case <-first.Done():
 					t.Fatalf("the first operator ended before its pause point: %s", first)
 				default:
 				}
-				return processState(first.cmd.Process.Pid) == 'T'
+				return processState(first.Cmd.Process.Pid) == 'T'
 			})
-			require.Contains(t, first.stderr.String(), "pause point after-executing")
+			require.Contains(t, first.Stderr.String(), "pause point after-executing")
 			as := w.actions()
 			require.Len(t, as, 1)
 			id := as[0].ID
@@ -402,8 +402,8 @@ func TestE2EPausedBeforeClick(t *testing.T) {
 			fcode, sig := first.exit(60 * time.Second)
 			require.Zero(t, sig, "the resumed operator went on to the click and died at the crash point armed after it (%v): %s", sig, first)
 			require.Equal(t, 4, fcode, "a lease lost before the click ends the run with exit 4: %s", first)
-			require.NotContains(t, first.stderr.String(), "crash point after-click-returned", "the resumed operator clicked")
-			fsum := parseSummary(t, first.stdout.String())
+			require.NotContains(t, first.Stderr.String(), "crash point after-click-returned", "the resumed operator clicked")
+			fsum := parseSummary(t, first.Stdout.String())
 			require.Equal(t, "the lease was lost before the click", fsum.HardStop, "%s", first)
 			require.Len(t, fsum.Actions, 1, "%+v", fsum)
 			require.Equal(t, id, fsum.Actions[0].ActionID)
@@ -449,7 +449,7 @@ func TestE2EServe(t *testing.T) {
 		p := w.start(nil, "serve", "--once-now")
 		eventually(t, 60*time.Second, "the first pass ends", func() bool {
 			select {
-			case <-p.done:
+			case <-p.Done():
 				t.Fatalf("serve ended: %s", p)
 			default:
 			}
@@ -457,7 +457,7 @@ func TestE2EServe(t *testing.T) {
 			return ok && st.Counts["verified"] == 1 && st.Lease != nil && !st.Lease.Held
 		})
 		// The loopback API runs beside the schedule, behind its token.
-		m := regexp.MustCompile(`api (http://127\.0\.0\.1:\d+) `).FindStringSubmatch(p.stdout.String())
+		m := regexp.MustCompile(`api (http://127\.0\.0\.1:\d+) `).FindStringSubmatch(p.Stdout.String())
 		require.NotNil(t, m, "serve prints its API address: %s", p)
 		code, tok, errs := w.run(nil, "token")
 		require.Equal(t, 0, code, errs)
@@ -479,7 +479,7 @@ func TestE2EServe(t *testing.T) {
 
 		p.signal(syscall.SIGTERM)
 		require.Equal(t, 0, p.code(30*time.Second), "%s", p)
-		require.Contains(t, p.stderr.String(), `"msg":"stopped"`)
+		require.Contains(t, p.Stderr.String(), `"msg":"stopped"`)
 		held, _ := w.lease()
 		require.False(t, held, "the lease is released")
 		code, st := w.status()
@@ -503,7 +503,7 @@ func TestE2EServe(t *testing.T) {
 		p := w.start(nil, "serve", "--once-now")
 		select {
 		case <-arrived:
-		case <-p.done:
+		case <-p.Done():
 			t.Fatalf("serve ended: %s", p)
 		case <-time.After(60 * time.Second):
 			t.Fatalf("serve never posted: %s", p)
@@ -609,11 +609,11 @@ func TestE2EDemositeCommand(t *testing.T) {
 	var base string
 	eventually(t, 30*time.Second, "demosite prints its URL", func() bool {
 		select {
-		case <-p.done:
+		case <-p.Done():
 			t.Fatalf("demosite ended: %s", p)
 		default:
 		}
-		if m := re.FindStringSubmatch(p.stdout.String()); m != nil {
+		if m := re.FindStringSubmatch(p.Stdout.String()); m != nil {
 			base = m[1]
 		}
 		return base != ""
@@ -664,7 +664,7 @@ func TestE2ELogin(t *testing.T) {
 	portFile := filepath.Join(w.profile, browser.ActivePortFileName)
 	eventually(t, 30*time.Second, "the login browser writes DevToolsActivePort", func() bool {
 		select {
-		case <-p.done:
+		case <-p.Done():
 			t.Fatalf("login ended: %s", p)
 		default:
 		}
@@ -672,7 +672,7 @@ func TestE2ELogin(t *testing.T) {
 		return err == nil
 	})
 	eventually(t, 30*time.Second, "login waits for a sign-in", func() bool {
-		return strings.Contains(p.stdout.String(), "browserop waits until you are signed in")
+		return strings.Contains(p.Stdout.String(), "browserop waits until you are signed in")
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -684,7 +684,7 @@ func TestE2ELogin(t *testing.T) {
 	code := p.code(60 * time.Second)
 	b.Close()
 	require.Equal(t, 0, code, "sign-in error: %v\n%s", loginErr, p)
-	require.Contains(t, p.stdout.String(), "signed in to demo as @alice")
+	require.Contains(t, p.Stdout.String(), "signed in to demo as @alice")
 
 	t.Run("unknown site", func(t *testing.T) {
 		code, _, errs := w.run(nil, "login", "--site", "nope", "--headless", "--timeout", "5s")

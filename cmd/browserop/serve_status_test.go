@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browserop/browserop/internal/child"
 	"github.com/browserop/browserop/ledger"
 	"github.com/stretchr/testify/require"
 )
@@ -28,7 +29,7 @@ func TestServeStatusForAgent(t *testing.T) {
 	require.NoError(t, db.Close())
 
 	sctx, cancel := context.WithCancel(ctx)
-	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	out, errOut := &child.Buffer{}, &child.Buffer{}
 	done := make(chan int, 1)
 	go func() { done <- RunEnv(sctx, []string{"serve"}, out, errOut, c.env) }()
 	defer func() {

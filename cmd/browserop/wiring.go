@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -186,7 +188,7 @@ func printSummary(e *env, sum *operator.Summary) error {
 	}
 	switch {
 	case len(sum.StoppedSites) > 0:
-		for _, site := range sortedKeys(sum.StoppedSites) {
+		for _, site := range slices.Sorted(maps.Keys(sum.StoppedSites)) {
 			fmt.Fprintf(w, "hard stop on site %s: %s (the other sites went on)\n", site, clean(sum.StoppedSites[site]))
 		}
 	case sum.HardStop != "":

@@ -1,0 +1,361 @@
+package torture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/internal/child"
+	"github.com/browserop/browserop/ledger"
+	"github.com/chromedp/cdproto/target"
+)
+
+// Timing of every seed's operators: short, so that leases expire, absence
+// becomes definitive and timeouts fire within seconds.
+const (
+	leaseTTL      = 2 * time.Second
+	heartbeat     = 500 * time.Millisecond
+	actionTimeout = 3 * time.Second
+	// settleTime is the demo adapter's settle: longer than any delay the
+	// schedule gives the site before a post shows (slow + visibility_delay).
+	settleTime = 3 * time.Second
+	// runBound is how long one operator may take before the harness calls
+	// it hung and kills it.
+	runBound = 90 * time.Second
+	// settleRuns bounds the operator runs of the settle phase.
+	settleRuns = 12
+)
+
+// siteClock is the demosite's clock: real time plus an offset the schedule
+// moves forward.
+type siteClock struct{ offset atomic.Int64 }
+
+func (c *siteClock) now() time.Time              { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *siteClock) advance(d time.Duration)     { c.offset.Add(int64(d)) }
+func (c *siteClock) ahead() time.Duration        { return time.Duration(c.offset.Load()) }
+func (w *world) logf(format string, args ...any) { w.tl.add(fmt.Sprintf(format, args...)) }
+
+// timeline is the seed's log, printed when it fails.
+type timeline struct {
+	mu    sync.Mutex
+	start time.Time
+	lines []string
+}
+
+func (t *timeline) add(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = append(t.lines, fmt.Sprintf("%7.2fs %s", time.Since(t.start).Seconds(), s))
+}
+
+func (t *timeline) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.Join(t.lines, "\n")
+}
+
+// world is one seed's isolated installation: directories, config, demosite,
+// profile, calendar, and the processes and browsers it runs.
+type world struct {
+	opts  *Options
+	sch   Schedule
+	res   *SeedResult
+	tl    *timeline
+	ctx   context.Context
+	dir   string
+	env   []string
+	cfg   string
+	prof  string
+	cal   string
+	ldb   string
+	site  *demosite.Server
+	clock *siteClock
+	base  string
+	// seeded are the seeded posts' ids: 0 bob, 1 carol, 2 bob.
+	seeded []int64
+
+	// Attach mode: the person's Chrome, their DevTools client, their tab,
+	// and the pages they had before browserop came.
+	chrome   *browser.Browser
+	person   *person
+	userTab  *userTab
+	keep     map[target.ID]bool
+	userTabs int
+	// launchTab is the person's tab in an operator's Chrome (launch mode).
+	launchTab    *userTab
+	launchPerson *person
+	// personMu orders the person opening a tab before the harness's
+	// tab_close looks for browserop's tabs (see openUserTab).
+	personMu sync.Mutex
+	// personTabs: every tab the person opened in an operator's Chrome
+	// (launch mode). Such a Chrome stays running after its operator, and
+	// the next operator attaches to it, the person's tabs still open.
+	personTabs map[target.ID]bool
+
+	mu    sync.Mutex
+	procs []*proc
+	logN  int
+	// deadAt is when the last operator died holding (perhaps) the lease.
+	deadAt time.Time
+	// dueBase is when the entries' Due counts from.
+	dueBase time.Time
+	// settledOK: the settle phase ended with an ok pass; waitsForPerson:
+	// its last pass ended waiting for a person.
+	settledOK      bool
+	waitsForPerson bool
+	lastPass       string
+}
+
+func (w *world) count(kind string) {
+	w.mu.Lock()
+	w.res.Faults[kind]++
+	w.mu.Unlock()
+}
+
+// Observations: what the harness saw that breaks no invariant it checks,
+// counted for the report.
+const (
+	// ObsClosedWithBrowser: the person's tab in a Chrome an operator
+	// launched went away when the operator closed that Chrome.
+	ObsClosedWithBrowser = "user_tab_closed_with_launched_chrome"
+	// ObsLeakedTabs: tabs browserop opened and left open in the person's
+	// Chrome (attach mode) at the end of a seed.
+	ObsLeakedTabs = "tabs_left_open_in_persons_chrome"
+	// ObsOtherAccount: an effect that landed on another account than the
+	// actor's (a click a browser carried out after the site's account
+	// changed), which browserop named to the person on the action.
+	ObsOtherAccount = "effects_on_another_account_named"
+)
+
+func (w *world) observe(kind string) {
+	w.mu.Lock()
+	w.res.Observations[kind]++
+	w.mu.Unlock()
+}
+
+func (w *world) violation(inv, format string, args ...any) {
+	w.mu.Lock()
+	w.res.Violations[inv] = append(w.res.Violations[inv], fmt.Sprintf(format, args...))
+	w.mu.Unlock()
+}
+
+// setup builds the world up to a signed-in profile and a written calendar.
+func (w *world) setup() error {
+	var err error
+	if w.dir, err = os.MkdirTemp(w.opts.Dir, fmt.Sprintf("seed-%d-", w.sch.Seed)); err != nil {
+		return err
+	}
+	if w.dir, err = filepath.Abs(w.dir); err != nil {
+		return err
+	}
+	w.prof = filepath.Join(w.dir, "profile")
+	w.cal = filepath.Join(w.dir, "calendar")
+	w.ldb = filepath.Join(w.dir, "state", "ledger.db")
+	for _, d := range []string{w.cal, filepath.Join(w.dir, "sites"), filepath.Join(w.dir, "config")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	w.env = child.Env(map[string]string{
+		"HOME":            w.dir,
+		"XDG_STATE_HOME":  filepath.Join(w.dir, "xdg-state"),
+		"XDG_CONFIG_HOME": filepath.Join(w.dir, "xdg-config"),
+	})
+
+	w.clock = &siteClock{}
+	w.clock.advance(w.sch.SiteAhead)
+	w.site = demosite.New(demosite.Options{Oracle: true, Now: w.clock.now})
+	if w.base, err = w.site.Start("127.0.0.1:0"); err != nil {
+		return err
+	}
+	now := w.clock.now() // the site's clock stamps what was there before
+	w.seeded = []int64{
+		w.site.SeedPost("bob", "bob asks: what should a browser operator never do twice?", now.Add(-3*time.Hour)),
+		w.site.SeedPost("carol", "carol: reconcile before retry", now.Add(-2*time.Hour)),
+		w.site.SeedPost("bob", "bob again: leases expire, fences do not", now.Add(-90*time.Minute)),
+	}
+	for _, e := range w.sch.Entries {
+		if e.OlderTwin {
+			w.site.SeedPost("alice", e.texts()[0], now.Add(-time.Hour))
+		}
+	}
+	if err := w.writeAdapter(); err != nil {
+		return err
+	}
+	if err := w.writeConfig(); err != nil {
+		return err
+	}
+	w.logf("site, adapter and config ready")
+	// The harness's own set-up is not under test: on a busy machine a
+	// Chrome can take longer to come up than any one bound, so it tries
+	// again before it calls the seed unrunnable.
+	for try := 1; ; try++ {
+		err := w.signIn(w.sch.Mode == ModeAttach)
+		if err == nil {
+			break
+		}
+		if try == signInTries || w.ctx.Err() != nil {
+			return fmt.Errorf("sign in (%d tries): %w", try, err)
+		}
+		w.logf("sign in: %v; trying again", err)
+	}
+	w.logf("the profile is signed in")
+	w.dueBase = time.Now()
+	return w.writeCalendar(w.dueBase.Add(-time.Second))
+}
+
+func (w *world) writeAdapter() error {
+	raw, err := fs.ReadFile(configs.Sites, "sites/demo.yaml")
+	if err != nil {
+		return err
+	}
+	y := string(raw)
+	if strings.Count(y, "http://127.0.0.1:8787") != 1 || strings.Count(y, "settle: 15s") != 1 {
+		return errors.New("the bundled demo adapter changed: update torture's writeAdapter")
+	}
+	y = strings.Replace(y, "http://127.0.0.1:8787", w.base, 1)
+	y = strings.Replace(y, "settle: 15s", "settle: "+settleTime.String(), 1)
+	return os.WriteFile(filepath.Join(w.dir, "sites", "demo.yaml"), []byte(y), 0o600)
+}
+
+func (w *world) writeConfig() error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ledger:\n  path: %q\n", w.ldb)
+	b.WriteString("browser:\n")
+	fmt.Fprintf(&b, "  exec_path: %q\n", w.opts.Chrome)
+	fmt.Fprintf(&b, "  profile_dir: %q\n", w.prof)
+	b.WriteString("  headless: true\n")
+	fmt.Fprintf(&b, "  no_sandbox: %t\n", os.Geteuid() == 0)
+	fmt.Fprintf(&b, "  action_timeout: %q\n", actionTimeout.String())
+	if w.sch.Mode == ModeAttach {
+		fmt.Fprintf(&b, "  devtools_active_port_file: %q\n", filepath.Join(w.prof, browser.ActivePortFileName))
+	}
+	fmt.Fprintf(&b, "sites:\n  dir: %q\n", filepath.Join(w.dir, "sites"))
+	fmt.Fprintf(&b, "operator:\n  lease_ttl: %q\n  heartbeat: %q\n", leaseTTL.String(), heartbeat.String())
+	fmt.Fprintf(&b, "calendar:\n  dir: %q\n", w.cal)
+	// Limits far above what a seed does: the harness checks that usage
+	// equals verified actions and stays under every limit.
+	b.WriteString("budgets:\n  formats:\n")
+	for _, f := range []string{"post_text", "post_image", "thread", "reply", "like", "follow"} {
+		fmt.Fprintf(&b, "    %s:\n      limit: %d\n      window: \"24h\"\n", f, budgetLimit)
+	}
+	fmt.Fprintf(&b, "  groups:\n    original:\n      formats: [post_text, post_image, thread]\n      limit: %d\n      window: \"24h\"\n", budgetLimit)
+	b.WriteString("log:\n  format: json\n  level: info\n")
+	w.cfg = filepath.Join(w.dir, "config", "browserop.yaml")
+	return os.WriteFile(w.cfg, []byte(b.String()), 0o600)
+}
+
+const budgetLimit = 50
+
+// targetURL resolves a schedule target to the demosite URL.
+func (w *world) targetURL(t string) string {
+	kind, v, _ := strings.Cut(t, ":")
+	switch kind {
+	case "post":
+		var i int
+		fmt.Sscan(v, &i)
+		return fmt.Sprintf("%s/p/%d", w.base, w.seeded[i])
+	case "user":
+		return w.base + "/u/" + v
+	}
+	return ""
+}
+
+// writeCalendar writes the entries, each due at its Due after base.
+func (w *world) writeCalendar(base time.Time) error {
+	var b strings.Builder
+	b.WriteString("entries:\n")
+	for _, e := range w.sch.Entries {
+		at := base.Add(e.Due)
+		fmt.Fprintf(&b, "  - id: %s\n    site: demo\n    actor: alice\n    type: %s\n    at: %s\n", e.ID, e.Type, at.UTC().Format(time.RFC3339Nano))
+		if e.Text != "" {
+			fmt.Fprintf(&b, "    text: %s\n", yamlString(e.Text))
+		}
+		if e.Target != "" {
+			fmt.Fprintf(&b, "    target: %q\n", w.targetURL(e.Target))
+		}
+		if len(e.Parts) > 0 {
+			b.WriteString("    parts:\n")
+			for _, p := range e.Parts {
+				fmt.Fprintf(&b, "      - %s\n", yamlString(p))
+			}
+		}
+	}
+	return os.WriteFile(filepath.Join(w.cal, "torture.yaml"), []byte(b.String()), 0o600)
+}
+
+// yamlString quotes s as a YAML double-quoted scalar.
+func yamlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// cleanup kills what the seed left running and removes its directory
+// unless it failed and the options keep failures.
+func (w *world) cleanup(keep bool) {
+	w.mu.Lock()
+	procs := w.procs
+	w.mu.Unlock()
+	for _, p := range procs {
+		p.kill()
+	}
+	if w.person != nil {
+		w.person.close()
+	}
+	if w.chrome != nil {
+		w.chrome.Close()
+	}
+	if w.prof != "" {
+		killBrowsersOn(w.prof)
+	}
+	if w.site != nil {
+		w.site.Close()
+	}
+	if w.dir != "" && !keep {
+		removeAll(w.dir)
+	}
+}
+
+// removeAll removes a directory, retrying while the last helpers of a
+// killed browser let go of it.
+func removeAll(dir string) {
+	deadline := time.Now().Add(5 * time.Second)
+	for os.RemoveAll(dir) != nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// openLedger opens the seed's ledger, or returns nil when no run created it.
+func (w *world) openLedger() (*ledger.DB, error) {
+	db, err := ledger.Open(w.ctx, w.ldb, ledger.Options{MustExist: true})
+	if errors.Is(err, ledger.ErrNoLedger) {
+		return nil, nil
+	}
+	return db, err
+}
