@@ -30,10 +30,7 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL str
 	vin := in.verifyIntent(executingAt)
 	vin.Baseline, vin.HaveBaseline = a.Baseline, a.HaveBaseline
 	vin.SettleFrom = late.settleFrom
-	settleStart := executingAt
-	if late.settleFrom.After(settleStart) {
-		settleStart = late.settleFrom
-	}
+	settleStart := vin.SettleStart()
 	since := executingAt.Add(-p.r.cfg.Skew)
 	if a.HaveBaseline {
 		// Compared by URL, not time: search the same window as the baseline.

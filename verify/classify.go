@@ -47,9 +47,9 @@ type Intent struct {
 	HaveBaseline bool
 }
 
-// settleStart is when the site's settle time starts to count: the later of
+// SettleStart is when the site's settle time starts to count: the later of
 // NotBefore and SettleFrom.
-func (in Intent) settleStart() time.Time {
+func (in Intent) SettleStart() time.Time {
 	if in.SettleFrom.After(in.NotBefore) {
 		return in.SettleFrom
 	}
@@ -237,7 +237,7 @@ func Classify(in Intent, s Search, o Options) Verdict {
 		return Verdict{Outcome: Ambiguous, Reason: reasonSuspectOlder}
 	case !s.Complete:
 		return Verdict{Outcome: Ambiguous, Reason: reasonIncomplete}
-	case s.ObservedAt.Before(in.settleStart().Add(settle)):
+	case s.ObservedAt.Before(in.SettleStart().Add(settle)):
 		return Verdict{Outcome: Ambiguous, Reason: reasonSettling}
 	default:
 		return Verdict{Outcome: Absent, Reason: reasonAbsent}

@@ -74,7 +74,7 @@ func ClassifyState(in Intent, st State, o Options) Verdict {
 		if in.NotBefore.IsZero() {
 			return Verdict{Outcome: Ambiguous, Reason: reasonStateNoTime}
 		}
-		if st.ObservedAt.Before(in.settleStart().Add(max(o.Settle, 0))) {
+		if st.ObservedAt.Before(in.SettleStart().Add(max(o.Settle, 0))) {
 			return Verdict{Outcome: Ambiguous, Reason: reasonStateSettling}
 		}
 		return Verdict{Outcome: Absent, Reason: reasonStateNotDone}
