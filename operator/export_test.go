@@ -17,8 +17,9 @@ var TabMarker = tabMarker
 // run, the task and action of calendar entry e exactly as a pass would, a
 // live tab record for the site on targetID, and moves the action to
 // executing. Nothing is clicked here: the test makes the late click land
-// (or not) itself.
-func DeadClick(ctx context.Context, db *ledger.DB, site sites.Adapter, e Entry, targetID string, ttl time.Duration) (ledger.Action, ledger.Tab, error) {
+// (or not) itself. Each of handedOff is the target of another tab of the
+// same run and site, recorded as handed to the person (a confirmation's).
+func DeadClick(ctx context.Context, db *ledger.DB, site sites.Adapter, e Entry, targetID string, ttl time.Duration, handedOff ...string) (ledger.Action, ledger.Tab, error) {
 	lease, err := db.AcquireLease(ctx, "browser-operator", "dead-operator", ttl)
 	if err != nil {
 		return ledger.Action{}, ledger.Tab{}, err
@@ -37,6 +38,17 @@ func DeadClick(ctx context.Context, db *ledger.DB, site sites.Adapter, e Entry, 
 	a, _, err := db.Reserve(ctx, f, entryIntent(e, task, origin).ledgerIntent(run.ID))
 	if err != nil {
 		return ledger.Action{}, ledger.Tab{}, err
+	}
+	for _, id := range handedOff {
+		h, err := db.RecordTab(ctx, f, ledger.Tab{RunID: run.ID, State: ledger.TabLive, TargetID: id,
+			Surface: ledger.SurfaceOwned, Ownership: ledger.Owned, URL: browser.LooseURL(site.Origins()[0]),
+			BindingHash: browser.BindingHash(site.Name(), run.ID)})
+		if err == nil {
+			_, err = db.UpdateTab(ctx, f, h.ID, ledger.TabChange{State: ledger.TabHandoff})
+		}
+		if err != nil {
+			return ledger.Action{}, ledger.Tab{}, err
+		}
 	}
 	tab, err := db.RecordTab(ctx, f, ledger.Tab{RunID: run.ID, State: ledger.TabLive, TargetID: targetID,
 		Surface: ledger.SurfaceOwned, Ownership: ledger.Owned, URL: browser.LooseURL(site.Origins()[0]),

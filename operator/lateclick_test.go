@@ -212,3 +212,24 @@ func TestMaySurfaceHoldsAcrossPasses(t *testing.T) {
 	require.Equal(t, 1, as[0].Attempt)
 	require.Len(t, w.effects(demosite.EffectPost), 1, "published once")
 }
+
+// A tab the dead pass handed to the person (a confirmation's) was never
+// clicked in by browserop: it stays open with the person and is not the
+// tab the late-click rule waits for. Once the clicking tab is gone and the
+// settle time has passed, the like is proven absent and performed once.
+func TestLateClickHandedOffTabIsNotTheClickingTab(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	post := w.srv.SeedPost("bob", "something to like", time.Now().Add(-time.Hour))
+	e := w.likeEntry("fav", fmt.Sprintf("%s/p/%d", w.base, post))
+	a, _, err := operator.DeadClick(context.Background(), w.db, w.site, e, "DEADBEEF00000000000000000000DEAD", 200*time.Millisecond,
+		"0FF0FF0FF0FF0FF0FF0FF0FF0FF0FF0F")
+	require.NoError(t, err)
+	time.Sleep(settle + 200*time.Millisecond)
+
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
+	got := w.action(a.ID)
+	require.Equal(t, ledger.Verified, got.Status, "%s", got.FailureReason)
+	require.Equal(t, 2, got.Attempt, "proven absent, then performed once")
+	require.Len(t, w.effects(demosite.EffectLike), 1)
+}

@@ -212,7 +212,11 @@ func (p *pass) lateClick(a ledger.Action) (lateClick, error) {
 	binding := browser.BindingHash(a.Site, runID)
 	var late lateClick
 	for _, t := range tabs {
-		if t.BindingHash != binding {
+		// A tab handed to the person was prepared for a confirmation and
+		// given up before anything of it went executing; the pass went on
+		// in a new tab. It is the person's, stays open, and clicked
+		// nothing of browserop's.
+		if t.BindingHash != binding || t.State == ledger.TabHandoff {
 			continue
 		}
 		switch t.State {
