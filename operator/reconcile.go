@@ -63,7 +63,9 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL str
 			// but an account other than the actor signed in now means the
 			// click may have been carried out as that account.
 			if who, err := st.site.Identity(p.ctx, st.tab); err == nil {
-				p.sawAccount(in.site, who)
+				if err := p.sawAccount(in.site, who); err != nil {
+					return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the account seen could not be recorded: " + errorClass(err)}
+				}
 			}
 			v = verify.Classify(vin, toSearch(res, now), opts)
 			if v.Outcome == verify.Verified && landedURL != "" && verify.NormalizeURL(landedURL) != verify.NormalizeURL(v.URL) {
@@ -75,7 +77,9 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL str
 			who, err := st.site.Identity(p.ctx, st.tab)
 			if err != nil || who != in.actor {
 				if err == nil {
-					p.sawAccount(in.site, who)
+					if err := p.sawAccount(in.site, who); err != nil {
+						return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the account seen could not be recorded: " + errorClass(err)}
+					}
 				}
 				p.hardStop(string(sites.StopIdentityMismatch))
 				return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the control was not read as the actor"}
@@ -233,16 +237,15 @@ func (p *pass) lateClick(a ledger.Action) (lateClick, error) {
 
 // sawAccount records that who was seen signed in on site: every unsettled
 // action there whose actor is someone else may have been carried out as
-// who, and notes it. A failure to note it is logged; the action stays as it
-// was (its absence is then judged without the sighting).
-func (p *pass) sawAccount(site, who string) {
+// who, and notes it. An error means a sighting may be missing from the
+// record: the caller must not go on to judge absence on that site.
+func (p *pass) sawAccount(site, who string) error {
 	if who == "" {
-		return
+		return nil
 	}
 	acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{Statuses: []ledger.Status{ledger.Executing, ledger.Ambiguous}})
 	if err != nil {
-		p.r.log.Warn("list unsettled actions", "err", err)
-		return
+		return fmt.Errorf("list unsettled actions: %w", err)
 	}
 	for _, a := range acts {
 		if a.Site != site || a.Actor == who || slices.Contains(a.OtherAccounts, who) {
@@ -251,10 +254,10 @@ func (p *pass) sawAccount(site, who string) {
 		others := append(slices.Clone(a.OtherAccounts), who)
 		slices.Sort(others)
 		if _, err := p.r.db.NoteOtherAccount(p.ctx, p.fence(), a.ID, who, "cannot prove the outcome: "+otherAccountsReason(a.Actor, others)); err != nil {
-			p.r.log.Warn("note another account on an unsettled action", "action", a.ID, "account", who, "err", err)
-			continue
+			return err
 		}
 		p.r.log.Warn("another account is signed in while an action is unsettled; its effect may be on that account",
 			"action", a.ID, "actor", a.Actor, "account", who)
 	}
+	return nil
 }

@@ -101,8 +101,7 @@ func (p *pass) checkIdentity(st *siteTab) error {
 		return err
 	}
 	st.identity = who
-	p.sawAccount(st.site.Name(), who)
-	return nil
+	return p.sawAccount(st.site.Name(), who)
 }
 
 // recoverTab handles an owned tab that disappeared (closed by the person, or
