@@ -637,7 +637,8 @@ func (db *DB) NoteOtherAccount(ctx context.Context, f Fence, id, account, reason
 // ClickTabs returns the run whose pass last moved the action to executing
 // (the one that may have clicked) and that run's tab records, oldest first.
 // The run is "" when the action never went executing, or when the run is
-// not recorded.
+// not recorded. Runs are matched by generation alone: every pass competes
+// for one lease (operator.Config.LeaseName), whose generations are unique.
 func (db *DB) ClickTabs(ctx context.Context, id string) (string, []Tab, error) {
 	var runID string
 	err := db.read.QueryRowContext(ctx, `SELECT r.id FROM action_events e JOIN runs r ON r.generation = e.generation

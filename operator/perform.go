@@ -470,10 +470,12 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 // proven absent by a view read as its actor, and which accounts to check.
 func otherAccountsReason(actor string, others []string) string {
 	return fmt.Sprintf("while it was unsettled the site showed %s signed in instead of %s: the effect may be on %s; "+
-		"a person checks there and resolves it", atList(others), "@"+actor, atList(others))
+		"a person checks there and resolves it", Handles(others), "@"+actor, Handles(others))
 }
 
-func atList(handles []string) string {
+// Handles writes account handles as a person reads them: "@a, @b" (""
+// for none).
+func Handles(handles []string) string {
 	out := make([]string, len(handles))
 	for i, h := range handles {
 		out[i] = "@" + h

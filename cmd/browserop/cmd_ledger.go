@@ -171,7 +171,7 @@ func actionsShow(ctx context.Context, e *env, args []string) error {
 		{"id", a.ID}, {"status", string(a.Status)}, {"type", string(a.Type)}, {"format", a.Format}, {"site", a.Site},
 		{"actor", a.Actor}, {"target", a.TargetURL}, {"payload", string(a.Payload)}, {"attempt", fmt.Sprint(a.Attempt)},
 		{"result", a.CanonicalResult}, {"failure", strings.TrimSpace(string(a.FailureClass) + " " + a.FailureReason)},
-		{"may be on", atList(a.OtherAccounts)},
+		{"may be on", operator.Handles(a.OtherAccounts)},
 		{"task", a.TaskID}, {"run", a.RunID}, {"key", a.IdempotencyKey}, {"created", fmtTime(a.CreatedAt)},
 		{"updated", fmtTime(a.UpdatedAt)},
 	} {
@@ -302,15 +302,6 @@ func statusJSON(path string, r ledger.Report) map[string]any {
 	}
 	return map[string]any{"ledger": path, "lease": toLeaseJSON(r.Lease, r.LeaseHeld),
 		"counts": counts, "ambiguous": amb, "budgets": toBudgetJSON(r.Budgets)}
-}
-
-// atList is handles as @a, @b ("" for none).
-func atList(handles []string) string {
-	out := make([]string, len(handles))
-	for i, h := range handles {
-		out[i] = "@" + h
-	}
-	return strings.Join(out, ", ")
 }
 
 // agentStatusJSON is the status report as an agent sees it: no ledger
