@@ -23,3 +23,6 @@ func processStart(pid int) (start string, exists bool) {
 	}
 	return fmt.Sprintf("%d.%06d", kp.Proc.P_starttime.Sec, kp.Proc.P_starttime.Usec), true
 }
+
+// pidSpace is empty: a Mac's pids are one space per host name.
+func pidSpace() (space string, ok bool) { return "", true }

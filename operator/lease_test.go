@@ -17,8 +17,8 @@ import (
 // holderOf names the process p as a holder, as newHolder would have in it.
 func holderOf(t *testing.T, pid int) string {
 	t.Helper()
-	host, err := os.Hostname()
-	require.NoError(t, err)
+	host := operator.LocalHost()
+	require.NotEmpty(t, host)
 	start, ok := operator.ProcessStart(pid)
 	require.True(t, ok)
 	require.NotEmpty(t, start)
@@ -30,14 +30,19 @@ func TestHolderDead(t *testing.T) {
 	child := exec.Command("sleep", "60")
 	require.NoError(t, child.Start())
 	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
-	host, _ := os.Hostname()
+	host := operator.LocalHost()
 	holder := holderOf(t, child.Process.Pid)
+	hostname, _ := os.Hostname()
 
 	require.False(t, operator.HolderDead(holder), "a running holder is alive")
 	require.True(t, operator.HolderDead(fmt.Sprintf("%s:%d:1:42", host, child.Process.Pid)),
 		"the pid now belongs to a process started at another time: reused")
 	require.False(t, operator.HolderDead(fmt.Sprintf("elsewhere.example:%d:1:42", child.Process.Pid)),
 		"a holder on another host is never judged")
+	require.False(t, operator.HolderDead(fmt.Sprintf("%s/0123456789ab.4026531836:%d:1:42", hostname, child.Process.Pid)),
+		"a holder with this host name in another boot or pid namespace is never judged")
+	require.False(t, operator.HolderDead(fmt.Sprintf("%s:%d:1:42", hostname, child.Process.Pid)),
+		"a holder that names the host without its pid space (an older form) is never judged")
 	require.False(t, operator.HolderDead("not a holder"))
 	require.False(t, operator.HolderDead(holderOf(t, os.Getpid())), "this process")
 
