@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
@@ -25,14 +27,18 @@ func TestTaskBoundEndToEnd(t *testing.T) {
 	task, _, err := svc.Agent().Create(ctx, "bound", req, "api")
 	require.NoError(t, err)
 	var wg sync.WaitGroup
+	var accepted atomic.Int32
 	for i := range 20 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _ = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: fmt.Sprintf("bounded %d", i)})
+			if _, err := svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: fmt.Sprintf("bounded %d", i)}); err == nil {
+				accepted.Add(1)
+			}
 		}()
 	}
 	wg.Wait()
+	require.EqualValues(t, 1, accepted.Load(), "the bound holds where intents are accepted")
 	w.pass()
 	w.pass()
 	require.Len(t, w.effects(demosite.EffectPost), 1, "the bound is 1")
@@ -205,4 +211,47 @@ func TestTaskFinishDoneWithResult(t *testing.T) {
 	w.pass()
 	require.Len(t, w.effects(""), 4, "three of the finished task, one before the cancel")
 	w.checkBooks()
+}
+
+// cancelOnFill is the demo adapter, with the person cancelling the task
+// while the payload is being prepared: after the first authority check
+// and before the click.
+type cancelOnFill struct {
+	sites.Adapter
+	cancel func()
+}
+
+func (c cancelOnFill) Fill(ctx context.Context, tab *browser.Tab, in sites.Intent) (string, error) {
+	got, err := c.Adapter.Fill(ctx, tab, in)
+	c.cancel()
+	return got, err
+}
+
+// The task is read again right before the click: cancelled after its
+// payload was prepared (and after the action went executing), nothing is
+// clicked and the action ends abandoned.
+func TestCancelledBeforeClickIsNotClicked(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	ctx := context.Background()
+	svc := w.tasks()
+	req := contract("post")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	task, _, err := svc.Agent().Create(ctx, "late-cancel", req, "api")
+	require.NoError(t, err)
+	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "cancelled at the last moment"})
+	require.NoError(t, err)
+	site := cancelOnFill{Adapter: w.site, cancel: func() {
+		_, err := svc.Cancel(ctx, task.ID, "changed my mind")
+		require.NoError(t, err)
+	}}
+	w.runner = operator.NewRunner(w.db, []sites.Adapter{site}, w.policy, w.planner,
+		func(context.Context) (*browser.Browser, error) { return w.b, nil }, w.cfg, nil)
+	w.pass()
+	require.Empty(t, w.effects(""), "nothing was clicked")
+	acts := w.actions()
+	require.Len(t, acts, 1)
+	require.Equal(t, ledger.Failed, acts[0].Status)
+	require.Equal(t, ledger.Abandoned, acts[0].FailureClass)
+	require.False(t, acts[0].ExecutingAt.IsZero(), "it had gone executing: the check right before the click refused it")
+	require.Contains(t, acts[0].FailureReason, "the task was cancelled")
 }

@@ -82,6 +82,17 @@ func crashPoint(name string) {
 // trusting its own kill to stop it at once: the kernel may hand a signal
 // sent to the process to another thread, and this one then runs on for a
 // moment (past the point) before the stop reaches it.
+// pauseArmed reports whether name is armed as a pause point (and not yet
+// paused at).
+func pauseArmed(name string) bool {
+	if paused == nil {
+		return false
+	}
+	pauseGate.Lock()
+	defer pauseGate.Unlock()
+	return paused[name]
+}
+
 func pausePoint(name string) {
 	if paused == nil {
 		return

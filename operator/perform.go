@@ -286,9 +286,13 @@ func (p *pass) handToPerson(m *mutation) (bool, error) {
 // checks, right before the click, that the lease is still this pass's and
 // that the task still may. From here on nothing is retried.
 func (p *pass) goExecuting(m *mutation) (bool, error) {
-	var err error
-	m.a, err = p.transition(m.a, ledger.Change{To: ledger.Executing, Reason: "performing once",
+	// A refused transition returns no action: keep the planned one for
+	// the report.
+	next, err := p.transition(m.a, ledger.Change{To: ledger.Executing, Reason: "performing once",
 		Baseline: m.baseline, HaveBaseline: m.haveBaseline})
+	if err == nil {
+		m.a = next
+	}
 	if errors.Is(err, budgets.ErrExhausted) {
 		p.sum.count("budget_skips")
 		p.sum.Actions = append(p.sum.Actions, ActionReport{ActionID: m.a.ID, Entry: m.entry, Type: string(m.a.Type), Status: "budget_skip", Reason: err.Error()})

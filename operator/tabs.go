@@ -402,7 +402,7 @@ func (r *Runner) awaitConnectionEnd(tab *browser.Tab) {
 // armTab sets a new owned tab's action deadline and its crash hook.
 func armTab(tab *browser.Tab, timeout time.Duration) {
 	tab.SetActionTimeout(timeout)
-	if armed["after-click-sent"] {
+	if armed["after-click-sent"] || pauseArmed("after-click-sent") {
 		tab.OnClickDispatched(func() { crashPoint("after-click-sent") })
 	}
 }
