@@ -255,3 +255,27 @@ func TestCancelledBeforeClickIsNotClicked(t *testing.T) {
 	require.False(t, acts[0].ExecutingAt.IsZero(), "it had gone executing: the check right before the click refused it")
 	require.Contains(t, acts[0].FailureReason, "the task was cancelled")
 }
+
+// A calendar entry's task takes no other intent: one submitted to it (the
+// person's view sees it) would be left out of its result and dropped when
+// it ends. Refused, and the person's view creates person tasks only.
+func TestEntryTaskTakesNoSubmittedIntent(t *testing.T) {
+	w := newWorld(t, demosite.Faults{Captcha: true})
+	ctx := context.Background()
+	w.calendar("entries:\n" + post("cal", "the entry's own post"))
+	w.pass() // stopped by the CAPTCHA: the entry's task stays open
+	tasks, err := w.db.ListTasks(ctx, 0, operator.SourceCalendar)
+	require.NoError(t, err)
+	require.Len(t, tasks, 1)
+	require.Equal(t, ledger.TaskOpen, tasks[0].Status)
+	_, err = w.tasks().Submit(ctx, tasks[0].ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "smuggled in"})
+	require.ErrorIs(t, err, operator.ErrForbidden)
+	intents, err := w.db.TaskIntents(ctx, tasks[0].ID)
+	require.NoError(t, err)
+	require.Empty(t, intents)
+
+	req := contract("post")
+	req.Contract.Domains = []string{hostOf(w.base)}
+	_, _, err = w.tasks().Create(ctx, "mine", req, operator.SourceCalendar)
+	require.Error(t, err, "the person's view records person tasks only")
+}

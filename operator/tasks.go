@@ -199,8 +199,8 @@ func forbidden(err error) error {
 // Create creates a task idempotently: the same key and request return the
 // original (created=false); the same key with another request is
 // ledger.ErrConflict. An agent view records source api or mcp and keeps
-// its keys in the agents' namespace; the person's view records any other
-// source (SourcePerson over REST) in the person's namespace, so neither
+// its keys in the agents' namespace; the person's view records
+// SourcePerson in the person's namespace, so neither
 // reaches the other's keys, nor the calendar's or the planner's. The
 // contract's domains must lie within the ceiling (ErrForbidden).
 func (s *TaskService) Create(ctx context.Context, key string, req CreateTaskRequest, source string) (TaskState, bool, error) {
@@ -211,7 +211,7 @@ func (s *TaskService) Create(ctx context.Context, key string, req CreateTaskRequ
 	if s.agent {
 		ns = ledger.KeyAgent
 	}
-	if s.agent != slices.Contains(agentSources, source) {
+	if s.agent != slices.Contains(agentSources, source) || !s.agent && source != SourcePerson {
 		return TaskState{}, false, fmt.Errorf("create task: source %q does not match the caller (agent view: %v)", source, s.agent)
 	}
 	if err := req.Contract.Validate(); err != nil {
@@ -339,7 +339,7 @@ func completeIfSettled(ctx context.Context, db *ledger.DB, t ledger.Task, maxAtt
 	if err != nil {
 		return false, err
 	}
-	entryTask := t.Request.Source == SourceCalendar || t.Request.Source == SourcePlanner
+	entryTask := isEntryTask(t)
 	if !entryTask && t.FinishedAt.IsZero() {
 		return false, nil
 	}
@@ -366,7 +366,7 @@ func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts i
 	}
 	groups := byIntent(acts)
 	res := TaskResult{Intents: []IntentOutcome{}}
-	if t.Request.Source == SourceCalendar || t.Request.Source == SourcePlanner {
+	if isEntryTask(t) {
 		ref := entryRef(t)
 		if len(groups[ref.origin]) > 0 {
 			res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.origin], maxAttempts))
@@ -398,6 +398,19 @@ func (s *TaskService) result(ctx context.Context, t ledger.Task, cancelled bool)
 	return res, nil
 }
 
+// isEntryTask reports whether t is a calendar entry's or a planner
+// candidate's task: its one intent is that entry, performed by the pass.
+func isEntryTask(t ledger.Task) bool {
+	return t.Request.Source == SourceCalendar || t.Request.Source == SourcePlanner
+}
+
+func entryWord(t ledger.Task) string {
+	if t.Request.Source == SourcePlanner {
+		return "candidate"
+	}
+	return "entry"
+}
+
 // Submit adds an intent to an open, unfinished task after checking it
 // against the authority: the capability is allowed, the site and target
 // are within the effective domains (contract plus grants, within the
@@ -415,6 +428,11 @@ func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentReques
 	}
 	if !t.FinishedAt.IsZero() {
 		return TaskState{}, fmt.Errorf("%w: the task is finished and accepts no more intents", ErrForbidden)
+	}
+	if isEntryTask(t) {
+		// Its one intent is its calendar entry or planner candidate; its
+		// result and its end know no other.
+		return TaskState{}, fmt.Errorf("%w: a %s task takes no intents but its own %s", ErrForbidden, t.Request.Source, entryWord(t))
 	}
 	e := Entry{ID: "submitted", Site: in.Site, Actor: strings.TrimPrefix(in.Actor, "@"), Type: in.Type, Text: in.Text,
 		Parts: in.Parts, Target: in.Target}
@@ -620,7 +638,7 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 		return TaskState{}, err
 	}
 	st.Intents = len(intents)
-	if t.Request.Source == SourceCalendar || t.Request.Source == SourcePlanner {
+	if isEntryTask(t) {
 		st.Intents = 1 // the entry
 	}
 	acts, err := s.db.ListActions(ctx, ledger.ActionFilter{TaskID: t.ID})
