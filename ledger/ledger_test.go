@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -337,4 +338,44 @@ func TestOpenNewLedgerConcurrently(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, ledger.LatestSchemaVersion(), v)
 	}
+}
+
+// Migration 0004 counts the side effects of intents already stored: a
+// thread one per part, anything else (a thread without parts included) one.
+func TestMigrationFourCountsStoredIntents(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	raw, err := sql.Open("sqlite3", "file:"+path)
+	require.NoError(t, err)
+	stmts := []string{
+		`PRAGMA application_id = 1651666800`,
+		`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
+	}
+	for v, name := range []string{"0001_init", "0002_tab_opening", "0003_action_other_accounts"} {
+		body, err := os.ReadFile("migrations/" + name + ".sql")
+		require.NoError(t, err)
+		stmts = append(stmts, string(body), fmt.Sprintf(`INSERT INTO schema_migrations VALUES (%d, '%s', 1)`, v+1, name))
+	}
+	stmts = append(stmts,
+		`INSERT INTO tasks (id, idempotency_key, request_json, contract_json, status, created_at, updated_at)
+			VALUES ('task_1', 'agent:k', '{}', '{}', 'open', 1, 1)`,
+		`INSERT INTO task_intents (id, task_id, request_json, created_at) VALUES
+			('int_1', 'task_1', '{"type":"thread","parts":["a","b","c"]}', 1),
+			('int_2', 'task_1', '{"type":"post","text":"x"}', 2),
+			('int_3', 'task_1', '{"type":"thread"}', 3)`,
+		`PRAGMA user_version = 3`)
+	for _, q := range stmts {
+		_, err := raw.Exec(q)
+		require.NoError(t, err, q)
+	}
+	require.NoError(t, raw.Close())
+
+	db := MustOpenAt(t, path, newClock())
+	intents, err := db.TaskIntents(context.Background(), "task_1")
+	require.NoError(t, err)
+	require.Len(t, intents, 3)
+	require.Equal(t, []int{3, 1, 1}, []int{intents[0].Effects, intents[1].Effects, intents[2].Effects})
 }

@@ -4,7 +4,7 @@
 ALTER TABLE task_intents ADD COLUMN effects INTEGER NOT NULL DEFAULT 1 CHECK (effects >= 1);
 
 DROP TRIGGER task_intents_immutable;
-UPDATE task_intents SET effects = max(1, json_array_length(request_json, '$.parts'))
+UPDATE task_intents SET effects = max(1, COALESCE(json_array_length(request_json, '$.parts'), 1))
     WHERE json_extract(request_json, '$.type') = 'thread';
 CREATE TRIGGER task_intents_immutable BEFORE UPDATE ON task_intents
 BEGIN
