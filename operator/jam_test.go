@@ -89,6 +89,23 @@ func TestPassHardStopStopsOnlyItsSite(t *testing.T) {
 	require.Len(t, other.srv.Effects(), 2, "nothing twice")
 }
 
+// TestPassAmbiguousStopsEverySite: an unresolved ambiguous action on one
+// site stops mutations on every site, not only its own.
+func TestPassAmbiguousStopsEverySite(t *testing.T) {
+	w := newWorld(t, demosite.Faults{VisibilityDelay: 30 * time.Second})
+	other := newSecondSite(t, w, "other")
+	w.calendar(`entries:
+  - {id: a1, site: demo, actor: alice, type: post, at: "{at}", text: "demo, not visible yet"}
+  - {id: b1, site: other, actor: alice, type: post, at: "{at}", text: "other, held"}
+`)
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeNeedsPerson, sum.Outcome, "%+v", sum)
+	require.Empty(t, sum.StoppedSites, "a pass-wide stop, not a site's")
+	require.Equal(t, "an unresolved ambiguous action", sum.HardStop)
+	require.Len(t, w.effects(demosite.EffectPost), 1)
+	require.Empty(t, other.srv.Effects(), "the other site waits too: %+v", sum.Actions)
+}
+
 // secondSite is another demosite under another adapter name.
 type secondSite struct {
 	srv  *demosite.Server

@@ -90,7 +90,7 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 			}
 		case ledger.Executing, ledger.Ambiguous:
 			// Reconciliation runs first; one left means it could not be settled.
-			p.hardStop("an unresolved ambiguous action")
+			p.hardStopPass("an unresolved ambiguous action")
 			p.report(a, entry, "ambiguous_waiting")
 			return a, nil
 		}
@@ -299,7 +299,7 @@ func (p *pass) goExecuting(m *mutation) (bool, error) {
 		return true, nil
 	}
 	if errors.Is(err, ledger.ErrClockBehind) {
-		p.hardStop("the clock is behind recorded effects")
+		p.hardStopPass("the clock is behind recorded effects")
 		p.report(m.a, m.entry, "held")
 		return true, nil
 	}
@@ -311,7 +311,7 @@ func (p *pass) goExecuting(m *mutation) (bool, error) {
 		// The lease moved on while this pass was paused: another operator
 		// may already be reconciling this action. Do not click; it stays
 		// executing under this generation and is reconciled, never redone.
-		p.hardStop("the lease was lost before the click")
+		p.hardStopPass("the lease was lost before the click")
 		p.report(m.a, m.entry, "held")
 		return true, ledger.ErrStaleGeneration
 	}
@@ -464,7 +464,7 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 		} else if a, err = p.r.db.Recheck(p.ctx, p.fence(), a.ID, reason); err != nil {
 			return a, err
 		}
-		p.hardStop("an unresolved ambiguous action")
+		p.hardStopPass("an unresolved ambiguous action")
 		p.report(a, entry, notePrefix+"ambiguous")
 	}
 	return a, nil

@@ -152,7 +152,7 @@ func (p *pass) reconcile() error {
 		in, err := fromAction(a)
 		if err != nil {
 			p.problem(err.Error())
-			p.hardStop("an unresolved ambiguous action")
+			p.hardStopPass("an unresolved ambiguous action")
 			continue
 		}
 		st, err := p.tabFor(a.Site)
@@ -160,7 +160,7 @@ func (p *pass) reconcile() error {
 			if errors.Is(err, ledger.ErrStaleGeneration) {
 				return err
 			}
-			p.hardStop("an unresolved ambiguous action: " + stopKind(err))
+			p.hardStopPass("an unresolved ambiguous action: " + stopKind(err))
 			continue
 		}
 		late, err := p.lateClick(a)

@@ -317,35 +317,29 @@ type pass struct {
 
 func (p *pass) fence() ledger.Fence { return p.lease.Fence() }
 
-// hardStop ends mutations for the rest of the pass: on the site of the
-// intent being processed when the reason concerns only it (a blocker
-// screen, the wrong account, a page off the site, a selector, a target),
-// else on every site (see passWide).
+// hardStop ends mutations for the rest of the pass on the site being
+// worked on (p.site), or on every site when none is: a blocker screen, the
+// wrong account, a page off the site concern that site only, and the other
+// sites go on.
 func (p *pass) hardStop(reason string) {
-	if p.site != "" && !passWide(reason) {
-		if p.siteStops[p.site] == "" {
-			p.siteStops[p.site] = reason
-			p.r.log.Warn("hard stop: nothing more on this site in this pass", "run", p.run.ID, "site", p.site, "reason", reason)
-		}
+	if p.site == "" {
+		p.hardStopPass(reason)
 		return
 	}
+	if p.siteStops[p.site] == "" {
+		p.siteStops[p.site] = reason
+		p.r.log.Warn("hard stop: nothing more on this site in this pass", "run", p.run.ID, "site", p.site, "reason", reason)
+	}
+}
+
+// hardStopPass ends every mutation for the rest of the pass, on every site:
+// an unresolved ambiguous action, the clock behind recorded effects, a lost
+// lease, an interrupted pass.
+func (p *pass) hardStopPass(reason string) {
 	if p.stopped == "" {
 		p.stopped = reason
 		p.r.log.Warn("hard stop: nothing more in this pass", "run", p.run.ID, "reason", reason)
 	}
-}
-
-// passWide reports whether a hard stop concerns the whole pass rather than
-// one site: an unresolved ambiguous action (the documented rule: nothing
-// more until it is settled), the clock behind recorded effects (the
-// ledger's), a lost lease, an interrupted pass.
-func passWide(reason string) bool {
-	for _, p := range []string{"an unresolved ambiguous action", "the clock is behind", "the lease was lost", "interrupted"} {
-		if strings.HasPrefix(reason, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // stoppedFor returns why no mutation may be made on site, or "".
@@ -443,7 +437,7 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	if runErr != nil && errors.Is(runErr, context.Canceled) && pctx.Err() != nil {
 		// Cancelled (a lost lease, or a shutdown past its grace): what was
 		// in flight is recorded; the pass simply stops.
-		p.hardStop("interrupted: " + context.Cause(pctx).Error())
+		p.hardStopPass("interrupted: " + context.Cause(pctx).Error())
 		runErr = nil
 	}
 	cancel(nil)
