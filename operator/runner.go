@@ -269,6 +269,9 @@ type Summary struct {
 	// StoppedSites holds the hard stops that concerned one site only, by
 	// site: the other sites went on.
 	StoppedSites map[string]string `json:"stopped_sites,omitempty"`
+	// PassStop is the hard stop that ended mutations on every site, if
+	// one did (HardStop then says it alone).
+	PassStop string `json:"pass_stop,omitempty"`
 	Counts       map[string]int    `json:"counts"`
 	Actions      []ActionReport    `json:"actions"`
 	NeedsPerson  []string          `json:"needs_person,omitempty"` // ambiguous action ids
@@ -465,7 +468,7 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	default:
 		sum.Outcome = OutcomeOK
 	}
-	sum.HardStop = p.stopReason()
+	sum.HardStop, sum.PassStop = p.stopReason(), p.stopped
 	if len(p.siteStops) > 0 {
 		sum.StoppedSites = p.siteStops
 	}

@@ -186,12 +186,17 @@ func printSummary(e *env, sum *operator.Summary) error {
 	} else {
 		fmt.Fprintln(w, "nothing to do: no entry or intent is due that is not already settled")
 	}
-	switch {
-	case len(sum.StoppedSites) > 0:
-		for _, site := range slices.Sorted(maps.Keys(sum.StoppedSites)) {
-			fmt.Fprintf(w, "hard stop on site %s: %s (the other sites went on)\n", site, clean(sum.StoppedSites[site]))
+	for _, site := range slices.Sorted(maps.Keys(sum.StoppedSites)) {
+		wentOn := " (the other sites went on)"
+		if sum.PassStop != "" {
+			wentOn = ""
 		}
-	case sum.HardStop != "":
+		fmt.Fprintf(w, "hard stop on site %s: %s%s\n", site, clean(sum.StoppedSites[site]), wentOn)
+	}
+	switch {
+	case sum.PassStop != "":
+		fmt.Fprintf(w, "hard stop: %s\n", clean(sum.PassStop))
+	case len(sum.StoppedSites) == 0 && sum.HardStop != "":
 		fmt.Fprintf(w, "hard stop: %s\n", clean(sum.HardStop))
 	}
 	for _, id := range sum.NeedsPerson {
