@@ -446,7 +446,11 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	cancel(nil)
 	<-hbDone
 	p.closeTabs()
-	r.stopIdleBrowser(context.WithoutCancel(ctx), log)
+	// Chrome is stopped only by a holder of the lease: after a lost lease
+	// another operator may be about to use it.
+	if l, err := r.db.GetLease(context.WithoutCancel(ctx), lease.Name); err == nil && l.Generation == lease.Generation && l.Held(r.now()) {
+		r.stopIdleBrowser(context.WithoutCancel(ctx), log)
+	}
 
 	sum.Ended = r.now()
 	actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -499,7 +503,8 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 
 // stopIdleBrowser stops a Chrome browserop launched when it holds nothing
 // but browserop's own tabs (Config.StopIdleBrowser). It runs while the
-// pass still holds the lease, so no other pass is using that Chrome.
+// pass still holds the lease (the caller checks), so no other pass is
+// using that Chrome.
 func (r *Runner) stopIdleBrowser(ctx context.Context, log *slog.Logger) {
 	if !r.cfg.StopIdleBrowser {
 		return
