@@ -118,7 +118,8 @@ func (p Payload) JSON() json.RawMessage {
 }
 
 // ParsePayload decodes a stored payload. It returns an error, naming the
-// payload, for one that is not a JSON object of Payload's fields.
+// payload, for one that is not JSON of Payload's shape; unknown fields are
+// ignored and null is the zero Payload (stored rows are read as they are).
 func ParsePayload(raw json.RawMessage) (Payload, error) {
 	var p Payload
 	if err := json.Unmarshal(raw, &p); err != nil {

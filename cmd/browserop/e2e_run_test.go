@@ -51,7 +51,7 @@ func TestE2EIdleChromeStoppedAndTabsShown(t *testing.T) {
 		require.Equal(t, "demo", tb.Site)
 		require.Equal(t, "closed_verified", string(tb.State))
 		require.Contains(t, tb.CloseProof, "proved")
-		require.GreaterOrEqual(t, tb.Epoch, 0)
+		require.GreaterOrEqual(t, tb.Epoch, 1, "an inspection epoch starts at 1")
 		require.NotEmpty(t, tb.RunID)
 	}
 	code, out, _ = w.run(nil, "tabs")

@@ -38,10 +38,13 @@ func TestGlobalFlagsBeforeCommand(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &st), out)
 	require.Equal(t, 1, st.Counts["verified"])
+	require.Equal(t, c.ledgerPath(), st.Ledger, "the flag before the command chose the ledger")
 
 	// After the command the flag still wins, as before.
-	code, _, errs = c.run("--ledger", other, "status", "--ledger", c.ledgerPath())
+	code, out, errs = c.run("--json", "--ledger", other, "status", "--ledger", c.ledgerPath())
 	require.Equal(t, 0, code, errs)
+	require.NoError(t, json.Unmarshal([]byte(out), &st), out)
+	require.Equal(t, c.ledgerPath(), st.Ledger, "the flag after the command wins")
 
 	code, _, errs = c.run("--bogus", "status")
 	require.Equal(t, 2, code)

@@ -41,8 +41,9 @@ func Build(ctx context.Context, out string) error {
 	return nil
 }
 
-// Env is this process's environment without HOME, XDG and BROWSEROP_*
-// variables, plus set: a child sees only the installation it is given.
+// Env is this process's environment without the variables set names and
+// without any XDG_* or BROWSEROP_* variable, plus set: a child sees only
+// the installation it is given (set names HOME to give it its own).
 func Env(set map[string]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {

@@ -4,6 +4,7 @@ package child_test
 
 import (
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -46,6 +47,13 @@ func TestEnv(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", "/y")
 	env := child.Env(map[string]string{"HOME": "/h"})
 	require.Contains(t, env, "HOME=/h")
+	homes := 0
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "HOME=") {
+			homes++
+		}
+	}
+	require.Equal(t, 1, homes, "the HOME given replaces this process's")
 	for _, kv := range env {
 		require.NotContains(t, kv, "BROWSEROP_LEDGER_PATH")
 		require.NotContains(t, kv, "XDG_STATE_HOME")
