@@ -1,10 +1,8 @@
 package operator
 
 import (
-	"errors"
 	"fmt"
-	"net/url"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/browserop/browserop/authority"
@@ -36,19 +34,17 @@ func (r *Runner) refuse(e Entry) string {
 	if e.Target == "" {
 		return ""
 	}
-	domains := contractFor(site, e.Capability()).Domains
-	allowed, err := authority.ParseDomains(domains)
-	var host string
-	if u, perr := url.Parse(e.Target); perr == nil {
-		host, perr = authority.ParseHost(u.Hostname())
-		err = errors.Join(err, perr)
-	} else {
-		err = perr
+	// The same check the pass makes right before the click (package
+	// authority, as refuseOutsideAuthority does), over the contract the
+	// entry's task gets: the site's own hosts and the entry's capability.
+	if r.ceilingErr != nil {
+		return "" // every action is refused at perform time, with the reason
 	}
-	if err != nil || !allowed.Match(host) {
-		sort.Strings(domains)
-		return fmt.Sprintf("target %q is outside the authority of site %q (its domains: %s); it is never performed",
-			e.Target, e.Site, strings.Join(domains, ", "))
+	c := contractFor(site, e.Capability())
+	if err := r.ceiling.Check(authority.Task{Capabilities: c.Capabilities, Domains: c.Domains}, site, e.Target, e.Capability()); err != nil {
+		domains := slices.Sorted(slices.Values(c.Domains))
+		return fmt.Sprintf("target %q is outside the authority of site %q (its domains: %s): %s; it is never performed",
+			e.Target, e.Site, strings.Join(domains, ", "), authorityReason(err))
 	}
 	return ""
 }
