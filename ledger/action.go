@@ -117,6 +117,13 @@ type Action struct {
 	SettledAt     time.Time
 }
 
+// Performed reports whether the action may have had an effect: it is
+// executing, verified or ambiguous, or it went executing in this attempt.
+// (ledger.SupersedeTask asks the same in SQL.)
+func (a Action) Performed() bool {
+	return !a.ExecutingAt.IsZero() || a.Status == Executing || a.Status == Verified || a.Status == Ambiguous
+}
+
 // Event is one recorded transition of an action.
 type Event struct {
 	ID         int64

@@ -31,7 +31,7 @@ func (db *DB) SupersedeTask(ctx context.Context, f Fence, taskID, reason string)
 		if err := checkFence(ctx, tx, f); err != nil {
 			return err
 		}
-		var performed int
+		var performed int // Action.Performed, in SQL
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM actions WHERE task_id = ?
 			AND (executing_at IS NOT NULL OR status IN ('executing', 'verified', 'ambiguous'))`, taskID).Scan(&performed); err != nil {
 			return err

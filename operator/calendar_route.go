@@ -47,15 +47,11 @@ func (p *pass) runEntry(e Entry, task ledger.Task, origin string, late bool) err
 	if late {
 		// Missed only while nothing of the entry has been performed: a thread
 		// already begun is finished, not left half published.
-		acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{TaskID: task.ID})
+		performed, err := p.performedAny(task.ID)
 		if err != nil {
 			return err
 		}
-		for _, a := range acts {
-			if !a.ExecutingAt.IsZero() || a.Status != ledger.Planned && a.Status != ledger.Failed {
-				late = false
-			}
-		}
+		late = !performed
 	}
 	if e.Type != kind.Thread {
 		_, err := p.process(entryIntent(e, task, origin), e.ID, late)

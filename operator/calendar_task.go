@@ -3,6 +3,7 @@ package operator
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
@@ -86,10 +87,5 @@ func (p *pass) performedAny(taskID string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	for _, a := range acts {
-		if !a.ExecutingAt.IsZero() || a.Status == ledger.Executing || a.Status == ledger.Verified || a.Status == ledger.Ambiguous {
-			return true, nil
-		}
-	}
-	return false, nil
+	return slices.ContainsFunc(acts, ledger.Action.Performed), nil
 }
