@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/browserop/browserop/internal/procstat"
 )
 
 // networkPredictionNever is Chrome's value of the preference
@@ -133,16 +135,9 @@ func errProfileInUse(dir string, pid int) error {
 // Chrome left as a zombie, or that another program reused, does not hold
 // the profile.
 func liveChromeOn(pid int, dir string) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+	state, _, exists := procstat.Read(pid)
+	if !exists || procstat.Gone(state) {
 		return false
-	}
-	// The state follows the command name in parentheses, which may itself
-	// contain spaces or parentheses.
-	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
-		if state := stat[i+2]; state == 'Z' || state == 'X' {
-			return false
-		}
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil {
