@@ -30,7 +30,7 @@ import (
 )
 
 // Source is the source recorded on tasks created over MCP.
-const Source = "mcp"
+const Source = operator.SourceMCP
 
 // The tool names: the whole of what an agent can do over MCP.
 const (

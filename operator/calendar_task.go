@@ -23,8 +23,8 @@ const supersededReason = "superseded: the calendar entry was edited before anyth
 // task of the earlier version (its planned actions end abandoned) with a
 // task of the new version; an edit after it is errEditedAfterPerformed.
 func (p *pass) entryTask(e Entry, site sites.Adapter) (ledger.Task, string, error) {
-	key := "calendar:" + e.ID
-	req := ledger.TaskRequest{Title: e.ID, Source: "calendar", Contract: contractFor(site, e.Capability()), Input: entryInput(e)}
+	key := ledger.KeyCalendar + e.ID
+	req := ledger.TaskRequest{Title: e.ID, Source: SourceCalendar, Contract: contractFor(site, e.Capability()), Input: entryInput(e)}
 	revs, err := p.r.db.TaskRevisions(p.ctx, key)
 	if err != nil {
 		return ledger.Task{}, "", err

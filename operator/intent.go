@@ -134,5 +134,5 @@ func candidateKey(c Candidate) string {
 		Parts                           []string
 	}{c.Site, c.Actor, c.Type, c.Target, c.Text, c.Parts})
 	sum := sha256.Sum256(raw)
-	return "planner:" + hex.EncodeToString(sum[:12])
+	return ledger.KeyPlanner + hex.EncodeToString(sum[:12])
 }

@@ -49,7 +49,7 @@ func (p *pass) logAction(rep ActionReport) {
 // entryOf is the calendar entry an action's origin names ("calendar:ID",
 // or "calendar:ID~N" for a later version), or the origin itself.
 func entryOf(origin string) string {
-	id, ok := strings.CutPrefix(origin, "calendar:")
+	id, ok := strings.CutPrefix(origin, ledger.KeyCalendar)
 	if !ok {
 		return origin
 	}

@@ -18,6 +18,11 @@ import (
 	"github.com/browserop/browserop/sites"
 )
 
+// DefaultMaxAttempts is how often a definitively failed intent is
+// attempted when Config.MaxAttempts is not set; the task service judges a
+// task's outcome by the same number.
+const DefaultMaxAttempts = 3
+
 // Config tunes a Runner. Zero values take the documented defaults.
 type Config struct {
 	// LeaseName is the lease every operator on this ledger competes for.
@@ -41,7 +46,7 @@ type Config struct {
 	// quality skip (default 0.5).
 	QualityThreshold float64
 	// MaxAttempts bounds how often a definitively failed intent is
-	// replanned (default 3).
+	// replanned (default DefaultMaxAttempts).
 	MaxAttempts int
 	// ActionTimeout bounds each page action (default 15s).
 	ActionTimeout time.Duration
@@ -87,7 +92,7 @@ func (c *Config) defaults() {
 		c.QualityThreshold = 0.5
 	}
 	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = 3
+		c.MaxAttempts = DefaultMaxAttempts
 	}
 	if c.ActionTimeout <= 0 {
 		c.ActionTimeout = 15 * time.Second

@@ -81,17 +81,11 @@ func WithBudget(policy budgets.Policy) TaskOption {
 	return func(s *TaskService) { s.policy = policy }
 }
 
-// WithMaxAttempts is the operator's MaxAttempts (default 3): a definitive
-// failure is settled once an intent has had that many attempts.
-func WithMaxAttempts(n int) TaskOption {
-	return func(s *TaskService) { s.maxAttempts = n }
-}
-
 // NewTaskService returns the service. ceiling is authority.ceiling: it
 // bounds every task's domains and grants; empty, it is the hosts of the
 // configured sites and no grant is possible (see package authority).
 func NewTaskService(db *ledger.DB, adapters []sites.Adapter, ceiling []string, opts ...TaskOption) *TaskService {
-	s := &TaskService{db: db, sites: map[string]sites.Adapter{}, maxAttempts: 3}
+	s := &TaskService{db: db, sites: map[string]sites.Adapter{}, maxAttempts: DefaultMaxAttempts}
 	var as []authority.Site
 	for _, a := range adapters {
 		s.sites[a.Name()] = a
