@@ -242,11 +242,7 @@ func TestMCPErrorsAreJSON(t *testing.T) {
 	want(t, e.send(q), http.StatusUnsupportedMediaType, "unsupported_media_type")
 	q = e.newRequest(req{method: "POST", path: "/mcp", token: e.agent, body: `{not json`})
 	q.Header.Set("Accept", "application/json, text/event-stream")
-	r = e.send(q)
-	if r.status != http.StatusBadRequest {
-		t.Fatalf("status %d: %s", r.status, r.body)
-	}
-	want(t, r, http.StatusBadRequest, "")
+	want(t, e.send(q), http.StatusBadRequest, "") // want checks the {"error": ...} shape
 }
 
 // A limit of 0 is refused over REST, as over MCP.
