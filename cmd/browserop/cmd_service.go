@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -102,6 +104,12 @@ func cmdService(ctx context.Context, e *env, args []string) error {
 		return usageError("service needs a subcommand: install [--linger] | status | logs [-n N] [--follow] | uninstall")
 	}
 	sub, args := args[0], args[1:]
+	// The flags each subcommand takes; any other is a usage error.
+	takes := map[string][]string{"install": {"linger"}, "uninstall": nil, "status": nil, "logs": {"n", "follow"}}
+	own, ok := takes[sub]
+	if !ok {
+		return usageError("unknown service subcommand %q: install, status, logs or uninstall", sub)
+	}
 	fs := e.flags("service " + sub)
 	linger := fs.Bool("linger", false, "install: also keep the service running while you are logged out (loginctl enable-linger)")
 	lines := fs.Int("n", 100, "logs: how many of the last lines to show")
@@ -112,6 +120,19 @@ func cmdService(ctx context.Context, e *env, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usageError("service %s takes no arguments, got %q", sub, pos)
+	}
+	var wrong []string
+	fs.Visit(func(f *flag.Flag) {
+		if (f.Name == "linger" || f.Name == "n" || f.Name == "follow") && !slices.Contains(own, f.Name) {
+			dash := "--"
+			if len(f.Name) == 1 {
+				dash = "-"
+			}
+			wrong = append(wrong, dash+f.Name)
+		}
+	})
+	if len(wrong) > 0 {
+		return usageError("service %s does not take %s", sub, strings.Join(wrong, ", "))
 	}
 	u, err := e.unit()
 	if err != nil {

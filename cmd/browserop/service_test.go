@@ -432,3 +432,25 @@ func plistValue(t *testing.T, dec *xml.Decoder, se xml.StartElement) any {
 	t.Fatalf("plist: unexpected element <%s>", se.Name.Local)
 	return nil
 }
+
+// A flag another subcommand takes, or an unknown subcommand, is a usage
+// error before anything is written or run.
+func TestServiceRefusesFlagsItDoesNotTake(t *testing.T) {
+	t.Parallel()
+	w := newSvcWorld(t, "linux")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"service", "status", "--linger"}, "service status does not take --linger"},
+		{[]string{"service", "install", "-n", "5"}, "service install does not take -n"},
+		{[]string{"service", "uninstall", "--follow"}, "service uninstall does not take --follow"},
+		{[]string{"service", "restart"}, `unknown service subcommand "restart"`},
+	} {
+		code, _, errs := w.run(tc.args...)
+		require.Equal(t, 2, code, "%v: %s", tc.args, errs)
+		require.Contains(t, errs, tc.want, tc.args)
+	}
+	require.NoFileExists(t, w.unitPath())
+	require.Empty(t, w.sys.take(), "no service manager call")
+}
