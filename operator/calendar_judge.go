@@ -6,13 +6,27 @@ import (
 	"strings"
 
 	"github.com/browserop/browserop/authority"
+	"github.com/browserop/browserop/sites"
 )
 
-// judge refuses, at load, the entries that can be judged without a
+// JudgeCalendar refuses, at load, the entries that can be judged without a
 // browser: an entry naming a site that has no adapter, or whose target is
-// outside the domains of its site (its task's authority). Each becomes a
+// outside the authority its task would get (its site's hosts, within the
+// ceiling: the check the pass makes before the click). Each becomes a
 // problem naming its file and line; the other entries are untouched, so a
-// bad entry never stops the rest of the calendar.
+// bad entry never stops the rest of the calendar. Passes judge the
+// calendar so; `browserop doctor` shows the same verdict.
+func JudgeCalendar(cal Calendar, adapters []sites.Adapter, ceiling []string) Calendar {
+	r := &Runner{sites: map[string]sites.Adapter{}}
+	var as []authority.Site
+	for _, a := range adapters {
+		r.sites[a.Name()] = a
+		as = append(as, a)
+	}
+	r.ceiling, r.ceilingErr = authority.NewCeiling(ceiling, as)
+	return r.judge(cal)
+}
+
 func (r *Runner) judge(cal Calendar) Calendar {
 	out := Calendar{Problems: cal.Problems}
 	for _, e := range cal.Entries {

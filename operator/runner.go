@@ -276,13 +276,13 @@ type Summary struct {
 	StoppedSites map[string]string `json:"stopped_sites,omitempty"`
 	// PassStop is the hard stop that ended mutations on every site, if
 	// one did (HardStop then says it alone).
-	PassStop string `json:"pass_stop,omitempty"`
-	Counts       map[string]int    `json:"counts"`
-	Actions      []ActionReport    `json:"actions"`
-	NeedsPerson  []string          `json:"needs_person,omitempty"` // ambiguous action ids
-	Problems     []string          `json:"problems,omitempty"`     // calendar and planner problems
-	Started      time.Time         `json:"started"`
-	Ended        time.Time         `json:"ended"`
+	PassStop    string         `json:"pass_stop,omitempty"`
+	Counts      map[string]int `json:"counts"`
+	Actions     []ActionReport `json:"actions"`
+	NeedsPerson []string       `json:"needs_person,omitempty"` // ambiguous action ids
+	Problems    []string       `json:"problems,omitempty"`     // calendar and planner problems
+	Started     time.Time      `json:"started"`
+	Ended       time.Time      `json:"ended"`
 }
 
 func (s *Summary) count(k string) { s.Counts[k]++ }

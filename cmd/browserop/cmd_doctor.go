@@ -178,18 +178,10 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	} else if cal, err := operator.LoadCalendar(calDir); err != nil {
 		add("calendar", "fail", err.Error(), "")
 	} else {
-		known := map[string]bool{}
-		for _, a := range adapters {
-			known[a.Name()] = true
-		}
+		cal = operator.JudgeCalendar(cal, adapters, cfg.Authority.Ceiling) // as every pass judges it
 		var probs []string
 		for _, p := range cal.Problems {
 			probs = append(probs, p.Error())
-		}
-		for _, en := range cal.Entries {
-			if !known[en.Site] {
-				probs = append(probs, fmt.Sprintf("calendar: %s:%d: entry %q: site %q has no adapter", en.File, en.Line, en.ID, en.Site))
-			}
 		}
 		switch {
 		case len(probs) > 0:

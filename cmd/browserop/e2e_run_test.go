@@ -96,6 +96,14 @@ func TestE2EDoctor(t *testing.T) {
 	require.Equal(t, 2, code, out)
 	require.Contains(t, out, "FAIL calendar")
 	require.Contains(t, out, `entry "bad"`)
+
+	// An entry every pass refuses at load (its target outside the site's
+	// authority) fails here too.
+	w.writeCalendar(entry{ID: "soon", Type: "post", Text: "later", At: time.Now().Add(time.Hour)},
+		entry{ID: "evil", Type: "like", Target: "https://evil.example/p/1", At: time.Now().Add(time.Hour)})
+	code, out, _ = w.run(nil, "doctor", "--no-browser")
+	require.Equal(t, 2, code, out)
+	require.Contains(t, out, `entry "evil": target "https://evil.example/p/1" is outside the authority of site "demo"`)
 }
 
 // TestRunWithNothingConfigured: `run` on a fresh machine says what is
