@@ -322,3 +322,17 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// Invalid UTF-8 in a string is refused with the field and the reason.
+func TestInvalidUTF8NamesTheField(t *testing.T) {
+	e := newEnv(t).start()
+	body := "{\"title\": \"bad \xff byte\", \"contract\": {\"domains\": [\"127.0.0.1\"], \"capabilities\": [\"post\"]}}"
+	r := e.do(req{method: "POST", path: "/v1/tasks", token: e.agent, body: body, header: map[string]string{"Idempotency-Key": "utf8"}})
+	want(t, r, http.StatusBadRequest, "bad_json")
+	if !strings.Contains(r.message(), `"title"`) || !strings.Contains(r.message(), "UTF-8") {
+		t.Fatalf("message %q names neither the field nor the fault", r.message())
+	}
+	if n := e.taskCount(); n != 0 {
+		t.Fatalf("%d tasks created", n)
+	}
+}

@@ -154,6 +154,10 @@ func strictDecode(raw []byte, v any) error {
 		return apiErrorf(http.StatusBadRequest, "bad_json", "unknown field %q (field names are case-sensitive)", fieldPath(sem.JSONPointer))
 	case errors.As(err, &sem):
 		return apiErrorf(http.StatusBadRequest, "bad_json", "field %q: invalid value", fieldPath(sem.JSONPointer))
+	case errors.As(err, &syn):
+		// What encoding/json lets through, such as invalid UTF-8 in a
+		// string: the reason names the fault, not the value.
+		return apiErrorf(http.StatusBadRequest, "bad_json", "field %q: %v", fieldPath(syn.JSONPointer), syn.Err)
 	}
 	return apiErrorf(http.StatusBadRequest, "bad_json", "invalid JSON body")
 }

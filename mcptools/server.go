@@ -361,6 +361,9 @@ func duplicateReason(err error) string {
 	if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
 		return fmt.Sprintf("duplicate field %q: each field may appear once", strings.TrimPrefix(string(syn.JSONPointer), "/"))
 	}
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("field %q: %v", strings.TrimPrefix(string(syn.JSONPointer), "/"), syn.Err)
+	}
 	return "not valid JSON"
 }
 
