@@ -527,6 +527,23 @@ type CancelRequest struct {
 const maxReason = 500
 
 func (s *server) cancel(w http.ResponseWriter, r *http.Request) error {
+	return s.endTask(w, r, "cancelled", (*operator.TaskService).Cancel)
+}
+
+// FinishRequest is the optional body of POST /v1/tasks/{id}/finish: a
+// reason, as for a cancel.
+type FinishRequest = CancelRequest
+
+// finish ends the task's intake: no more intents; done once every intent
+// is settled.
+func (s *server) finish(w http.ResponseWriter, r *http.Request) error {
+	return s.endTask(w, r, "finished", (*operator.TaskService).Finish)
+}
+
+// endTask is cancel and finish: an optional {"reason"} body, the reason
+// recorded as "<verb> by <who>: <reason>", and the task's state answered.
+func (s *server) endTask(w http.ResponseWriter, r *http.Request, verb string,
+	end func(*operator.TaskService, context.Context, string, string) (operator.TaskState, error)) error {
 	var req CancelRequest
 	if err := s.decode(r, &req, true); err != nil {
 		return err
@@ -535,45 +552,14 @@ func (s *server) cancel(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	role, _ := RoleFromContext(r.Context())
-	reason := "cancelled by the agent (api)"
+	reason := verb + " by the agent (api)"
 	if role == RoleUser {
-		reason = "cancelled by the " + personByAPI
+		reason = verb + " by the " + personByAPI
 	}
 	if req.Reason != "" {
 		reason += ": " + req.Reason
 	}
-	st, err := s.tasksFor(r).Cancel(r.Context(), r.PathValue("id"), reason)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, st)
-	return nil
-}
-
-// FinishRequest is the optional body of POST /v1/tasks/{id}/finish.
-type FinishRequest struct {
-	Reason string `json:"reason,omitempty"`
-}
-
-// finish ends the task's intake: no more intents; done once every intent
-// is settled.
-func (s *server) finish(w http.ResponseWriter, r *http.Request) error {
-	var req FinishRequest
-	if err := s.decode(r, &req, true); err != nil {
-		return err
-	}
-	if err := checkReason(req.Reason); err != nil {
-		return err
-	}
-	role, _ := RoleFromContext(r.Context())
-	reason := "finished by the agent (api)"
-	if role == RoleUser {
-		reason = "finished by the " + personByAPI
-	}
-	if req.Reason != "" {
-		reason += ": " + req.Reason
-	}
-	st, err := s.tasksFor(r).Finish(r.Context(), r.PathValue("id"), reason)
+	st, err := end(s.tasksFor(r), r.Context(), r.PathValue("id"), reason)
 	if err != nil {
 		return err
 	}
