@@ -255,17 +255,23 @@ func (t *tools) submit(ctx context.Context, _ *mcp.CallToolRequest, in SubmitInp
 }
 
 func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, in CancelInput) (*mcp.CallToolResult, operator.TaskState, error) {
-	st, err := t.tasks.Cancel(ctx, in.TaskID, in.Reason)
+	st, err := t.tasks.Cancel(ctx, in.TaskID, byAgent("cancelled", in.Reason))
 	return nil, normalize(st), coded(err)
 }
 
 func (t *tools) finish(ctx context.Context, _ *mcp.CallToolRequest, in FinishInput) (*mcp.CallToolResult, operator.TaskState, error) {
-	reason := "finished by the agent (mcp)"
-	if in.Reason != "" {
-		reason += ": " + in.Reason
-	}
-	st, err := t.tasks.Finish(ctx, in.TaskID, reason)
+	st, err := t.tasks.Finish(ctx, in.TaskID, byAgent("finished", in.Reason))
 	return nil, normalize(st), coded(err)
+}
+
+// byAgent is the task history's reason for what the agent did over MCP,
+// as the REST API records it ("cancelled by the agent (api): ...").
+func byAgent(verb, reason string) string {
+	out := verb + " by the agent (mcp)"
+	if reason != "" {
+		out += ": " + reason
+	}
+	return out
 }
 
 func (t *tools) observe(ctx context.Context, _ *mcp.CallToolRequest, in TaskIDInput) (*mcp.CallToolResult, operator.Observation, error) {
