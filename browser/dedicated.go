@@ -15,6 +15,8 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp/remote"
+
+	"github.com/browserop/browserop/internal/atomicfile"
 )
 
 // LaunchRecordFileName is the file in the profile directory where a
@@ -112,27 +114,7 @@ func writeLaunchRecord(dir string, rec launchRecord) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".browserop-launch-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, LaunchRecordFileName))
+	return atomicfile.Write(filepath.Join(dir, LaunchRecordFileName), data, 0o600)
 }
 
 // removeLaunchRecord removes the launch record of the profile dir when it

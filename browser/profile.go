@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/browserop/browserop/internal/procstat"
+
+	"github.com/browserop/browserop/internal/atomicfile"
 )
 
 // networkPredictionNever is Chrome's value of the preference
@@ -74,23 +76,7 @@ func PrepareProfile(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
 	}
-	tmp, err := os.CreateTemp(def, ".Preferences-browserop-*")
-	if err != nil {
-		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, out, 0o600); err != nil {
 		return fmt.Errorf("%w: prepare profile: %v", ErrConfig, err)
 	}
 	return nil
