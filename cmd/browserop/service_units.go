@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"text/template"
 )
@@ -30,14 +31,7 @@ type serviceSpec struct {
 	LogFile string
 }
 
-func (s serviceSpec) envKeys() []string {
-	keys := make([]string, 0, len(s.Env))
-	for k := range s.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func (s serviceSpec) envKeys() []string { return slices.Sorted(maps.Keys(s.Env)) }
 
 // The unit templates: the only place the units are written down. The files
 // in configs/ are generated from them (TestServiceExamplesInSync).
