@@ -244,8 +244,7 @@ func TestCancelledBeforeClickIsNotClicked(t *testing.T) {
 		_, err := svc.Cancel(ctx, task.ID, "changed my mind")
 		require.NoError(t, err)
 	}}
-	w.runner = operator.NewRunner(w.db, []sites.Adapter{site}, w.policy, w.planner,
-		func(context.Context) (*browser.Browser, error) { return w.b, nil }, w.cfg, nil)
+	w.useRunner(nil, site)
 	w.pass()
 	require.Empty(t, w.effects(""), "nothing was clicked")
 	acts := w.actions()

@@ -1,21 +1,16 @@
 package operator_test
 
 import (
-	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/browserop/browserop/browser"
-	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
-	"github.com/browserop/browserop/sites"
 	"github.com/stretchr/testify/require"
 )
 
@@ -121,16 +116,9 @@ func newSecondSite(t *testing.T, w *world, name string) *secondSite {
 	base, err := srv.Start(host + ":0")
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Close() })
-	raw, err := fs.ReadFile(configs.Sites, "sites/demo.yaml")
-	require.NoError(t, err)
-	spec := strings.Replace(string(raw), "settle: 15s", "settle: "+settle.String(), 1)
-	spec = strings.Replace(spec, "http://127.0.0.1:8787", base, 1)
-	adapter, err := sites.Parse(name+".yaml", []byte(spec))
-	require.NoError(t, err)
-	require.Equal(t, name, adapter.Name())
+	adapter := demoAdapterNamed(t, base, name)
 	sw := &world{t: t, srv: srv, base: base, b: w.b}
 	sw.login("alice")
-	w.runner = operator.NewRunner(w.db, []sites.Adapter{w.site, adapter}, w.policy, w.planner,
-		func(context.Context) (*browser.Browser, error) { return w.b, nil }, w.cfg, nil)
+	w.useRunner(nil, w.site, adapter)
 	return &secondSite{srv: srv, base: base}
 }

@@ -8,11 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
-	"github.com/browserop/browserop/sites"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,9 +21,7 @@ func TestPassSummaryAndLogLines(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, demosite.Faults{})
 	var logs bytes.Buffer
-	w.runner = operator.NewRunner(w.db, []sites.Adapter{w.site}, w.policy, w.planner,
-		func(context.Context) (*browser.Browser, error) { return w.b, nil }, w.cfg,
-		slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	w.useRunner(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo})), w.site)
 	w.calendar("entries:\n" + post("crash", "was I published?"))
 	l, err := w.db.AcquireLease(ctx, "browser-operator", "crashed", time.Minute)
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -89,14 +90,18 @@ func newWorld(t testing.TB, faults demosite.Faults) *world {
 }
 
 // demoAdapter is the bundled demo adapter on base, with a short settle.
-func demoAdapter(t testing.TB, base string) sites.Adapter {
+func demoAdapter(t testing.TB, base string) sites.Adapter { return demoAdapterNamed(t, base, "demo") }
+
+// demoAdapterNamed is the demo adapter under another name.
+func demoAdapterNamed(t testing.TB, base, name string) sites.Adapter {
 	t.Helper()
 	raw, err := fs.ReadFile(configs.Sites, "sites/demo.yaml")
 	require.NoError(t, err)
 	spec := strings.Replace(string(raw), "settle: 15s", "settle: "+settle.String(), 1)
 	spec = strings.Replace(spec, "http://127.0.0.1:8787", base, 1)
-	d, err := sites.Parse("demo.yaml", []byte(spec))
+	d, err := sites.Parse(name+".yaml", []byte(spec))
 	require.NoError(t, err)
+	require.Equal(t, name, d.Name())
 	return d
 }
 
@@ -122,10 +127,15 @@ func (w *world) login(handle string) {
 
 func (w *world) getRunner() *operator.Runner {
 	if w.runner == nil {
-		w.runner = operator.NewRunner(w.db, []sites.Adapter{w.site}, w.policy, w.planner,
-			func(context.Context) (*browser.Browser, error) { return w.b, nil }, w.cfg, nil)
+		w.useRunner(nil, w.site)
 	}
 	return w.runner
+}
+
+// useRunner makes w's runner one over adapters on the shared browser,
+// logging to log (nil: nowhere).
+func (w *world) useRunner(log *slog.Logger, adapters ...sites.Adapter) {
+	w.runner = operator.NewRunner(w.db, adapters, w.policy, w.planner, w.connect(), w.cfg, log)
 }
 
 // pass runs one pass and returns its summary.
@@ -137,12 +147,7 @@ func (w *world) pass() *operator.Summary {
 }
 
 // calendar writes the calendar file; entries use {base} and {at}.
-func (w *world) calendar(yaml string) {
-	w.t.Helper()
-	yaml = strings.ReplaceAll(yaml, "{base}", w.base)
-	yaml = strings.ReplaceAll(yaml, "{at}", time.Now().Add(-time.Second).UTC().Format(time.RFC3339))
-	require.NoError(w.t, os.WriteFile(filepath.Join(w.calDir, "cal.yaml"), []byte(yaml), 0o600))
-}
+func (w *world) calendar(yaml string) { fixedCalendar(w, time.Now().Add(-time.Second), yaml) }
 
 func post(id, text string) string {
 	return fmt.Sprintf("  - {id: %s, site: demo, actor: alice, type: post, at: \"{at}\", text: %q}\n", id, text)
