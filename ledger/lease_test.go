@@ -138,3 +138,40 @@ func TestLeaseHelperProcess(t *testing.T) {
 		os.Exit(1)
 	}
 }
+
+func TestTakeOverLease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, c := MustOpen(t)
+	dead, err := db.AcquireLease(ctx, "op", "dead", time.Minute)
+	require.NoError(t, err)
+
+	t.Run("ErrLocked", func(t *testing.T) {
+		// Only from the lease exactly as it was judged: another holder or
+		// generation since means someone else acted.
+		stale := dead
+		stale.Generation++
+		_, err := db.TakeOverLease(ctx, stale, "B", time.Minute)
+		require.ErrorIs(t, err, ledger.ErrLocked)
+		other := dead
+		other.Holder = "someone"
+		_, err = db.TakeOverLease(ctx, other, "B", time.Minute)
+		require.ErrorIs(t, err, ledger.ErrLocked)
+		got, err := db.GetLease(ctx, "op")
+		require.NoError(t, err)
+		require.Equal(t, dead.Generation, got.Generation, "a refused take-over changes nothing")
+		require.Equal(t, "dead", got.Holder)
+	})
+	t.Run("OK", func(t *testing.T) {
+		c.Advance(time.Second) // long before the dead holder's lease expires
+		l, err := db.TakeOverLease(ctx, dead, "B", time.Minute)
+		require.NoError(t, err)
+		require.Equal(t, dead.Generation+1, l.Generation, "a new generation")
+		require.Equal(t, c.Now().Add(time.Minute), l.ExpiresAt)
+		// The old holder, should it only have been frozen, is fenced out.
+		_, err = db.Heartbeat(ctx, dead, time.Minute)
+		require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+		_, err = db.StartRun(ctx, dead)
+		require.ErrorIs(t, err, ledger.ErrStaleGeneration)
+	})
+}
