@@ -153,7 +153,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	}
 	if err := preflight(bc); err != nil {
 		chromeOK = false
-		add("profile", "fail", strings.TrimPrefix(err.Error(), operator.ErrConfig.Error()+": "), "")
+		add("profile", "fail", errcode.Reason(err), "")
 	} else if !attachMode(bc) {
 		switch {
 		case browser.ProfileRunning(bc.ProfileDir):
