@@ -178,9 +178,10 @@ func usage(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
 }
 
-// forbidden turns an authority refusal into ErrForbidden and a malformed
-// domain or URL into ErrUsage, keeping the reason.
-func forbidden(err error) error {
+// authorityErr turns an authority refusal into ErrForbidden and a
+// malformed domain or URL into ErrUsage, keeping the reason (without the
+// authority's own leading class name).
+func authorityErr(err error) error {
 	switch {
 	case errors.Is(err, authority.ErrInvalid):
 		return fmt.Errorf("%w: %s", ErrUsage, strings.TrimPrefix(err.Error(), authority.ErrInvalid.Error()+": "))
@@ -215,7 +216,7 @@ func (s *TaskService) Create(ctx context.Context, key string, req CreateTaskRequ
 		return TaskState{}, false, s.ceilingErr
 	}
 	if err := s.ceiling.CheckContract(req.Contract.Domains); err != nil {
-		return TaskState{}, false, forbidden(err)
+		return TaskState{}, false, authorityErr(err)
 	}
 	t, created, err := s.db.CreateTask(ctx, ns+key, ledger.TaskRequest{Title: req.Title, Source: source, Contract: req.Contract})
 	if err != nil {
@@ -444,7 +445,7 @@ func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentReques
 		return TaskState{}, s.ceilingErr
 	}
 	if err := s.ceiling.Check(authorityOf(t), site, in.Target, in.Type); err != nil {
-		return TaskState{}, forbidden(err)
+		return TaskState{}, authorityErr(err)
 	}
 	ti, _, err := s.db.AddTaskIntent(ctx, taskID, in, partsOf(in.Type, len(in.Parts)))
 	switch {
@@ -493,7 +494,7 @@ func (s *TaskService) Grant(ctx context.Context, taskID, domain, by string) (Tas
 	}
 	d, err := s.ceiling.CheckGrant(domain)
 	if err != nil {
-		return TaskState{}, forbidden(err)
+		return TaskState{}, authorityErr(err)
 	}
 	t, err := s.task(ctx, taskID)
 	if err != nil {
@@ -548,7 +549,7 @@ func (s *TaskService) Resolve(ctx context.Context, actionID, verifiedURL, reason
 			site = ad
 		}
 		if err := authority.CheckResult(site, a.TargetURL, verifiedURL); err != nil {
-			return ActionState{}, forbidden(err)
+			return ActionState{}, authorityErr(err)
 		}
 		c = ledger.Change{To: ledger.Verified, Result: verifiedURL, Reason: "verified by a person", Budget: s.policy}
 		if strings.TrimSpace(reason) != "" {
