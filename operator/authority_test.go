@@ -21,8 +21,7 @@ func TestTaskBoundEndToEnd(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
 	svc := w.tasks()
-	req := contract("post")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post")
 	req.Contract.MaxSideEffects = 1
 	task, _, err := svc.Agent().Create(ctx, "bound", req, "api")
 	require.NoError(t, err)
@@ -49,8 +48,7 @@ func TestTaskBoundEndToEnd(t *testing.T) {
 func TestCalendarEntryNotSquatted(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
-	req := contract("post")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post")
 	_, _, err := w.tasks().Agent().Create(ctx, "calendar:squatme", req, "api")
 	require.NoError(t, err)
 	w.calendar("entries:\n" + post("squatme", "not squatted"))
@@ -65,8 +63,7 @@ func TestNarrowedCeilingStopsBeforeClick(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
 	svc := w.tasks()
-	req := contract("post")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "narrow", req, "api")
 	require.NoError(t, err)
 	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "before the narrowing"})
@@ -87,8 +84,7 @@ func TestRevokedSiteStopsBeforeClick(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
 	svc := w.tasks()
-	req := contract("post")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "revoked", req, "api")
 	require.NoError(t, err)
 	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "site moved"})
@@ -111,8 +107,7 @@ func TestSettledIntentsNotRevisited(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
 	svc := w.tasks()
-	req := contract("post")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "settled", req, "api")
 	require.NoError(t, err)
 	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "agent post"})
@@ -131,8 +126,7 @@ func TestObservePendingIntents(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
 	svc := w.tasks()
-	req := contract("post", "thread")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post", "thread")
 	task, _, err := svc.Agent().Create(ctx, "observe", req, "mcp")
 	require.NoError(t, err)
 	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one of two", "two of two"}})
@@ -153,8 +147,7 @@ func TestTaskFinishDoneWithResult(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
 	svc := w.tasks().Agent()
-	req := contract("post", "thread")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post", "thread")
 	task, _, err := svc.Create(ctx, "finish", req, "api")
 	require.NoError(t, err)
 	post, err := svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "finished post"})
@@ -234,8 +227,7 @@ func TestCancelledBeforeClickIsNotClicked(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
 	svc := w.tasks()
-	req := contract("post")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "late-cancel", req, "api")
 	require.NoError(t, err)
 	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "cancelled at the last moment"})
@@ -273,8 +265,7 @@ func TestEntryTaskTakesNoSubmittedIntent(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, intents)
 
-	req := contract("post")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post")
 	_, _, err = w.tasks().Create(ctx, "mine", req, operator.SourceCalendar)
 	require.Error(t, err, "the person's view records person tasks only")
 }

@@ -15,6 +15,13 @@ func (w *world) tasks() *operator.TaskService {
 	return operator.NewTaskService(w.db, []sites.Adapter{w.site}, nil)
 }
 
+// contract is contract(caps...) on this world's demo site.
+func (w *world) contract(caps ...string) operator.CreateTaskRequest {
+	req := contract(caps...)
+	req.Contract.Domains = []string{hostOf(w.base)}
+	return req
+}
+
 func contract(caps ...string) operator.CreateTaskRequest {
 	return operator.CreateTaskRequest{Title: "agent task", Contract: ledger.Contract{Domains: []string{"127.0.0.1"}, Capabilities: caps}}
 }
@@ -23,8 +30,7 @@ func TestTaskIntentsArePerformedOnce(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
 	svc := w.tasks()
-	req := contract("post", "like")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post", "like")
 	task, created, err := svc.Agent().Create(ctx, "agent-key-1", req, "api")
 	require.NoError(t, err)
 	require.True(t, created)
@@ -81,8 +87,7 @@ func TestTaskConfirmation(t *testing.T) {
 			w := newWorld(t, demosite.Faults{})
 			ctx := context.Background()
 			svc := w.tasks()
-			req := contract("post")
-			req.Contract.Domains = []string{hostOf(w.base)}
+			req := w.contract("post")
 			req.Contract.Confirm = []string{"post"}
 			task, _, err := svc.Agent().Create(ctx, "k", req, "mcp")
 			require.NoError(t, err)
@@ -142,8 +147,7 @@ func TestTaskGrantsWithinCeiling(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
 	svc := operator.NewTaskService(w.db, []sites.Adapter{w.site}, []string{hostOf(w.base), "*.media.example"})
-	req := contract("post")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "k", req, "api")
 	require.NoError(t, err)
 	_, err = svc.Grant(ctx, task.ID, "evil.example", "person")
@@ -163,8 +167,7 @@ func TestTaskAgentViewHidesThePersonsTasks(t *testing.T) {
 	mine, _, err := w.db.CreateTask(ctx, "calendar:x", ledger.TaskRequest{Source: "calendar",
 		Contract: ledger.Contract{Domains: []string{hostOf(w.base)}, Capabilities: []string{"post"}}})
 	require.NoError(t, err)
-	req := contract("post")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post")
 	theirs, _, err := svc.Agent().Create(ctx, "agent", req, "mcp")
 	require.NoError(t, err)
 
@@ -199,8 +202,7 @@ func TestTaskAuthorityUnderInjectionAndRedirect(t *testing.T) {
 	w := newWorld(t, demosite.Faults{Injection: true})
 	ctx := context.Background()
 	svc := w.tasks()
-	req := contract("post")
-	req.Contract.Domains = []string{hostOf(w.base)}
+	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "k", req, "api")
 	require.NoError(t, err)
 	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "read the timeline"})
