@@ -70,6 +70,13 @@ type Observed struct {
 	// it is the done value.
 	State string
 	Done  bool
+	// Moderated is true when the landed page says the created item is held
+	// for the site's moderation: it exists, it is not public yet.
+	Moderated bool
+	// Read lists the fields the adapter read from the landed result
+	// ("link", "text", "author", ...); a field not in it was not declared
+	// and proves nothing.
+	Read []string
 }
 
 // Query asks Search for the live results of one intent's kind and actor.
@@ -113,14 +120,18 @@ type SearchResult struct {
 	// Settle is how long after an action the site may still hide its
 	// result; absence inside it is never definitive.
 	Settle time.Duration
+	// SurfaceWithin is the longest a submission can take to surface on
+	// the site: after it, a complete view proves absence even of an effect
+	// that "may surface later". Zero means the site declares no bound.
+	SurfaceWithin time.Duration
 	// Pages is how many pages were read.
 	Pages int
 }
 
 // Adapter is a site. Every method works in a tab browserop owns and returns
 // errors of the browser package (ErrTabGone, ErrBrowserGone, ErrTimeout),
-// or of this one: *HardStop, ErrReadBackMismatch, ErrOutcomeUnknown,
-// ErrAlreadyDone, ErrUnsupported.
+// or of this one: *HardStop, *Refusal, ErrReadBackMismatch, ErrStepFailed,
+// ErrOutcomeUnknown, ErrAlreadyDone, ErrUnsupported.
 type Adapter interface {
 	// Name is the site's name, such as "demo".
 	Name() string
@@ -143,13 +154,21 @@ type Adapter interface {
 	// post replied to, the profile followed). It refuses, with a HardStop of
 	// kind offsite, a target or a landing page outside the origins.
 	Open(ctx context.Context, tab *browser.Tab, in Intent) (status int, err error)
-	// Fill puts the intent's text in the editor and returns what the page
-	// holds; it returns ErrReadBackMismatch when that differs. Nothing is
-	// submitted. Like and follow have nothing to fill.
+	// Fill prepares the action for its one committing click, for every
+	// kind: it waits until the page is ready, fills each declared field
+	// with its part of the intent's text and reads each back, and runs the
+	// steps declared before the committing click (open a dialog, a
+	// confirmation panel). It returns what the fields hold; it returns
+	// ErrReadBackMismatch when that differs from the intent, and
+	// ErrStepFailed when the page never became ready or a step did not
+	// work. Nothing is submitted.
 	Fill(ctx context.Context, tab *browser.Tab, in Intent) (readBack string, err error)
-	// Submit clicks the action's control exactly once. Errors before the
-	// click are definitive (a HardStop, ErrAlreadyDone); after it, they wrap
-	// ErrOutcomeUnknown.
+	// Submit clicks the action's committing control exactly once and waits
+	// for the landing the adapter declares (a navigation, an element, a
+	// URL change, the answer to a declared request). Errors before the
+	// click are definitive (a HardStop, ErrAlreadyDone); a refusal the
+	// site's answer proves is a *Refusal (definitive, nothing created);
+	// any other error after the click wraps ErrOutcomeUnknown.
 	Submit(ctx context.Context, tab *browser.Tab, in Intent) error
 	// Result reads the landed page after Submit: the created post, or the
 	// control state. Any failure wraps ErrOutcomeUnknown, because Submit
@@ -158,4 +177,16 @@ type Adapter interface {
 	// Search looks for the live results of the query: the actor's recent
 	// posts within the window, or the control state of a like or follow.
 	Search(ctx context.Context, tab *browser.Tab, q Query) (SearchResult, error)
+
+	// Expected returns the intended text as the site renders it: the
+	// fields an action fills joined as the site shows them, after the
+	// transforms the site declares (a signature expanded, a link
+	// shortened). Verification compares this, never the raw text.
+	Expected(k kind.Kind, text string) string
+	// Canonical returns the canonical form of a URL on the site: the parts
+	// that identify a result kept (a declared fragment or query key), the
+	// rest dropped, as the adapter declares. Links read by Result and
+	// Search are already canonical; the operator passes targets through it
+	// before comparing them.
+	Canonical(rawURL string) string
 }

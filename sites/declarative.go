@@ -568,3 +568,9 @@ func PreflightURL(ctx context.Context, a Adapter, tab *browser.Tab, actor string
 	}
 	return u, nil
 }
+
+// Expected returns the intended text as the site renders it.
+func (d *Declarative) Expected(k kind.Kind, text string) string { return text }
+
+// Canonical returns the canonical form of a URL on the site.
+func (d *Declarative) Canonical(rawURL string) string { return rawURL }

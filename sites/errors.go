@@ -30,7 +30,69 @@ var (
 
 	// ErrUnsupported means the adapter has no configuration for the kind.
 	ErrUnsupported = errors.New("action kind not supported by this site")
+
+	// ErrStepFailed means preparation did not work: the page never became
+	// ready, a step before the committing click (opening a dialog or a
+	// confirmation panel) did not show what it should. It is definitive:
+	// nothing was published, because the committing click was not sent.
+	ErrStepFailed = errors.New("a step before the committing click failed")
 )
+
+// RefusalKind names how a site refused a submission.
+type RefusalKind string
+
+// The refusal kinds an adapter declares.
+const (
+	// RefusedDuplicate: the site refused the text as a duplicate of an
+	// existing item ("Duplicate comment detected").
+	RefusedDuplicate RefusalKind = "duplicate"
+	// RefusedRateLimit: the site refused because the account acts too
+	// often ("you are posting too quickly", HTTP 429).
+	RefusedRateLimit RefusalKind = "rate_limit"
+	// RefusedLogin: the site answered the submission with its sign-in
+	// screen: the session was lost, nothing was accepted.
+	RefusedLogin RefusalKind = "login"
+	// RefusedValidation: the site refused the content (too long, empty,
+	// not allowed), with its own message.
+	RefusedValidation RefusalKind = "validation"
+)
+
+// RefusalKinds lists every refusal kind, in documentation order.
+var RefusalKinds = []RefusalKind{RefusedDuplicate, RefusedRateLimit, RefusedLogin, RefusedValidation}
+
+// Refusal is returned by Submit when the site's answer to this submission
+// proves it refused it: a refusal screen or status the adapter declares,
+// on the page or the response the click led to. The click was sent, but
+// nothing was created, so the outcome is definitive. Message is the site's
+// own message, excerpted and escaped, for a person.
+type Refusal struct {
+	Kind    RefusalKind
+	Status  int
+	Message string
+	// Detail says which declared rule matched.
+	Detail string
+}
+
+// Error says how the site refused.
+func (r *Refusal) Error() string {
+	msg := "the site refused the submission: " + string(r.Kind)
+	if r.Status != 0 {
+		msg += fmt.Sprintf(" (status %d)", r.Status)
+	}
+	if r.Message != "" {
+		msg += ": " + r.Message
+	}
+	return msg
+}
+
+// AsRefusal returns the Refusal in err's chain, or nil.
+func AsRefusal(err error) *Refusal {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return r
+	}
+	return nil
+}
 
 // HardStopKind names why the run must stop mutating.
 type HardStopKind string
