@@ -89,6 +89,9 @@ type Query struct {
 	// Since is the start of the window to search back to. Zero means the
 	// site's lookback before now.
 	Since time.Time
+	// Text is the exact text looked for, for a search URL with {text} (a
+	// site's own search page). It is the raw intended text.
+	Text string
 }
 
 // Item is one result Search read.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -20,12 +21,24 @@ type Declarative struct {
 	origins []string
 	// now is the clock of the search window; tests replace it.
 	now func() time.Time
+	// Compiled from the spec, which validate checked.
+	keepFragment *regexp.Regexp
+	rewrites     []rewrite // canonical.rewrite
+	transforms   []rewrite
 }
 
 var _ Adapter = (*Declarative)(nil)
 
 func newDeclarative(name string, spec Spec) *Declarative {
-	return &Declarative{name: name, spec: spec, origins: slices.Clone(spec.Origins), now: time.Now}
+	d := &Declarative{name: name, spec: spec, origins: slices.Clone(spec.Origins), now: time.Now,
+		transforms: compileRewrites(spec.Transforms)}
+	if c := spec.Canonical; c != nil {
+		if c.KeepFragment != "" {
+			d.keepFragment = regexp.MustCompile("^(?:" + c.KeepFragment + ")$")
+		}
+		d.rewrites = compileRewrites(c.Rewrite)
+	}
+	return d
 }
 
 // Name returns the site's name.
@@ -127,7 +140,7 @@ func (d *Declarative) Identity(ctx context.Context, tab *browser.Tab) (string, e
 	if v == "" {
 		return "", hardStop(StopLogin, nil, "empty identity on the page")
 	}
-	return v, nil
+	return d.loginOf(v, id.Shows), nil
 }
 
 // Blocker checks the blocker rules in order and returns the first that
@@ -172,35 +185,6 @@ func (d *Declarative) Open(ctx context.Context, tab *browser.Tab, in Intent) (in
 	return d.navigate(ctx, tab, u)
 }
 
-// Fill replaces the editor's content with the intent's text and reads it
-// back. A read-back that differs from the text (with "\r\n" as "\n", as
-// every editor stores it) returns ErrReadBackMismatch with what the page
-// holds. Like and follow have nothing to fill and return "", nil.
-func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (string, error) {
-	a, err := d.action(in.Kind)
-	if err != nil {
-		return "", err
-	}
-	if a.Fill == nil {
-		return "", nil
-	}
-	if err := tab.WaitVisible(ctx, a.Fill.Selector, 0); err != nil {
-		return "", err
-	}
-	got, err := tab.Fill(ctx, a.Fill.Selector, in.Text)
-	if err != nil {
-		if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
-			return "", hardStop(StopSelectorAmbiguous, err, "editor")
-		}
-		return "", err
-	}
-	want := strings.ReplaceAll(in.Text, "\r\n", "\n")
-	if got != want {
-		return got, fmt.Errorf("%w: %s", ErrReadBackMismatch, describeMismatch(want, got))
-	}
-	return got, nil
-}
-
 // describeMismatch says where two texts part, without quoting them whole.
 func describeMismatch(want, got string) string {
 	w, g := []rune(want), []rune(got)
@@ -209,43 +193,6 @@ func describeMismatch(want, got string) string {
 		i++
 	}
 	return fmt.Sprintf("the page holds %d characters where %d were meant, differing from character %d", len(g), len(w), i)
-}
-
-// Submit clicks the action's control once and waits for the page it leads
-// to. For like and follow it first reads the control: already done is
-// ErrAlreadyDone (a click would undo it), an unknown state a HardStop; both
-// happen before any click. A selector that does not name one clickable
-// element is a HardStop of kind selector_ambiguous, also before any click.
-// After the click, a failed or timed-out navigation or a 5xx answer wraps
-// ErrOutcomeUnknown.
-func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) error {
-	a, err := d.action(in.Kind)
-	if err != nil {
-		return err
-	}
-	if a.State != nil {
-		state, done, err := d.readState(ctx, tab, a.State)
-		if err != nil {
-			return err
-		}
-		if done {
-			return fmt.Errorf("%w: %s shows %q", ErrAlreadyDone, in.Kind, state)
-		}
-	}
-	status, err := tab.ClickOnceAndWait(ctx, a.Submit.Selector)
-	if err != nil {
-		if errors.Is(err, browser.ErrOutcomeUnknown) {
-			return err
-		}
-		if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
-			return hardStop(StopSelectorAmbiguous, err, "submit control")
-		}
-		return err
-	}
-	if status >= 500 {
-		return fmt.Errorf("%w: the site answered %d to the submission", ErrOutcomeUnknown, status)
-	}
-	return nil
 }
 
 // readState reads a toggle control. Anything but exactly one element with
@@ -305,7 +252,20 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 	if err := tab.WaitVisible(ctx, r.Item, 0); err != nil {
 		return obs, fmt.Errorf("no result on the landed page (status %d): %w", status, err)
 	}
-	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{r.Text, r.Author, r.Time, r.Parent, r.Link})
+	if d.spec.Moderation != nil {
+		n, err := tab.Count(ctx, d.spec.Moderation.Selector)
+		if err != nil {
+			return obs, err
+		}
+		obs.Moderated = n > 0
+	}
+	if r.Item == "" {
+		// The landed page's own address is the result (a comment's
+		// permalink with its declared fragment).
+		obs.URL, obs.Read = d.Canonical(page), []string{"link"}
+		return obs, nil
+	}
+	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{title: r.Title, text: r.Text, author: r.Author, time: r.Time, parent: r.Parent, link: r.Link})
 	if err != nil {
 		return obs, err
 	}
@@ -317,15 +277,26 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 		return obs, fmt.Errorf("result not readable: %s", strings.Join(it.Problems, "; "))
 	}
 	obs.URL, obs.Author, obs.Text, obs.Parent, obs.Time = it.Link, it.Author, it.Text, it.Parent, it.Time
+	for _, f := range []struct {
+		name string
+		fs   *FieldSpec
+	}{{"link", r.Link}, {"text", r.Text}, {"author", r.Author}, {"time", r.Time}, {"parent", r.Parent}} {
+		if f.fs.set() {
+			obs.Read = append(obs.Read, f.name)
+		}
+	}
 	return obs, nil
 }
 
 // StopKindOf maps a blocker to the HardStop kind of the same name.
 func StopKindOf(k BlockerKind) HardStopKind { return HardStopKind(k) }
 
-// itemFields are the fields read from a result or search item.
+// itemFields are the fields read from a result or search item. own: every
+// item is the actor's (author implied by the page).
 type itemFields struct {
-	text, author, time, parent, link *FieldSpec
+	title, text, author, time, parent, link *FieldSpec
+	own                                     bool
+	actor                                   string
 }
 
 // readItems reads every item on the page and checks each field: exactly one
@@ -333,10 +304,11 @@ type itemFields struct {
 func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, itemSel string, f itemFields) ([]Item, error) {
 	var fields []browser.Field
 	add := func(name string, fs *FieldSpec) {
-		if fs.set() {
+		if fs.set() && !fs.Page {
 			fields = append(fields, browser.Field{Name: name, Selector: fs.Selector, Attr: fs.Attribute})
 		}
 	}
+	add("title", f.title)
 	add("text", f.text)
 	add("author", f.author)
 	add("time", f.time)
@@ -350,7 +322,7 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 	for _, m := range raw {
 		var it Item
 		get := func(name string, fs *FieldSpec) (string, bool) {
-			if !fs.set() {
+			if !fs.set() || fs.Page {
 				return "", false
 			}
 			v := m[name]
@@ -366,26 +338,35 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 		}
 		if v, ok := get("text", f.text); ok {
 			it.Text = v
+			if t, ok := get("title", f.title); ok {
+				it.Text = strings.TrimSpace(t) + "\n" + strings.TrimSpace(v)
+			}
 		}
-		if v, ok := get("author", f.author); ok {
-			it.Author = strings.TrimPrefix(strings.TrimSpace(v), "@")
+		if f.own {
+			it.Author = f.actor
+		} else if v, ok := get("author", f.author); ok {
+			it.Author = d.loginOf(strings.TrimPrefix(strings.TrimSpace(v), "@"), f.author.Shows)
 		}
 		if v, ok := get("time", f.time); ok {
-			t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v))
+			t, err := parseTime(f.time, strings.TrimSpace(v))
 			if err != nil {
 				it.Problems = append(it.Problems, "time unparsable")
 			} else {
 				it.Time = t
 			}
 		}
-		if v, ok := get("parent", f.parent); ok && strings.TrimSpace(v) != "" {
+		if f.parent != nil && f.parent.Page {
+			it.Parent = d.Canonical(pageURL)
+		} else if v, ok := get("parent", f.parent); ok && strings.TrimSpace(v) != "" {
 			if u, err := d.fieldURL(pageURL, f.parent, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "parent: "+err.Error())
 			} else {
 				it.Parent = u
 			}
 		}
-		if v, ok := get("link", f.link); ok {
+		if f.link != nil && f.link.Page {
+			it.Link = d.Canonical(pageURL)
+		} else if v, ok := get("link", f.link); ok {
 			if u, err := d.fieldURL(pageURL, f.link, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "link: "+err.Error())
 			} else {
@@ -395,6 +376,23 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 		items = append(items, it)
 	}
 	return items, nil
+}
+
+// parseTime reads a time as a field declares it: RFC 3339 by default, or
+// its layout in its zone.
+func parseTime(f *FieldSpec, v string) (time.Time, error) {
+	if f.Layout == "" {
+		return time.Parse(time.RFC3339Nano, v)
+	}
+	loc := time.UTC
+	if f.Zone != "" {
+		l, err := time.LoadLocation(f.Zone)
+		if err != nil {
+			return time.Time{}, err
+		}
+		loc = l
+	}
+	return time.ParseInLocation(f.Layout, v, loc)
 }
 
 // fieldURL turns a link field's value into an absolute URL on the site.
@@ -423,16 +421,19 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 	if a.State != nil {
 		return d.searchState(ctx, tab, q, a)
 	}
-	s := d.spec.Search
+	s := d.searchOf(a)
 	res := SearchResult{Settle: time.Duration(*s.Settle), Since: q.Since}
+	if s.SurfaceWithin != nil {
+		res.SurfaceWithin = time.Duration(*s.SurfaceWithin)
+	}
 	if res.Since.IsZero() {
 		res.Since = d.now().Add(-time.Duration(s.Lookback))
 	}
-	next, err := d.expandURL(s.URL, q.Actor, "")
+	next, err := d.expandSearchURL(s.URL, q.Actor, q.Target, q.Text)
 	if err != nil {
 		return res, err
 	}
-	fields := itemFields{s.Text, s.Author, s.Time, s.Parent, s.Link}
+	fields := itemFields{title: s.Title, text: s.Text, author: s.Author, time: s.Time, parent: s.Parent, link: s.Link, own: s.Own, actor: q.Actor}
 	for res.Pages < s.MaxPages {
 		status, err := d.navigate(ctx, tab, next)
 		if err != nil {
@@ -447,6 +448,9 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 		if status != 200 {
 			return res, fmt.Errorf("search page answered %d", status)
 		}
+		if err := d.waitReady(ctx, tab, nil); err != nil {
+			return res, err
+		}
 		page, err := tab.URL(ctx)
 		if err != nil {
 			return res, err
@@ -456,12 +460,12 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 			return res, err
 		}
 		res.Items = append(res.Items, items...)
-		// The timeline is newest first, so once an item of the actor is
-		// older than the window, the window is covered. Items of other
-		// authors (injected or shared) do not count: their times prove
-		// nothing about the actor's timeline.
+		// The list is newest first, so once an item of the actor is older
+		// than the window, the window is covered. Items of other authors
+		// (injected or shared) do not count: their times prove nothing
+		// about the actor's list. Items without a time never end the walk.
 		for _, it := range items {
-			if it.OK() && it.Author == q.Actor && it.Time.Before(res.Since) {
+			if it.OK() && it.Author == q.Actor && !it.Time.IsZero() && it.Time.Before(res.Since) {
 				res.Complete = true
 			}
 		}
@@ -492,11 +496,20 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 		if err != nil {
 			return res, err
 		}
-		if next, err = d.resolve(page, href); err != nil {
+		if next, err = d.resolvePage(page, href); err != nil {
 			return res, hardStop(StopOffsite, err, "next page link")
 		}
 	}
 	return res, nil
+}
+
+// searchOf returns the search of an action that creates an item: its own,
+// else the site's.
+func (d *Declarative) searchOf(a *ActionSpec) *SearchSpec {
+	if a.Search != nil {
+		return a.Search
+	}
+	return d.spec.Search
 }
 
 // searchState reads a like or follow control on the target.
@@ -518,6 +531,9 @@ func (d *Declarative) searchState(ctx context.Context, tab *browser.Tab, q Query
 		return res, err
 	} else if blk.Blocked() {
 		return res, hardStop(StopKindOf(blk.Kind), nil, "%s", blk.Detail)
+	}
+	if err := d.waitReady(ctx, tab, a.Ready); err != nil {
+		return res, err
 	}
 	state, done, err := d.readState(ctx, tab, a.State)
 	if err != nil {
@@ -568,9 +584,3 @@ func PreflightURL(ctx context.Context, a Adapter, tab *browser.Tab, actor string
 	}
 	return u, nil
 }
-
-// Expected returns the intended text as the site renders it.
-func (d *Declarative) Expected(k kind.Kind, text string) string { return text }
-
-// Canonical returns the canonical form of a URL on the site.
-func (d *Declarative) Canonical(rawURL string) string { return rawURL }

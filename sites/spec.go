@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+	_ "time/tzdata" // zones for declared time layouts on machines without tzdata
 
 	"go.yaml.in/yaml/v3"
 
@@ -24,14 +26,90 @@ type Spec struct {
 	Blockers []BlockerSpec `yaml:"blockers"`
 	Actions  ActionsSpec   `yaml:"actions"`
 	Search   *SearchSpec   `yaml:"search"`
+	// Ready, when set, is waited for on every page before anything is read
+	// or filled: the page's scripts have run (an action's own ready
+	// replaces it).
+	Ready *ReadySpec `yaml:"ready"`
+	// Accounts says, per login (the handle entries name as actor), the
+	// account's URL slug and display name when they differ from the login.
+	Accounts map[string]AccountSpec `yaml:"accounts"`
+	// Canonical says which parts of a URL identify a result.
+	Canonical *CanonicalSpec `yaml:"canonical"`
+	// Transforms are the rewrites the site applies to a text when it shows
+	// it, applied in order to the intended text before it is compared.
+	Transforms []TransformSpec `yaml:"transforms"`
+	// Refusals are the answers by which the site refuses a submission,
+	// checked on what the committing click landed on.
+	Refusals []RefusalSpec `yaml:"refusals"`
+	// Moderation recognises, on the landed page, a created item held for
+	// the site's moderation.
+	Moderation *ModerationSpec `yaml:"moderation"`
 }
 
 // IdentitySpec says where the signed-in handle is: the element at Selector
 // on the page at URL, its Attribute (or its text, without a leading "@").
+// Shows says which of the account's names it is: "login" (the default),
+// "slug" or "name" (see Spec.Accounts).
 type IdentitySpec struct {
 	URL       string `yaml:"url"`
 	Selector  string `yaml:"selector"`
 	Attribute string `yaml:"attribute"`
+	Shows     string `yaml:"shows"`
+}
+
+// AccountSpec names one account as the site shows it: Slug in URLs
+// ({actor.slug}) and Name, the display name on items. Each defaults to the
+// login.
+type AccountSpec struct {
+	Slug string `yaml:"slug"`
+	Name string `yaml:"name"`
+}
+
+// ReadySpec says a page is ready: an element matching Selector is visible
+// and, when Attribute is set, has Attribute equal to Value.
+type ReadySpec struct {
+	Selector  string `yaml:"selector"`
+	Attribute string `yaml:"attribute"`
+	Value     string `yaml:"value"`
+}
+
+// CanonicalSpec makes a site's URLs canonical. By default a URL keeps its
+// path and whole query and loses its fragment. KeepFragment is a regular
+// expression: a fragment that matches it whole identifies a result (a
+// comment's "comment-12") and is kept. KeepQuery, when set, keeps only
+// those query keys (in the URL's order); DropQuery drops those keys.
+// Rewrite applies, last and in order, regular expression replacements to
+// the whole URL (one address for one result).
+type CanonicalSpec struct {
+	KeepFragment string          `yaml:"keep_fragment"`
+	KeepQuery    []string        `yaml:"keep_query"`
+	DropQuery    []string        `yaml:"drop_query"`
+	Rewrite      []TransformSpec `yaml:"rewrite"`
+}
+
+// TransformSpec is one regular expression replacement (RE2 syntax; $1 in
+// Replace is the first group).
+type TransformSpec struct {
+	Match   string `yaml:"match"`
+	Replace string `yaml:"replace"`
+}
+
+// RefusalSpec recognises one refusal of a submission: a Selector that
+// matches on the landed page, the landing's HTTP Status (the document's, or
+// the declared response's), or both. Message, when set, is the selector of
+// the site's own message, recorded with the refusal. Declare only answers
+// that prove nothing was created.
+type RefusalSpec struct {
+	Kind     string `yaml:"kind"`
+	Selector string `yaml:"selector"`
+	Status   int    `yaml:"status"`
+	Message  string `yaml:"message"`
+}
+
+// ModerationSpec recognises a created item held for moderation on the
+// landed page: an element matching Selector.
+type ModerationSpec struct {
+	Selector string `yaml:"selector"`
 }
 
 // BlockerSpec recognises one blocker screen: by a selector that matches, by
@@ -67,15 +145,33 @@ func (a *ActionsSpec) get(k kind.Kind) *ActionSpec {
 	return nil
 }
 
-// ActionSpec is one action: where to open it, the editor to fill (post,
-// reply, thread part), the one control to click, and how to read the result
-// (a post) or the control's state (like, follow).
+// ActionSpec is one action: where to open it, when its page is ready, the
+// steps before filling (Before), the fields to fill (Fill, or several in
+// Fields: post, reply, thread part), the steps after filling (Steps), the
+// one committing control to click (Submit), what shows the submission
+// landed (Landed), and how to read the result (a post) or the control's
+// state (like, follow). Search, when set, replaces the site's search for
+// this kind.
 type ActionSpec struct {
-	Open   string        `yaml:"open"`
-	Fill   *SelectorSpec `yaml:"fill"`
-	Submit SelectorSpec  `yaml:"submit"`
-	Result *ResultSpec   `yaml:"result"`
-	State  *StateSpec    `yaml:"state"`
+	Open   string       `yaml:"open"`
+	Ready  *ReadySpec   `yaml:"ready"`
+	Before []StepSpec   `yaml:"before"`
+	Fill   *FillSpec    `yaml:"fill"`
+	Fields []FillSpec   `yaml:"fields"`
+	Steps  []StepSpec   `yaml:"steps"`
+	Submit SelectorSpec `yaml:"submit"`
+	Landed *LandedSpec  `yaml:"landed"`
+	Result *ResultSpec  `yaml:"result"`
+	State  *StateSpec   `yaml:"state"`
+	Search *SearchSpec  `yaml:"search"`
+}
+
+// fills returns the fields the action fills, in order.
+func (a *ActionSpec) fills() []FillSpec {
+	if a.Fill != nil {
+		return []FillSpec{*a.Fill}
+	}
+	return a.Fields
 }
 
 // SelectorSpec names one element.
@@ -83,21 +179,77 @@ type SelectorSpec struct {
 	Selector string `yaml:"selector"`
 }
 
+// FillSpec is one field an action fills: the one element matching Selector
+// (inside the same-origin iframe matching Frame, when set), an input, a
+// textarea or a contenteditable editor. Value is what it gets: "{text}"
+// (the default: the intent's whole text), "{title}" (its first line),
+// "{body}" (the rest, without the blank lines that start it), or a fixed
+// text without braces. An action that uses {title} uses {body} too.
+type FillSpec struct {
+	Selector string `yaml:"selector"`
+	Frame    string `yaml:"frame"`
+	Value    string `yaml:"value"`
+}
+
+// StepSpec is one step before the committing click: click the one element
+// matching Click, then wait until Wait shows and until Gone matches
+// nothing. With If set, the step runs only when If matches an element (a
+// welcome dialog, a panel a setting can turn off).
+type StepSpec struct {
+	Click string `yaml:"click"`
+	If    string `yaml:"if"`
+	Wait  string `yaml:"wait"`
+	Gone  string `yaml:"gone"`
+}
+
+// LandedSpec says what shows a submission landed; the first sign that
+// holds ends the wait. Navigation: the page loads a new document (a form
+// post). Selector: an element that was not there before the click shows (a
+// snackbar, a new list item). URLChange: the address changes without a
+// load. Response: the site answers the declared request. Without a
+// LandedSpec, a navigation. A navigation always counts, declared or not.
+type LandedSpec struct {
+	Navigation bool          `yaml:"navigation"`
+	Selector   string        `yaml:"selector"`
+	URLChange  bool          `yaml:"url_change"`
+	Response   *ResponseSpec `yaml:"response"`
+}
+
+// ResponseSpec names a request the page sends on submission: its Method
+// and a regular expression its URL matches.
+type ResponseSpec struct {
+	Method string `yaml:"method"`
+	URL    string `yaml:"url"`
+}
+
 // FieldSpec reads one value: the first element matching Selector inside the
 // item ("" is the item itself), its Attribute (or its text). Template, when
-// set, turns the value into a URL, such as "{origin}/p/{value}".
+// set, turns the value into a URL, such as "{origin}/p/{value}". Page, for
+// a link or parent, takes the URL of the page read instead (a comment's
+// parent is the post whose page lists it). Layout and Zone read a time
+// written as the page shows it (a Go time layout, an IANA zone name);
+// without them a time is RFC 3339. Shows, for an author, says which of the
+// account's names the page shows: "login" (the default), "slug" or "name".
 type FieldSpec struct {
 	Selector  string `yaml:"selector"`
 	Attribute string `yaml:"attribute"`
 	Template  string `yaml:"template"`
+	Page      bool   `yaml:"page"`
+	Layout    string `yaml:"layout"`
+	Zone      string `yaml:"zone"`
+	Shows     string `yaml:"shows"`
 }
 
-func (f *FieldSpec) set() bool { return f != nil && (f.Selector != "" || f.Attribute != "") }
+func (f *FieldSpec) set() bool { return f != nil && (f.Selector != "" || f.Attribute != "" || f.Page) }
 
-// ResultSpec reads the created post on the landed page: the one element
-// Item, and its fields.
+// ResultSpec reads the created item on the landed page: the one element
+// Item, and its fields. Link is required; the others, when declared, are
+// compared with the intent (a field not declared proves nothing). Title,
+// when set, is the first line of the text (see FillSpec). A Link with Page
+// set needs no Item: the landed page's own URL is the result.
 type ResultSpec struct {
 	Item   string     `yaml:"item"`
+	Title  *FieldSpec `yaml:"title"`
 	Text   *FieldSpec `yaml:"text"`
 	Author *FieldSpec `yaml:"author"`
 	Time   *FieldSpec `yaml:"time"`
@@ -116,13 +268,19 @@ type StateSpec struct {
 	NotDoneValue string `yaml:"not_done_value"`
 }
 
-// SearchSpec says how to find an exact live result: the actor's timeline at
-// URL, newest first, read item by item, following Next for up to MaxPages
-// pages, back to Lookback before now; CompleteMarker matches on the last
-// page. Settle is how long the site may take to show a new post.
+// SearchSpec says how to find an exact live result: the list at URL (the
+// actor's timeline, the target's page for comments, a site search for the
+// exact text), newest first, read item by item, following Next for up to
+// MaxPages pages, back to Lookback before now; CompleteMarker matches on the
+// last page. Own says the list is the actor's own: every item's author is
+// the actor, whether or not it shows one. Settle is how long the site may
+// take to show a new post; SurfaceWithin, the longest a submission can take
+// to surface at all (none when unset).
 type SearchSpec struct {
 	URL            string     `yaml:"url"`
 	Item           string     `yaml:"item"`
+	Own            bool       `yaml:"own"`
+	Title          *FieldSpec `yaml:"title"`
 	Text           *FieldSpec `yaml:"text"`
 	Author         *FieldSpec `yaml:"author"`
 	Time           *FieldSpec `yaml:"time"`
@@ -133,6 +291,7 @@ type SearchSpec struct {
 	MaxPages       int        `yaml:"max_pages"`
 	Lookback       Duration   `yaml:"lookback"`
 	Settle         *Duration  `yaml:"settle"`
+	SurfaceWithin  *Duration  `yaml:"surface_within"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("48h").
@@ -202,28 +361,94 @@ func (s *Spec) validate() problems {
 	}
 
 	configured := false
-	creates := false
 	for _, k := range kind.All {
 		a := s.Actions.get(k)
 		if a == nil {
 			continue
 		}
 		configured = true
-		if k.Creates() {
-			creates = true
-		}
 		a.validate(&p, "actions."+string(k), k, origins)
 	}
 	if !configured {
 		p.add("actions", "required: configure at least one of post, reply, thread_part, like, follow")
 	}
-	if creates && s.Search == nil {
-		p.add("search", "required: post, reply and thread_part need a search to reconcile")
+	for _, k := range kind.All {
+		if a := s.Actions.get(k); a != nil && k.Creates() && a.Search == nil && s.Search == nil {
+			p.add("search", "required: %s needs a search to reconcile (here or in actions.%s.search)", k, k)
+		}
 	}
 	if s.Search != nil {
 		s.Search.validate(&p, "search", origins)
 	}
+	s.Ready.validate(&p, "ready")
+	if s.Identity.Shows != "" && !accountNames[s.Identity.Shows] {
+		p.add("identity.shows", "%q is not one of login, slug, name", s.Identity.Shows)
+	}
+	seen := map[string]string{}
+	for login, a := range s.Accounts {
+		path := "accounts." + login
+		for _, n := range []string{"slug:" + a.Slug, "name:" + a.Name} {
+			if strings.HasSuffix(n, ":") {
+				continue
+			}
+			if other, dup := seen[n]; dup {
+				p.add(path, "%s is also %s's: each account's slug and name must be its own", n, other)
+			}
+			seen[n] = login
+		}
+		if !handleRE.MatchString(login) {
+			p.add(path, "%q is not a login (letters, digits, _ . -)", login)
+		}
+		if a.Slug != "" && !handleRE.MatchString(a.Slug) {
+			p.add(path+".slug", "%q does not fit a URL (letters, digits, _ . -)", a.Slug)
+		}
+		if strings.TrimSpace(a.Name) != a.Name || strings.ContainsAny(a.Name, "\x00\n\r") {
+			p.add(path+".name", "must be one line without surrounding space")
+		}
+	}
+	if c := s.Canonical; c != nil {
+		if c.KeepFragment != "" {
+			if _, err := regexp.Compile(c.KeepFragment); err != nil {
+				p.add("canonical.keep_fragment", "not a regular expression: %v", err)
+			}
+		}
+		if len(c.KeepQuery) > 0 && len(c.DropQuery) > 0 {
+			p.add("canonical", "give keep_query or drop_query, not both")
+		}
+		checkTransforms(&p, "canonical.rewrite", c.Rewrite)
+	}
+	checkTransforms(&p, "transforms", s.Transforms)
+	for i, r := range s.Refusals {
+		path := fmt.Sprintf("refusals[%d]", i)
+		if !slices.Contains(RefusalKinds, RefusalKind(r.Kind)) {
+			p.add(path+".kind", "%q is not one of duplicate, rate_limit, login, validation", r.Kind)
+		}
+		if r.Selector == "" && r.Status == 0 {
+			p.add(path, "needs a selector, a status or both")
+		}
+		checkSelector(&p, path+".selector", r.Selector, false)
+		checkSelector(&p, path+".message", r.Message, false)
+		if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
+			p.add(path+".status", "%d is not an HTTP error status (400 to 599)", r.Status)
+		}
+	}
+	if m := s.Moderation; m != nil {
+		checkSelector(&p, "moderation.selector", m.Selector, true)
+	}
 	return p
+}
+
+func checkTransforms(p *problems, path string, ts []TransformSpec) {
+	for i, t := range ts {
+		tp := fmt.Sprintf("%s[%d]", path, i)
+		if t.Match == "" {
+			p.add(tp+".match", "required")
+			continue
+		}
+		if _, err := regexp.Compile(t.Match); err != nil {
+			p.add(tp+".match", "not a regular expression: %v", err)
+		}
+	}
 }
 
 func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map[string]bool) {
@@ -235,13 +460,24 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 			p.add(path+".open", "must open the intent's {target}")
 		}
 	}
+	a.Ready.validate(p, path+".ready")
+	for i, st := range a.Before {
+		st.validate(p, fmt.Sprintf("%s.before[%d]", path, i))
+	}
+	for i, st := range a.Steps {
+		st.validate(p, fmt.Sprintf("%s.steps[%d]", path, i))
+	}
 	checkSelector(p, path+".submit.selector", a.Submit.Selector, true)
-	if k.Creates() {
-		if a.Fill == nil {
-			p.add(path+".fill.selector", "required")
+	a.Landed.validate(p, path+".landed")
+	if a.Search != nil {
+		if !k.Creates() {
+			p.add(path+".search", "like and follow read their control on the target")
 		} else {
-			checkSelector(p, path+".fill.selector", a.Fill.Selector, true)
+			a.Search.validate(p, path+".search", origins)
 		}
+	}
+	if k.Creates() {
+		a.validateFills(p, path)
 		if a.State != nil {
 			p.add(path+".state", "only like and follow have a state")
 		}
@@ -250,15 +486,27 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 			return
 		}
 		r := a.Result
-		checkSelector(p, path+".result.item", r.Item, true)
-		checkField(p, path+".result.text", r.Text, true, origins)
-		checkField(p, path+".result.author", r.Author, true, origins)
+		if r.Link != nil && r.Link.Page {
+			checkSelector(p, path+".result.item", r.Item, false)
+		} else {
+			checkSelector(p, path+".result.item", r.Item, true)
+		}
+		checkField(p, path+".result.title", r.Title, false, origins)
+		checkField(p, path+".result.text", r.Text, false, origins)
+		checkField(p, path+".result.author", r.Author, false, origins)
 		checkField(p, path+".result.link", r.Link, true, origins)
 		checkField(p, path+".result.time", r.Time, false, origins)
-		checkField(p, path+".result.parent", r.Parent, k != kind.Post, origins)
+		checkField(p, path+".result.parent", r.Parent, false, origins)
+		if r.Title.set() && !r.Text.set() {
+			p.add(path+".result.title", "needs result.text too: the title is the text's first line")
+		}
+		if r.Item == "" && (r.Title.set() || r.Text.set() || r.Author.set() || r.Time.set() || r.Parent.set()) {
+			p.add(path+".result.item", "required to read fields other than a page link")
+		}
+		checkPageOnly(p, path+".result", r.Text, r.Title, r.Author, r.Time)
 		return
 	}
-	if a.Fill != nil {
+	if a.Fill != nil || len(a.Fields) > 0 {
 		p.add(path+".fill", "%s has nothing to fill", k)
 	}
 	if a.Result != nil {
@@ -282,21 +530,139 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 	}
 }
 
+// validateFills checks the fields of an action that creates an item: one
+// fill or a list of fields, whose values take the whole text once, or its
+// title and body once each.
+func (a *ActionSpec) validateFills(p *problems, path string) {
+	switch {
+	case a.Fill != nil && len(a.Fields) > 0:
+		p.add(path, "give fill or fields, not both")
+		return
+	case a.Fill == nil && len(a.Fields) == 0:
+		p.add(path+".fill.selector", "required (or fields)")
+		return
+	}
+	uses := map[string]int{}
+	for i, f := range a.fills() {
+		fp := fmt.Sprintf("%s.fields[%d]", path, i)
+		if a.Fill != nil {
+			fp = path + ".fill"
+		}
+		checkSelector(p, fp+".selector", f.Selector, true)
+		checkSelector(p, fp+".frame", f.Frame, false)
+		v := f.Value
+		if v == "" {
+			v = "{text}"
+		}
+		switch v {
+		case "{text}", "{title}", "{body}":
+			uses[v]++
+		default:
+			if strings.ContainsAny(v, "{}") {
+				p.add(fp+".value", "%q: use {text}, {title}, {body} or a fixed text without braces", v)
+			}
+		}
+	}
+	for v, n := range uses {
+		if n > 1 {
+			p.add(path+".fields", "%s is filled %d times", v, n)
+		}
+	}
+	switch {
+	case uses["{text}"] == 1 && uses["{title}"]+uses["{body}"] == 0:
+	case uses["{text}"] == 0 && uses["{title}"] == 1 && uses["{body}"] == 1:
+	default:
+		p.add(path+".fields", "must fill the whole text: {text} once, or {title} and {body} once each")
+	}
+}
+
+// splitsText reports whether the action fills the text as a title and a
+// body.
+func (a *ActionSpec) splitsText() bool {
+	for _, f := range a.fills() {
+		if f.Value == "{title}" {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *ReadySpec) validate(p *problems, path string) {
+	if r == nil {
+		return
+	}
+	checkSelector(p, path+".selector", r.Selector, true)
+	checkName(p, path+".attribute", r.Attribute)
+	if r.Value != "" && r.Attribute == "" {
+		p.add(path+".value", "needs an attribute")
+	}
+}
+
+func (s StepSpec) validate(p *problems, path string) {
+	checkSelector(p, path+".click", s.Click, false)
+	checkSelector(p, path+".if", s.If, false)
+	checkSelector(p, path+".wait", s.Wait, false)
+	checkSelector(p, path+".gone", s.Gone, false)
+	if s.Click == "" && s.Wait == "" && s.Gone == "" {
+		p.add(path, "needs click, wait or gone")
+	}
+}
+
+func (l *LandedSpec) validate(p *problems, path string) {
+	if l == nil {
+		return
+	}
+	checkSelector(p, path+".selector", l.Selector, false)
+	if !l.Navigation && l.Selector == "" && !l.URLChange && l.Response == nil {
+		p.add(path, "needs navigation, selector, url_change or response")
+	}
+	if r := l.Response; r != nil {
+		if r.Method != "" && !methodRE.MatchString(r.Method) {
+			p.add(path+".response.method", "%q is not an HTTP method in capitals", r.Method)
+		}
+		if r.URL == "" {
+			p.add(path+".response.url", "required: a regular expression the request's URL matches")
+		} else if _, err := regexp.Compile(r.URL); err != nil {
+			p.add(path+".response.url", "not a regular expression: %v", err)
+		}
+	}
+}
+
+var methodRE = regexp.MustCompile(`^[A-Z]{3,7}$`)
+
+// checkPageOnly refuses Page on fields that are not URLs.
+func checkPageOnly(p *problems, path string, fields ...*FieldSpec) {
+	for _, f := range fields {
+		if f != nil && f.Page {
+			p.add(path, "page is only for link and parent")
+			return
+		}
+	}
+}
+
 func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool) {
 	if s.URL == "" {
 		p.add(path+".url", "required")
 	} else {
-		checkTemplate(p, path+".url", s.URL, origins, false)
-		if !strings.Contains(s.URL, "{actor}") {
-			p.add(path+".url", "must contain {actor}: the search walks the actor's own timeline")
+		checkSearchTemplate(p, path+".url", s.URL, origins)
+		if s.Own && !strings.Contains(s.URL, "{actor") {
+			p.add(path+".url", "an own list is the actor's: its URL needs {actor} or {actor.slug}")
 		}
 	}
 	checkSelector(p, path+".item", s.Item, true)
+	checkField(p, path+".title", s.Title, false, origins)
 	checkField(p, path+".text", s.Text, true, origins)
-	checkField(p, path+".author", s.Author, true, origins)
-	checkField(p, path+".time", s.Time, true, origins)
+	checkField(p, path+".author", s.Author, !s.Own, origins)
+	if s.Own && s.Author.set() {
+		p.add(path+".author", "an own list has the actor as every item's author: leave author out")
+	}
+	checkField(p, path+".time", s.Time, false, origins)
 	checkField(p, path+".link", s.Link, true, origins)
 	checkField(p, path+".parent", s.Parent, false, origins)
+	checkPageOnly(p, path, s.Text, s.Title, s.Author, s.Time)
+	if s.Link != nil && s.Link.Page {
+		p.add(path+".link", "each item needs its own link: page is only for parent")
+	}
 	checkSelector(p, path+".next", s.Next, false)
 	checkSelector(p, path+".complete_marker", s.CompleteMarker, false)
 	if s.Next == "" && s.CompleteMarker == "" {
@@ -310,6 +676,9 @@ func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool)
 	}
 	if s.Settle == nil {
 		p.add(path+".settle", "required: how long a new post may stay hidden, such as 10s (0s if never)")
+	}
+	if s.SurfaceWithin != nil && s.Settle != nil && *s.SurfaceWithin < *s.Settle {
+		p.add(path+".surface_within", "must be at least settle")
 	}
 }
 
@@ -366,4 +735,37 @@ func checkField(p *problems, path string, f *FieldSpec, required bool, origins m
 	if f.Template != "" {
 		checkFieldTemplate(p, path+".template", f.Template, origins)
 	}
+	if f.Page && (f.Selector != "" || f.Attribute != "" || f.Template != "") {
+		p.add(path+".page", "takes the page's URL: leave selector, attribute and template out")
+	}
+	if f.Shows != "" && !accountNames[f.Shows] {
+		p.add(path+".shows", "%q is not one of login, slug, name", f.Shows)
+	}
+	if f.Zone != "" {
+		if _, err := time.LoadLocation(f.Zone); err != nil {
+			p.add(path+".zone", "%q is not a time zone name such as UTC or Europe/Paris", f.Zone)
+		}
+		if f.Layout == "" {
+			p.add(path+".zone", "needs a layout")
+		}
+	}
+	if f.Layout != "" {
+		if _, err := time.Parse(f.Layout, time.Date(2026, 11, 30, 23, 41, 5, 0, time.UTC).Format(f.Layout)); err != nil {
+			p.add(path+".layout", "%q is not a Go time layout that reads back what it writes (such as \"2006/01/02 at 3:04 pm\")", f.Layout)
+		} else if f.Zone == "" && !layoutHasZone(f.Layout) {
+			p.add(path+".layout", "%q has no time zone: give zone too", f.Layout)
+		}
+	}
+}
+
+var accountNames = map[string]bool{"login": true, "slug": true, "name": true}
+
+// layoutHasZone reports whether a Go time layout reads a zone or offset.
+func layoutHasZone(layout string) bool {
+	for _, z := range []string{"MST", "Z07", "-07", "-0700", "Z0700"} {
+		if strings.Contains(layout, z) {
+			return true
+		}
+	}
+	return false
 }

@@ -48,12 +48,12 @@ func checkTemplate(p *problems, path, tmpl string, origins map[string]bool, allo
 	}
 	for _, n := range names {
 		switch n {
-		case "origin", "actor":
+		case "origin", "actor", "actor.slug":
 		case "target":
 			p.add(path, "{target} must be the whole template")
 			return
 		default:
-			p.add(path, "unknown placeholder {%s} (use {origin}, {actor} or {target})", n)
+			p.add(path, "unknown placeholder {%s} (use {origin}, {actor}, {actor.slug} or {target})", n)
 			return
 		}
 	}
@@ -76,6 +76,7 @@ func checkTemplate(p *problems, path, tmpl string, origins map[string]bool, allo
 		}
 	}
 	sample = strings.ReplaceAll(sample, "{actor}", "actor")
+	sample = strings.ReplaceAll(sample, "{actor.slug}", "actor")
 	if o := browser.Origin(sample); o == "" || !origins[o] {
 		p.add(path, "%q leaves the site's origins", tmpl)
 		return
@@ -83,6 +84,24 @@ func checkTemplate(p *problems, path, tmpl string, origins map[string]bool, allo
 	if _, err := url.Parse(sample); err != nil {
 		p.add(path, "%q is not a URL template: %v", tmpl, err)
 	}
+}
+
+// checkSearchTemplate validates a search URL template: a URL template
+// that may also be "{target}" (the comments on the target's page) and may
+// put the exact text, {text}, in its query.
+func checkSearchTemplate(p *problems, path, tmpl string, origins map[string]bool) {
+	if tmpl == "{target}" {
+		return
+	}
+	if i := strings.Index(tmpl, "{text}"); i >= 0 {
+		q := strings.Index(tmpl, "?")
+		if q < 0 || q > i {
+			p.add(path, "{text} may only appear in the query")
+			return
+		}
+		tmpl = strings.ReplaceAll(tmpl, "{text}", "text")
+	}
+	checkTemplate(p, path, tmpl, origins, false)
 }
 
 // checkFieldTemplate validates a field template: "{origin}/..." with {value}.
@@ -120,6 +139,12 @@ var (
 // expandURL fills a validated URL template for an intent and checks that
 // the result stays on the site's origins.
 func (d *Declarative) expandURL(tmpl, actor, target string) (string, error) {
+	return d.expandSearchURL(tmpl, actor, target, "")
+}
+
+// expandSearchURL is expandURL that also puts text, query-escaped, for
+// {text}.
+func (d *Declarative) expandSearchURL(tmpl, actor, target, text string) (string, error) {
 	if tmpl == "{target}" {
 		if err := d.onOrigin(target); err != nil {
 			return "", hardStop(StopTarget, err, "target")
@@ -127,12 +152,14 @@ func (d *Declarative) expandURL(tmpl, actor, target string) (string, error) {
 		return target, nil
 	}
 	out := strings.Replace(tmpl, "{origin}", d.origins[0], 1)
-	if strings.Contains(out, "{actor}") {
+	if strings.Contains(out, "{actor") {
 		if !handleRE.MatchString(actor) {
 			return "", hardStop(StopTarget, nil, "actor %q is not a handle", actor)
 		}
 		out = strings.ReplaceAll(out, "{actor}", url.PathEscape(actor))
+		out = strings.ReplaceAll(out, "{actor.slug}", url.PathEscape(d.account(actor).Slug))
 	}
+	out = strings.ReplaceAll(out, "{text}", url.QueryEscape(text))
 	if err := d.onOrigin(out); err != nil {
 		return "", hardStop(StopOffsite, err, "template")
 	}
@@ -165,6 +192,25 @@ func (d *Declarative) onOrigin(raw string) error {
 // resolve turns a link read from the page into an absolute URL on a site
 // origin, relative to the page it was read on.
 func (d *Declarative) resolve(pageURL, ref string) (string, error) {
+	base, err := url.Parse(pageURL)
+	if err != nil {
+		return "", err
+	}
+	r, err := url.Parse(strings.TrimSpace(ref))
+	if err != nil || ref == "" {
+		return "", fmt.Errorf("link %q is not a URL", excerpt(ref))
+	}
+	s := d.Canonical(base.ResolveReference(r).String())
+	if err := d.onOrigin(s); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// resolvePage turns a link to another page of a list into an absolute URL
+// on a site origin. Unlike resolve it keeps the whole query: paging lives
+// there.
+func (d *Declarative) resolvePage(pageURL, ref string) (string, error) {
 	base, err := url.Parse(pageURL)
 	if err != nil {
 		return "", err

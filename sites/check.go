@@ -1,0 +1,208 @@
+package sites
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/kind"
+)
+
+// CheckReport is what Check saw on a signed-in profile: each page the
+// adapter names, how many elements each selector matched there, the
+// identity read, and the first items each search read.
+type CheckReport struct {
+	Site     string        `json:"site"`
+	Identity string        `json:"identity,omitempty"`
+	// IdentityError says why no identity was read.
+	IdentityError string        `json:"identity_error,omitempty"`
+	Pages         []PageCheck   `json:"pages"`
+	Searches      []SearchCheck `json:"searches"`
+}
+
+// PageCheck is one page Check opened.
+type PageCheck struct {
+	// Key names where the adapter names the page ("identity.url",
+	// "actions.reply.open").
+	Key    string `json:"key"`
+	URL    string `json:"url,omitempty"`
+	Status int    `json:"status,omitempty"`
+	// Skipped or Error say why the page was not read.
+	Skipped   string          `json:"skipped,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Selectors []SelectorCount `json:"selectors,omitempty"`
+}
+
+// SelectorCount is how many elements a selector matched on a page.
+type SelectorCount struct {
+	Key      string `json:"key"`
+	Selector string `json:"selector"`
+	Count    int    `json:"count"`
+	Error    string `json:"error,omitempty"`
+}
+
+// SearchCheck is one search Check ran: its first items and why any of
+// them could not be read.
+type SearchCheck struct {
+	Kind     kind.Kind `json:"kind"`
+	URL      string    `json:"url,omitempty"`
+	Pages    int       `json:"pages"`
+	Complete bool      `json:"complete"`
+	Items    []Item    `json:"items"`
+	// Total is how many items the search read in all.
+	Total   int    `json:"total"`
+	Skipped string `json:"skipped,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// checkItems is how many items of each search a CheckReport keeps.
+const checkItems = 5
+
+// Check opens, in tab, each page the adapter names and counts what each
+// selector matches there, reads the signed-in identity, and runs each
+// search as actor, without filling or clicking anything: it only navigates
+// and reads. target is the object for the actions and searches that need
+// one ("" skips them). Selectors that only show after a submission (the
+// landing, refusals, moderation) and those after a step are counted where
+// they are, which may be 0 before any click. Errors of a page are in the
+// report; only a lost tab or browser is returned.
+func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target string) (CheckReport, error) {
+	rep := CheckReport{Site: d.name}
+	home := PageCheck{Key: "identity.url"}
+	var err error
+	if home.URL, err = d.expandURL(d.spec.Identity.URL, actor, target); err == nil {
+		home.Status, err = d.navigate(ctx, tab, home.URL)
+	}
+	if err != nil {
+		home.Error = err.Error()
+	} else {
+		sels := []SelectorCount{{Key: "identity.selector", Selector: d.spec.Identity.Selector}}
+		if d.spec.Ready != nil {
+			sels = append(sels, SelectorCount{Key: "ready.selector", Selector: d.spec.Ready.Selector})
+		}
+		for i, b := range d.spec.Blockers {
+			if b.Selector != "" {
+				sels = append(sels, SelectorCount{Key: fmt.Sprintf("blockers[%d] (%s)", i, b.Kind), Selector: b.Selector})
+			}
+		}
+		home.Selectors = countAll(ctx, tab, sels)
+		if who, err := d.Identity(ctx, tab); err != nil {
+			rep.IdentityError = err.Error()
+		} else {
+			rep.Identity = who
+		}
+	}
+	rep.Pages = append(rep.Pages, home)
+	if err := gone(tab); err != nil {
+		return rep, err
+	}
+
+	for _, k := range kind.All {
+		a := d.spec.Actions.get(k)
+		if a == nil {
+			continue
+		}
+		pc := PageCheck{Key: "actions." + string(k) + ".open"}
+		if a.Open == "{target}" && target == "" {
+			pc.Skipped = "needs a target (--target URL)"
+			rep.Pages = append(rep.Pages, pc)
+			continue
+		}
+		if pc.URL, err = d.expandURL(a.Open, actor, target); err == nil {
+			pc.Status, err = d.navigate(ctx, tab, pc.URL)
+		}
+		if err == nil {
+			err = d.waitReady(ctx, tab, a.Ready)
+		}
+		if err != nil {
+			pc.Error = err.Error()
+		} else {
+			pc.Selectors = countAll(ctx, tab, actionSelectors(a, "actions."+string(k)))
+		}
+		rep.Pages = append(rep.Pages, pc)
+		if err := gone(tab); err != nil {
+			return rep, err
+		}
+	}
+
+	for _, k := range kind.All {
+		a := d.spec.Actions.get(k)
+		if a == nil || !k.Creates() {
+			continue
+		}
+		sc := SearchCheck{Kind: k}
+		s := d.searchOf(a)
+		if s.URL == "{target}" && target == "" {
+			sc.Skipped = "needs a target (--target URL)"
+			rep.Searches = append(rep.Searches, sc)
+			continue
+		}
+		sc.URL, _ = d.expandSearchURL(s.URL, actor, target, "")
+		res, err := d.Search(ctx, tab, Query{Kind: k, Actor: actor, Target: target})
+		if err != nil {
+			sc.Error = err.Error()
+		}
+		sc.Pages, sc.Complete, sc.Total = res.Pages, res.Complete, len(res.Items)
+		sc.Items = res.Items[:min(len(res.Items), checkItems)]
+		rep.Searches = append(rep.Searches, sc)
+		if err := gone(tab); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// actionSelectors lists the selectors of an action, keyed by where the
+// adapter declares them.
+func actionSelectors(a *ActionSpec, path string) []SelectorCount {
+	var out []SelectorCount
+	add := func(key, sel string) {
+		if sel != "" {
+			out = append(out, SelectorCount{Key: path + "." + key, Selector: sel})
+		}
+	}
+	if a.Ready != nil {
+		add("ready.selector", a.Ready.Selector)
+	}
+	for i, st := range a.Before {
+		add(fmt.Sprintf("before[%d].if", i), st.If)
+		add(fmt.Sprintf("before[%d].click", i), st.Click)
+	}
+	for i, f := range a.fills() {
+		key := fmt.Sprintf("fields[%d]", i)
+		if a.Fill != nil {
+			key = "fill"
+		}
+		if f.Frame != "" {
+			add(key+".frame", f.Frame)
+			continue
+		}
+		add(key+".selector", f.Selector)
+	}
+	for i, st := range a.Steps {
+		add(fmt.Sprintf("steps[%d].if", i), st.If)
+		add(fmt.Sprintf("steps[%d].click", i), st.Click)
+	}
+	add("submit.selector", a.Submit.Selector)
+	if a.State != nil {
+		add("state.selector", a.State.Selector)
+	}
+	return out
+}
+
+func countAll(ctx context.Context, tab *browser.Tab, sels []SelectorCount) []SelectorCount {
+	for i := range sels {
+		n, err := tab.Count(ctx, sels[i].Selector)
+		sels[i].Count = n
+		if err != nil {
+			sels[i].Error = err.Error()
+		}
+	}
+	return sels
+}
+
+// gone returns the tab's loss, the one failure Check does not report in
+// place.
+func gone(tab *browser.Tab) error {
+	return tab.Err()
+}

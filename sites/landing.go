@@ -1,0 +1,141 @@
+package sites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/browserop/browserop/browser"
+)
+
+// messageWait bounds the wait for a refusal's message to show: a page that
+// answered with a refusal status may render its message a moment later.
+const messageWait = 2 * time.Second
+
+// Submit clicks the action's committing control once and waits for the
+// landing the action declares (see LandedSpec). For like and follow it
+// first reads the control: already done is ErrAlreadyDone (a click would
+// undo it), an unknown state a HardStop; both happen before any click. A
+// selector that does not name one clickable element is a HardStop of kind
+// selector_ambiguous, also before any click. After the click, an answer
+// the site's refusals recognise is a *Refusal; a wait that times out, a
+// failed request, or a 5xx answer wraps ErrOutcomeUnknown.
+func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) error {
+	a, err := d.action(in.Kind)
+	if err != nil {
+		return err
+	}
+	if a.State != nil {
+		state, done, err := d.readState(ctx, tab, a.State)
+		if err != nil {
+			return err
+		}
+		if done {
+			return fmt.Errorf("%w: %s shows %q", ErrAlreadyDone, in.Kind, state)
+		}
+	}
+	landed, err := tab.ClickOnceAndLand(ctx, a.Submit.Selector, landingOf(a.Landed))
+	if err != nil {
+		if errors.Is(err, browser.ErrOutcomeUnknown) {
+			return err
+		}
+		if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
+			return hardStop(StopSelectorAmbiguous, err, "submit control")
+		}
+		return err
+	}
+	// The click was sent: from here every failure is ambiguous, except a
+	// refusal the site's answer proves.
+	ref, err := d.refusal(ctx, tab, landed.Status)
+	if err != nil {
+		return ambiguous(err)
+	}
+	if ref != nil {
+		return ref
+	}
+	if landed.Status >= 500 {
+		return fmt.Errorf("%w: the site answered %d to the submission", ErrOutcomeUnknown, landed.Status)
+	}
+	return nil
+}
+
+// landingOf turns a validated LandedSpec into what the browser waits for.
+func landingOf(l *LandedSpec) browser.Landing {
+	if l == nil {
+		return browser.Landing{Navigation: true}
+	}
+	out := browser.Landing{Navigation: l.Navigation, Selector: l.Selector, URLChange: l.URLChange}
+	if r := l.Response; r != nil {
+		out.Response = &browser.ResponseMatch{Method: r.Method, URL: regexp.MustCompile(r.URL)}
+	}
+	return out
+}
+
+// refusal checks the declared refusals, in order, against what the
+// submission landed on: the landing's status and the page. The first rule
+// that matches is the refusal, with the site's message when it declares
+// where that is.
+func (d *Declarative) refusal(ctx context.Context, tab *browser.Tab, status int) (*Refusal, error) {
+	for _, r := range d.spec.Refusals {
+		if r.Status != 0 && r.Status != status {
+			continue
+		}
+		detail := fmt.Sprintf("status %d", status)
+		if r.Selector != "" {
+			n, err := tab.Count(ctx, r.Selector)
+			if err != nil {
+				return nil, err
+			}
+			if n == 0 {
+				continue
+			}
+			detail = fmt.Sprintf("%q on the page", r.Selector)
+			if r.Status != 0 {
+				detail += fmt.Sprintf(" with status %d", status)
+			}
+		}
+		ref := &Refusal{Kind: RefusalKind(r.Kind), Status: status, Detail: detail}
+		if r.Message != "" {
+			ref.Message = d.message(ctx, tab, r.Message)
+		}
+		return ref, nil
+	}
+	return nil, nil
+}
+
+// message reads a refusal's message, waiting a moment for it to show; a
+// message that never shows is "".
+func (d *Declarative) message(ctx context.Context, tab *browser.Tab, sel string) string {
+	if err := tab.WaitVisible(ctx, sel, messageWait); err != nil {
+		return ""
+	}
+	texts, err := tab.Texts(ctx, sel)
+	if err != nil || len(texts) == 0 {
+		return ""
+	}
+	return cleanMessage(texts[0])
+}
+
+// cleanMessage makes a site's message one short line: whitespace runs
+// become one space, control characters go, and it is cut at 200
+// characters.
+func cleanMessage(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsSpace(r):
+			return ' '
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "…"
+	}
+	return s
+}

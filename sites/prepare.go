@@ -1,0 +1,195 @@
+package sites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/verify"
+)
+
+// stepTimeout bounds a step's wait for an element to go away.
+const stepTimeout = 15 * time.Second
+
+// Fill prepares an action for its committing click. It waits until the
+// page is ready (the action's ready, else the site's), runs the steps
+// before filling, fills each field with its part of the intent's text and
+// reads it back, runs the steps before the click, and reads every field
+// back once more: a step must not have changed what was filled. A
+// read-back that differs from the intended value (compared as verify
+// compares texts) returns ErrReadBackMismatch; a page that never became
+// ready or a step that did not work returns ErrStepFailed. Nothing is
+// submitted. It returns the field values read back, joined by "\n".
+func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (string, error) {
+	a, err := d.action(in.Kind)
+	if err != nil {
+		return "", err
+	}
+	if err := d.waitReady(ctx, tab, a.Ready); err != nil {
+		return "", err
+	}
+	if err := d.runSteps(ctx, tab, a.Before, "before"); err != nil {
+		return "", err
+	}
+	fields := a.fills()
+	got := make([]string, len(fields))
+	for i, f := range fields {
+		want := fillValue(f, in.Text)
+		v, err := fillField(ctx, tab, f, want)
+		if err != nil {
+			return "", err
+		}
+		if err := compareFill(i, want, v); err != nil {
+			return v, err
+		}
+		got[i] = v
+	}
+	if err := d.runSteps(ctx, tab, a.Steps, "steps"); err != nil {
+		return "", err
+	}
+	for i, f := range fields {
+		v, err := readField(ctx, tab, f)
+		if err != nil {
+			return "", fmt.Errorf("%w: field %d could not be read after the steps: %v", ErrStepFailed, i, err)
+		}
+		if err := compareFill(i, fillValue(f, in.Text), v); err != nil {
+			return v, err
+		}
+	}
+	return strings.Join(got, "\n"), nil
+}
+
+// compareFill compares a field's read-back with what was meant, as
+// verification compares texts.
+func compareFill(i int, want, got string) error {
+	if verify.Normalize(got) != verify.Normalize(want) {
+		return fmt.Errorf("%w: field %d: %s", ErrReadBackMismatch, i, describeMismatch(want, got))
+	}
+	return nil
+}
+
+// fillField fills one field once it is visible and returns what it holds.
+func fillField(ctx context.Context, tab *browser.Tab, f FillSpec, text string) (string, error) {
+	var got string
+	var err error
+	if f.Frame == "" {
+		if err := tab.WaitVisible(ctx, f.Selector, 0); err != nil {
+			return "", err
+		}
+		got, err = tab.Fill(ctx, f.Selector, text)
+	} else {
+		if err := tab.WaitVisible(ctx, f.Frame, 0); err != nil {
+			return "", err
+		}
+		got, err = tab.FillFrame(ctx, f.Frame, f.Selector, text)
+	}
+	if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
+		return "", hardStop(StopSelectorAmbiguous, err, "editor")
+	}
+	return got, err
+}
+
+// readField reads what a field holds now.
+func readField(ctx context.Context, tab *browser.Tab, f FillSpec) (string, error) {
+	if f.Frame == "" {
+		return tab.Value(ctx, f.Selector)
+	}
+	return tab.ValueFrame(ctx, f.Frame, f.Selector)
+}
+
+// waitReady waits until the page is ready: r, else the site's ready; with
+// neither, it is ready once loaded.
+func (d *Declarative) waitReady(ctx context.Context, tab *browser.Tab, r *ReadySpec) error {
+	if r == nil {
+		r = d.spec.Ready
+	}
+	if r == nil {
+		return nil
+	}
+	if err := tab.WaitVisible(ctx, r.Selector, 0); err != nil {
+		return stepErr("the page never became ready", r.Selector, err)
+	}
+	if r.Attribute == "" {
+		return nil
+	}
+	return pollUntil(ctx, func() (bool, error) {
+		v, err := tab.Attr(ctx, r.Selector, r.Attribute)
+		if errors.Is(err, browser.ErrNotFound) {
+			return false, nil
+		}
+		return v == r.Value, err
+	}, func(err error) error { return stepErr("the page never became ready", r.Selector, err) })
+}
+
+// runSteps runs steps in order; phase names them in errors.
+func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []StepSpec, phase string) error {
+	for i, st := range steps {
+		what := fmt.Sprintf("%s[%d]", phase, i)
+		if st.If != "" {
+			n, err := tab.Count(ctx, st.If)
+			if err != nil {
+				return stepErr(what, st.If, err)
+			}
+			if n == 0 {
+				continue
+			}
+		}
+		if st.Click != "" {
+			if err := tab.ClickOnce(ctx, st.Click); err != nil {
+				return stepErr(what+": click", st.Click, err)
+			}
+		}
+		if st.Wait != "" {
+			if err := tab.WaitVisible(ctx, st.Wait, 0); err != nil {
+				return stepErr(what+": wait", st.Wait, err)
+			}
+		}
+		if st.Gone != "" {
+			err := pollUntil(ctx, func() (bool, error) {
+				n, err := tab.Count(ctx, st.Gone)
+				return n == 0, err
+			}, func(err error) error { return stepErr(what+": gone", st.Gone, err) })
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stepErr makes a step's failure ErrStepFailed, except the loss of the tab
+// or browser, which the operator handles as such. A step is declared not
+// to commit anything, so even a click whose effect is unknown only failed
+// the preparation: the inner error is kept as text, not as a chain.
+func stepErr(what, sel string, err error) error {
+	if errors.Is(err, browser.ErrTabGone) || errors.Is(err, browser.ErrBrowserGone) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("%w: %s %q: %v", ErrStepFailed, what, sel, err)
+}
+
+// pollUntil calls cond every 50ms until it holds, fails, or stepTimeout
+// passes; fail wraps what ended it.
+func pollUntil(ctx context.Context, cond func() (bool, error), fail func(error) error) error {
+	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ok, err := cond()
+		if err != nil {
+			return fail(err)
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return fail(fmt.Errorf("not within %s", stepTimeout))
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package sites_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/sites"
+)
+
+// realKeys adds the keys of real sites to the demo adapter.
+func realKeys(t *testing.T, extra string) *sites.Declarative {
+	t.Helper()
+	d, err := sites.Parse("real.yaml", append(mustRead(t, demoPath), []byte("\n"+extra)...))
+	require.NoError(t, err)
+	return d
+}
+
+func TestCanonical(t *testing.T) {
+	plain := realKeys(t, "")
+	require.Equal(t, "http://127.0.0.1:8787/p/1?a=1", plain.Canonical("HTTP://127.0.0.1:8787/p/1?a=1#comment-3"),
+		"by default the fragment goes and the query stays")
+	require.Equal(t, "not a url", plain.Canonical("not a url"))
+
+	d := realKeys(t, `canonical:
+  keep_fragment: 'comment-\d+'
+  keep_query: [p, title, oldid]
+  rewrite:
+    - match: '\?title=([^&]+)&oldid=\d+'
+      replace: '/wiki/$1'
+`)
+	for _, tc := range []struct{ in, want string }{
+		{"http://127.0.0.1:8787/?p=5&unapproved=7&moderation-hash=x#comment-7", "http://127.0.0.1:8787/?p=5#comment-7"},
+		{"http://127.0.0.1:8787/?p=5#respond", "http://127.0.0.1:8787/?p=5"},
+		{"http://127.0.0.1:8787/?p=5#comment-7x", "http://127.0.0.1:8787/?p=5"},
+		{"http://127.0.0.1:8787/index.php?title=Main&oldid=12", "http://127.0.0.1:8787/index.php/wiki/Main"},
+	} {
+		require.Equal(t, tc.want, d.Canonical(tc.in), tc.in)
+	}
+	drop := realKeys(t, "canonical:\n  drop_query: [utm_source, ref]\n")
+	require.Equal(t, "http://127.0.0.1:8787/p/1?x=1", drop.Canonical("http://127.0.0.1:8787/p/1?utm_source=a&x=1&ref=b"))
+}
+
+func TestExpectedTitleBodyAndTransforms(t *testing.T) {
+	d := realKeys(t, "")
+	require.Equal(t, "one\n\ntwo", d.Expected(kind.Post, "one\n\ntwo"), "no split, no transforms: the text itself")
+
+	split := demoWith(t, "    fill:\n      selector: \"textarea#compose-text\"\n",
+		"    fields:\n      - selector: \"textarea#compose-text\"\n        value: \"{title}\"\n      - selector: \"textarea#other\"\n        value: \"{body}\"\n")
+	split = append(split, []byte("\ntransforms:\n  - match: '~~~~'\n    replace: '— alice'\n")...)
+	d, err := sites.Parse("split.yaml", split)
+	require.NoError(t, err)
+	require.Equal(t, "Title\nBody line\nmore — alice", d.Expected(kind.Post, "Title\r\n\r\nBody line\nmore ~~~~"))
+	require.Equal(t, "Hello\n\nthere — alice", d.Expected(kind.Reply, "Hello\n\nthere ~~~~"),
+		"the reply fills one field, so it keeps its blank line; the site's transforms apply to every kind")
+}
+
+func TestParseRealKeyErrors(t *testing.T) {
+	for _, tc := range []struct{ name, old, new, want string }{
+		{"FieldsAndFill", "    fill:\n      selector: \"textarea#compose-text\"\n",
+			"    fill:\n      selector: \"textarea#compose-text\"\n    fields:\n      - selector: x\n", "actions.post: give fill or fields, not both"},
+		{"TitleWithoutBody", "    fill:\n      selector: \"textarea#compose-text\"\n",
+			"    fields:\n      - selector: \"#t\"\n        value: \"{title}\"\n", "actions.post.fields: must fill the whole text"},
+		{"UnknownValue", "    fill:\n      selector: \"textarea#compose-text\"\n",
+			"    fields:\n      - selector: \"#t\"\n        value: \"{subject}\"\n", `actions.post.fields[0].value: "{subject}"`},
+		{"StepEmpty", "    open: \"{origin}/compose\"\n", "    open: \"{origin}/compose\"\n    steps:\n      - if: \"#x\"\n", "actions.post.steps[0]: needs click, wait or gone"},
+		{"LandedEmpty", "    open: \"{origin}/compose\"\n", "    open: \"{origin}/compose\"\n    landed: {}\n", "actions.post.landed: needs navigation"},
+		{"LandedRegexp", "    open: \"{origin}/compose\"\n", "    open: \"{origin}/compose\"\n    landed:\n      response: {method: POST, url: \"(\"}\n", "actions.post.landed.response.url: not a regular expression"},
+		{"LandedMethod", "    open: \"{origin}/compose\"\n", "    open: \"{origin}/compose\"\n    landed:\n      response: {method: post, url: \"/api\"}\n", `actions.post.landed.response.method: "post"`},
+		{"TimeLayoutNoZone", "  time: {selector: \"time\", attribute: datetime}\n  parent:",
+			"  time: {selector: \"time\", layout: \"2006/01/02 at 3:04 pm\"}\n  parent:", "search.time.layout: \"2006/01/02 at 3:04 pm\" has no time zone"},
+		{"TimeZoneUnknown", "  time: {selector: \"time\", attribute: datetime}\n  parent:",
+			"  time: {selector: \"time\", layout: \"2006/01/02 at 3:04 pm\", zone: Mars/Olympus}\n  parent:", "search.time.zone: \"Mars/Olympus\" is not a time zone"},
+		{"SearchTextOutsideQuery", `url: "{origin}/u/{actor}"`, `url: "{origin}/u/{text}"`, "search.url: {text} may only appear in the query"},
+		{"SurfaceBelowSettle", "  settle: 15s\n", "  settle: 15s\n  surface_within: 5s\n", "search.surface_within: must be at least settle"},
+		{"ShowsUnknown", "  attribute: data-handle\n", "  attribute: data-handle\n  shows: nickname\n", `identity.shows: "nickname" is not one of login, slug, name`},
+		{"LikeSearch", "      not_done_value: like\n", "      not_done_value: like\n    search:\n      url: \"{origin}/x\"\n", "actions.like.search: like and follow read their control"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := sites.Parse("demo.yaml", demoWith(t, tc.old, tc.new))
+			require.ErrorIs(t, err, sites.ErrInvalid)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	for _, tc := range []struct{ name, extra, want string }{
+		{"RefusalKind", "refusals:\n  - kind: spam\n    status: 409\n", `refusals[0].kind: "spam" is not one of`},
+		{"RefusalStatus", "refusals:\n  - kind: duplicate\n    status: 200\n", "refusals[0].status: 200 is not an HTTP error status"},
+		{"RefusalEmpty", "refusals:\n  - kind: duplicate\n", "refusals[0]: needs a selector, a status or both"},
+		{"ModerationSelector", "moderation: {}\n", "moderation.selector: required"},
+		{"CanonicalBoth", "canonical:\n  keep_query: [p]\n  drop_query: [x]\n", "canonical: give keep_query or drop_query, not both"},
+		{"CanonicalFragment", "canonical:\n  keep_fragment: \"(\"\n", "canonical.keep_fragment: not a regular expression"},
+		{"Transform", "transforms:\n  - replace: x\n", "transforms[0].match: required"},
+		{"AccountSlug", "accounts:\n  alice:\n    slug: \"a b\"\n", `accounts.alice.slug: "a b" does not fit a URL`},
+		{"AccountNameTwice", "accounts:\n  alice:\n    name: Al\n  bob:\n    name: Al\n", "name:Al is also"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := sites.Parse("demo.yaml", append(mustRead(t, demoPath), []byte("\n"+tc.extra)...))
+			require.ErrorIs(t, err, sites.ErrInvalid)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
