@@ -12,8 +12,8 @@ import (
 // adapter names, how many elements each selector matched there, the
 // identity read, and the first items each search read.
 type CheckReport struct {
-	Site     string        `json:"site"`
-	Identity string        `json:"identity,omitempty"`
+	Site     string `json:"site"`
+	Identity string `json:"identity,omitempty"`
 	// IdentityError says why no identity was read.
 	IdentityError string        `json:"identity_error,omitempty"`
 	Pages         []PageCheck   `json:"pages"`
