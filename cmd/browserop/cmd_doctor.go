@@ -237,39 +237,12 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 func (e *env) signedIn(ctx context.Context, bc browser.Config, adapters []sites.Adapter) []check {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	var b *browser.Browser
-	var err error
-	switch {
-	case attachMode(bc):
-		b, err = browser.Attach(ctx, bc)
-	case browser.ProfileRunning(bc.ProfileDir):
-		pc := bc
-		pc.Persistent = true
-		b, err = browser.Launch(ctx, pc)
-	default:
-		b, err = browser.Launch(ctx, bc) // bound to this process; Close stops it
-	}
+	b, release, err := inspectBrowser(ctx, bc)
 	if err != nil {
 		return []check{{"sign-in", "fail", connectError(bc, err).Error(), ""}}
 	}
 	var own []*browser.Tab
-	defer func() {
-		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer ccancel()
-		if b.Dedicated() {
-			for _, t := range own {
-				b.CloseTab(cctx, t)
-			}
-			b.Disconnect()
-			return
-		}
-		if attachMode(bc) {
-			for _, t := range own {
-				b.CloseTab(cctx, t)
-			}
-		}
-		b.Close()
-	}()
+	defer func() { release(own) }()
 	var out []check
 	for _, site := range adapters {
 		name := "sign-in " + site.Name()
@@ -292,6 +265,46 @@ func (e *env) signedIn(ctx context.Context, bc browser.Config, adapters []sites.
 		}
 	}
 	return out
+}
+
+// inspectBrowser connects to the browser a command only reads with: the
+// Chrome browserop left running (or the person's, in attach mode), else a
+// Chrome started for it. release closes the command's own tabs and lets go
+// of the browser: it stops only a Chrome started for the command.
+func inspectBrowser(ctx context.Context, bc browser.Config) (*browser.Browser, func(own []*browser.Tab), error) {
+	var b *browser.Browser
+	var err error
+	switch {
+	case attachMode(bc):
+		b, err = browser.Attach(ctx, bc)
+	case browser.ProfileRunning(bc.ProfileDir):
+		pc := bc
+		pc.Persistent = true
+		b, err = browser.Launch(ctx, pc)
+	default:
+		b, err = browser.Launch(ctx, bc) // bound to this process; Close stops it
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	release := func(own []*browser.Tab) {
+		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer ccancel()
+		if b.Dedicated() {
+			for _, t := range own {
+				b.CloseTab(cctx, t)
+			}
+			b.Disconnect()
+			return
+		}
+		if attachMode(bc) {
+			for _, t := range own {
+				b.CloseTab(cctx, t)
+			}
+		}
+		b.Close()
+	}
+	return b, release, nil
 }
 
 // errorText is an error's text without a DevTools address.

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/sites"
+)
+
+// cmdSites lists the configured sites, or checks one adapter against the
+// signed-in profile.
+func cmdSites(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return usageError("sites needs a subcommand: list or check NAME")
+	}
+	switch args[0] {
+	case "list":
+		return sitesList(e, args[1:])
+	case "check":
+		return sitesCheck(ctx, e, args[1:])
+	}
+	return usageError("unknown sites subcommand %q: use list or check NAME", args[0])
+}
+
+type siteJSON struct {
+	Name    string   `json:"name"`
+	Origins []string `json:"origins"`
+	Kinds   []string `json:"kinds"`
+}
+
+func sitesList(e *env, args []string) error {
+	fs := e.flags("sites list")
+	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
+		return err
+	}
+	cfg, err := e.config()
+	if err != nil {
+		return err
+	}
+	adapters, err := loadSites(cfg)
+	if err != nil {
+		return err
+	}
+	out := make([]siteJSON, 0, len(adapters))
+	for _, a := range adapters {
+		s := siteJSON{Name: a.Name(), Origins: a.Origins(), Kinds: []string{}}
+		for _, k := range kind.All {
+			if a.Supports(k) {
+				s.Kinds = append(s.Kinds, string(k))
+			}
+		}
+		out = append(out, s)
+	}
+	if e.json {
+		return writeJSON(e.stdout, out)
+	}
+	tw := table(e.stdout)
+	fmt.Fprintln(tw, "SITE\tORIGINS\tACTIONS")
+	for _, s := range out {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, strings.Join(s.Origins, " "), strings.Join(s.Kinds, " "))
+	}
+	return tw.Flush()
+}
+
+// sitesCheck opens each page a site's adapter names on the signed-in
+// profile and reports what each selector matches, who is signed in, and
+// the first items each search reads. It fills and clicks nothing.
+func sitesCheck(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("sites check")
+	actor := fs.String("actor", "", "the account the searches look for (default: the one signed in)")
+	target := fs.String("target", "", "a post on the site, for the actions and searches on an object (reply, like, follow, comments)")
+	timeout := fs.Duration("timeout", 2*time.Minute, "upper bound for the whole check")
+	pos, err := parseChecked(fs, args, func(pos []string) error {
+		if len(pos) != 1 {
+			return usageError("sites check takes one site name, got %q", pos)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	cfg, err := e.config()
+	if err != nil {
+		return err
+	}
+	adapters, err := loadSites(cfg)
+	if err != nil {
+		return err
+	}
+	var d *sites.Declarative
+	var names []string
+	for _, a := range adapters {
+		names = append(names, a.Name())
+		if a.Name() == pos[0] {
+			d, _ = a.(*sites.Declarative)
+		}
+	}
+	if d == nil {
+		return usageError("site %q is not configured (sites: %s)", pos[0], strings.Join(names, ", "))
+	}
+	bc, err := browserConfig(cfg, e.environ)
+	if err != nil {
+		return err
+	}
+	if err := preflight(bc); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	b, release, err := inspectBrowser(ctx, bc)
+	if err != nil {
+		return connectError(bc, err)
+	}
+	tab, err := b.NewTab(ctx, "about:blank")
+	if err != nil {
+		release(nil)
+		return connectError(bc, err)
+	}
+	defer release([]*browser.Tab{tab})
+	who := *actor
+	if who == "" {
+		if _, err := d.OpenHome(ctx, tab); err == nil {
+			who, _ = d.Identity(ctx, tab)
+		}
+	}
+	rep, err := d.Check(ctx, tab, who, *target)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return writeJSON(e.stdout, rep)
+	}
+	printCheck(e, rep, who)
+	return nil
+}
+
+func printCheck(e *env, rep sites.CheckReport, actor string) {
+	w := e.stdout
+	switch {
+	case rep.IdentityError != "":
+		fmt.Fprintf(w, "identity: not read: %s\n", clean(rep.IdentityError))
+	default:
+		fmt.Fprintf(w, "identity: signed in as @%s\n", clean(rep.Identity))
+	}
+	if actor != "" && actor != rep.Identity {
+		fmt.Fprintf(w, "searches look for @%s\n", clean(actor))
+	}
+	for _, p := range rep.Pages {
+		fmt.Fprintf(w, "\n%s: %s", p.Key, clean(dash(p.URL)))
+		if p.Status != 0 {
+			fmt.Fprintf(w, " (status %d)", p.Status)
+		}
+		fmt.Fprintln(w)
+		if p.Skipped != "" {
+			fmt.Fprintf(w, "  skipped: %s\n", p.Skipped)
+		}
+		if p.Error != "" {
+			fmt.Fprintf(w, "  error: %s\n", clean(p.Error))
+		}
+		tw := table(w)
+		for _, s := range p.Selectors {
+			mark := ""
+			switch {
+			case s.Error != "":
+				mark = "error: " + clean(s.Error)
+			case s.Count == 0:
+				mark = "matches nothing"
+			case s.Count > 1 && needsOne(s.Key):
+				mark = "must match one element"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", s.Key, clean(s.Selector), s.Count, mark)
+		}
+		tw.Flush()
+	}
+	for _, s := range rep.Searches {
+		fmt.Fprintf(w, "\nsearch %s: %s\n", s.Kind, clean(dash(s.URL)))
+		if s.Skipped != "" {
+			fmt.Fprintf(w, "  skipped: %s\n", s.Skipped)
+			continue
+		}
+		if s.Error != "" {
+			fmt.Fprintf(w, "  error: %s\n", clean(s.Error))
+		}
+		fmt.Fprintf(w, "  %d items on %d pages, complete: %t\n", s.Total, s.Pages, s.Complete)
+		for i, it := range s.Items {
+			fmt.Fprintf(w, "  %d. @%s %s %s\n", i+1, clean(dash(it.Author)), clean(dash(it.Link)), timeOrDash(it.Time))
+			fmt.Fprintf(w, "     %q\n", firstLine(it.Text))
+			if !it.OK() {
+				fmt.Fprintf(w, "     does not match anything, because: %s\n", clean(strings.Join(it.Problems, "; ")))
+			}
+		}
+	}
+}
+
+// needsOne reports whether a selector key must name exactly one element
+// where it is used (an editor, a control), not a list.
+func needsOne(key string) bool {
+	for _, suffix := range []string{".selector", ".click", ".frame"} {
+		if strings.HasSuffix(key, suffix) && !strings.HasPrefix(key, "blockers") {
+			return true
+		}
+	}
+	return false
+}
+
+func timeOrDash(t time.Time) string {
+	if t.IsZero() {
+		return "(no time)"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(line); len(r) > 80 {
+		line = string(r[:80]) + "…"
+	}
+	return line
+}
