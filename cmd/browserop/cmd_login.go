@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,7 +22,7 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("login")
 	siteName := fs.String("site", "", "the site to sign in to (default: the only or first configured site)")
 	timeout := fs.Duration("timeout", 15*time.Minute, "how long to wait for the sign-in")
-	headless := fs.Bool("headless", false, "no visible window (for scripted setups that sign in over DevTools)")
+	headless := fs.Bool("headless", false, "no visible window: sign in over the DevTools port login prints (the default where there is no display)")
 	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
 	}
@@ -52,7 +55,8 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	if err := preflight(bc); err != nil {
 		return err
 	}
-	bc.Headless = *headless
+	noDisplay := !*headless && lacksDisplay(e.goos, e.environ)
+	bc.Headless = *headless || noDisplay
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	b, err := loginBrowser(ctx, bc)
@@ -82,8 +86,6 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	if _, err := site.OpenHome(ctx, shown); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Sign in to %s in the browser window (profile %s).\nbrowserop waits until you are signed in (at most %s; Ctrl-C to stop).\n",
-		site.Name(), bc.ProfileDir, *timeout)
 	// A second, background tab checks who is signed in, so the person's
 	// typing in the shown tab is never disturbed.
 	probe, err := b.NewTab(ctx, "about:blank")
@@ -91,6 +93,15 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	own = append(own, probe)
+	if b.Headless() {
+		if noDisplay {
+			fmt.Fprintln(e.stdout, "There is no display here (DISPLAY and WAYLAND_DISPLAY are unset), so Chrome runs without a window.")
+		}
+		printDevToolsHelp(e, bc.ProfileDir, site)
+	} else {
+		fmt.Fprintf(e.stdout, "Sign in to %s in the browser window (profile %s).\n", site.Name(), bc.ProfileDir)
+	}
+	fmt.Fprintf(e.stdout, "browserop waits until you are signed in (at most %s; Ctrl-C to stop).\n", *timeout)
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	for {
@@ -102,7 +113,16 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 			return ctx.Err()
 		case <-b.Done():
 			return fmt.Errorf("%w: the browser was closed before anyone signed in to %s", operator.ErrUsage, site.Name())
+		case <-shown.Done():
+			return fmt.Errorf("%w: the sign-in window was closed before anyone signed in to %s; run browserop login again", operator.ErrUsage, site.Name())
 		case <-tick.C:
+		}
+		if probe.Err() != nil {
+			// The person closed the checking tab: open another.
+			if probe, err = b.NewTab(ctx, "about:blank"); err != nil {
+				continue
+			}
+			own = append(own, probe)
 		}
 		if _, err := site.OpenHome(ctx, probe); err != nil {
 			continue
@@ -114,6 +134,44 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "signed in to %s as @%s; browserop will act as this account\n", site.Name(), clean(who))
 		return nil
 	}
+}
+
+// lacksDisplay reports whether a visible window cannot open: on Linux and
+// the BSDs, neither DISPLAY nor WAYLAND_DISPLAY is set (an SSH session, a
+// server). macOS and Windows always have a display.
+func lacksDisplay(goos string, environ []string) bool {
+	if goos == "darwin" || goos == "windows" {
+		return false
+	}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if (k == "DISPLAY" || k == "WAYLAND_DISPLAY") && v != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// printDevToolsHelp says how to reach a windowless Chrome to sign in:
+// its DevTools port, forwarded over SSH, and Chrome's remote inspector.
+func printDevToolsHelp(e *env, profile string, site sites.Adapter) {
+	ws, err := browser.ReadActivePort(filepath.Join(profile, browser.ActivePortFileName))
+	port := "PORT"
+	if err == nil {
+		if u, perr := url.Parse(ws); perr == nil {
+			port = u.Port()
+		}
+	}
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "this-machine"
+	}
+	fmt.Fprintf(e.stdout, `Chrome (profile %s) listens for DevTools on 127.0.0.1:%s, on this machine only.
+To sign in to %s from a computer with a screen:
+  1. forward the port:   ssh -N -L 9229:127.0.0.1:%s %s
+  2. in Chrome there, open chrome://inspect/#devices, "Configure...", add localhost:9229
+  3. under "Remote Target", click "inspect" on the %s page: the window shows the page; sign in there.
+`, profile, port, site.Name(), port, host, site.Origins()[0])
 }
 
 // loginBrowser launches Chrome on the dedicated profile for login. When a
