@@ -75,6 +75,9 @@ func TestParseRealKeyErrors(t *testing.T) {
 		{"SearchTextOutsideQuery", `url: "{origin}/u/{actor}"`, `url: "{origin}/u/{text}"`, "search.url: {text} may only appear in the query"},
 		{"SurfaceBelowSettle", "  settle: 15s\n", "  settle: 15s\n  surface_within: 5s\n", "search.surface_within: must be at least settle"},
 		{"ShowsUnknown", "  attribute: data-handle\n", "  attribute: data-handle\n  shows: nickname\n", `identity.shows: "nickname" is not one of login, slug, name`},
+		{"RefusalKind", "  - kind: rate_limit\n    status: 429\n    message:", "  - kind: spam\n    status: 429\n    message:", `refusals[0].kind: "spam" is not one of`},
+		{"RefusalStatus", "  - kind: rate_limit\n    status: 429\n    message:", "  - kind: rate_limit\n    status: 200\n    message:", "refusals[0].status: 200 is not an HTTP error status"},
+		{"RefusalEmpty", "  - kind: rate_limit\n    status: 429\n    message: \"h1#rate-limited\"\n", "  - kind: rate_limit\n", "refusals[0]: needs a selector, a status or both"},
 		{"LikeSearch", "      not_done_value: like\n", "      not_done_value: like\n    search:\n      url: \"{origin}/x\"\n", "actions.like.search: like and follow read their control"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,9 +87,6 @@ func TestParseRealKeyErrors(t *testing.T) {
 		})
 	}
 	for _, tc := range []struct{ name, extra, want string }{
-		{"RefusalKind", "refusals:\n  - kind: spam\n    status: 409\n", `refusals[0].kind: "spam" is not one of`},
-		{"RefusalStatus", "refusals:\n  - kind: duplicate\n    status: 200\n", "refusals[0].status: 200 is not an HTTP error status"},
-		{"RefusalEmpty", "refusals:\n  - kind: duplicate\n", "refusals[0]: needs a selector, a status or both"},
 		{"ModerationSelector", "moderation: {}\n", "moderation.selector: required"},
 		{"CanonicalBoth", "canonical:\n  keep_query: [p]\n  drop_query: [x]\n", "canonical: give keep_query or drop_query, not both"},
 		{"CanonicalFragment", "canonical:\n  keep_fragment: \"(\"\n", "canonical.keep_fragment: not a regular expression"},
