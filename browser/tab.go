@@ -396,7 +396,7 @@ func (t *Tab) classify(op string, caller, actx context.Context, timeout time.Dur
 		return fmt.Errorf("%s: %w", op, gone)
 	}
 	if errors.Is(err, ErrTabGone) || errors.Is(err, ErrBrowserGone) || errors.Is(err, ErrOutcomeUnknown) ||
-		errors.Is(err, ErrSelectorAmbiguous) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotClickable) || errors.Is(err, ErrTimeout) {
+		errors.Is(err, ErrSelectorAmbiguous) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotClickable) || errors.Is(err, ErrFrameUnreachable) || errors.Is(err, ErrTimeout) {
 		return fmt.Errorf("%s: %w", op, scrub(err))
 	}
 	if caller.Err() != nil {
