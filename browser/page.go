@@ -392,7 +392,7 @@ func pressKey(actx context.Context, key string, code int64) error {
 // was dispatched, any failure (timeout, lost tab or browser) returns an error
 // wrapping ErrOutcomeUnknown: the click may have landed.
 func (t *Tab) ClickOnce(ctx context.Context, sel string) error {
-	_, err := t.click(ctx, sel, false)
+	_, err := t.click(ctx, sel, nil)
 	return err
 }
 
@@ -400,14 +400,18 @@ func (t *Tab) ClickOnce(ctx context.Context, sel string) error {
 // navigation the click starts (a form submission): it returns the HTTP status
 // of the document that commits, once it is parsed. A navigation that does not
 // commit in time, fails, or ends on an error page returns an error wrapping
-// ErrOutcomeUnknown: the request may have reached the server.
+// ErrOutcomeUnknown: the request may have reached the server. It is
+// ClickOnceAndLand with the zero Landing.
 func (t *Tab) ClickOnceAndWait(ctx context.Context, sel string) (int, error) {
-	return t.click(ctx, sel, true)
+	l, err := t.click(ctx, sel, &Landing{Navigation: true})
+	return l.Status, err
 }
 
-func (t *Tab) click(ctx context.Context, sel string, wait bool) (int, error) {
+// click clicks the one element matching sel and, unless l is nil, waits for
+// a sign of l.
+func (t *Tab) click(ctx context.Context, sel string, l *Landing) (Landed, error) {
 	dispatched := false
-	status := 0
+	var landed Landed
 	err := t.run(ctx, fmt.Sprintf("click %q", sel), 0, func(actx context.Context) error {
 		var pt struct {
 			N   int     `json:"n"`
@@ -423,6 +427,14 @@ func (t *Tab) click(ctx context.Context, sel string, wait bool) (int, error) {
 		}
 		if pt.Err != "" {
 			return fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, pt.Err)
+		}
+		var token string
+		if l != nil {
+			var err error
+			if token, err = t.markLanding(actx, l); err != nil {
+				return err
+			}
+			defer t.arm(l)()
 		}
 		if err := actx.Err(); err != nil {
 			return err
@@ -444,33 +456,17 @@ func (t *Tab) click(ctx context.Context, sel string, wait bool) (int, error) {
 		if hook != nil {
 			hook()
 		}
-		if !wait {
+		if l == nil {
 			return nil
 		}
-		var c navState
-		err := t.waitNav(actx, func(n *navState) (bool, error) {
-			if n.seq > before.seq && (n.domReady || n.errorPage) {
-				c = *n
-				return true, nil
-			}
-			if n.seq == before.seq && n.failSeq > before.failSeq {
-				return false, fmt.Errorf("navigation failed: %s", n.failText)
-			}
-			return false, nil
-		})
-		if err != nil {
-			return err
-		}
-		if c.errorPage {
-			return fmt.Errorf("navigation failed: %s", c.errorText)
-		}
-		status = c.status
-		return nil
+		var err error
+		landed, err = t.waitLanding(actx, l, before, token)
+		return err
 	})
 	if err != nil && dispatched && !errors.Is(err, ErrOutcomeUnknown) {
 		err = fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 	}
-	return status, err
+	return landed, err
 }
 
 // URL returns the URL of the document committed in the tab, as the document

@@ -271,6 +271,30 @@ const (
 	return {n: 1, x: x, y: y};
 }`
 
+	// jsLandMark marks every element matching sel in a WeakSet held by
+	// this isolated world's global, which page scripts cannot reach; token
+	// names the marks of one click, so marks of a world that was replaced
+	// are never mistaken for none.
+	jsLandMark = `function(sel, token){
+	const m = new WeakSet();
+	for (const e of document.querySelectorAll(sel)) m.add(e);
+	globalThis.__browseropLanding = {token: token, marks: m};
+}`
+
+	// jsLandElement looks for a visible element matching sel that was not
+	// marked. Without the marks of token (the world was replaced) nothing
+	// is found.
+	jsLandElement = `function(sel, token){
+	const s = globalThis.__browseropLanding;
+	if (!s || s.token !== token) return {found: false, lost: true};
+	for (const e of document.querySelectorAll(sel)) {
+		if (s.marks.has(e)) continue;
+		const r = e.getBoundingClientRect(), st = getComputedStyle(e);
+		if (r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none') return {found: true};
+	}
+	return {found: false};
+}`
+
 	jsLocation = `function(){return location.href}`
 
 	jsNavStatus = `function(){
