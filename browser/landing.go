@@ -222,11 +222,20 @@ func (t *Tab) waitLanding(actx context.Context, l *Landing, before navState, tok
 				return Landed{}, err
 			}
 			if r.Found {
-				n := t.snapshot()
-				// Unless a document committed meanwhile: then the
-				// navigation decides, on the next turn.
-				if n.seq == seq {
-					return Landed{By: LandedElement, URL: n.url}, nil
+				// The events that came before the eval's answer were
+				// seen first: a response or commit that preceded the
+				// element is the earlier sign. A document that committed
+				// meanwhile decides on the next turn.
+				t.mu.Lock()
+				got, done, err := landedBy(&t.nav, l, &before)
+				n := t.nav.seq
+				url := t.nav.url
+				t.mu.Unlock()
+				if done || err != nil {
+					return got, err
+				}
+				if n == seq {
+					return Landed{By: LandedElement, URL: url}, nil
 				}
 				continue
 			}
