@@ -48,6 +48,12 @@ var (
 	// elsewhere. The click was refused before any input reached the page.
 	ErrNotClickable = errors.New("element not clickable")
 
+	// ErrFrameUnreachable means a frame selector named an element that is
+	// not an iframe, or an iframe whose document is of another origin (or
+	// sandboxed), so browserop can neither read nor type in it. Nothing was
+	// typed.
+	ErrFrameUnreachable = errors.New("frame document not reachable")
+
 	// ErrBadURL means a URL was refused before navigation (not http, https
 	// or about:blank).
 	ErrBadURL = errors.New("url refused")

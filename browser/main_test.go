@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 type site struct {
 	*httptest.Server
 	posts atomic.Int64
+	// api counts the POSTs to /api/ that reached the server.
+	api atomic.Int64
 }
 
 const pageHTML = `<!doctype html><html><head><title>fixture</title>
@@ -59,6 +61,74 @@ const pageHTML = `<!doctype html><html><head><title>fixture</title>
 <article class="post" data-author="bob" data-id="2"><a class="permalink" href="/p/2">x</a><div class="post-text">second</div><div class="post-text">dup</div></article>
 <script>
 setTimeout(() => { const d = document.createElement('div'); d.id = 'late'; d.textContent = 'late'; document.body.appendChild(d); }, 300);
+</script>
+</body></html>`
+
+// richHTML has editors as publishing UIs make them: an input the browser
+// autofilled, a ProseMirror-like editor (the element is contenteditable,
+// the text lives in its paragraphs), a block that becomes editable only
+// after a click, a TinyMCE-like editor in a same-origin iframe written by
+// script, and an iframe of another origin (%s, the other server's URL).
+const richHTML = `<!doctype html><html><head><title>rich</title></head><body>
+<input id="user" name="user" value="alice">
+<div id="pm" contenteditable="true" style="white-space:pre-wrap"><p>old one</p><p>old two</p></div>
+<div id="host"></div><button id="add">+ paragraph</button>
+<iframe id="fr" title="editor"></iframe>
+<iframe id="xo" title="elsewhere" src="%s/plain" onload="document.body.dataset.xo = 'loaded'"></iframe>
+<script>
+const d = document.getElementById('fr').contentDocument;
+d.open();
+d.write('<!doctype html><html><body id="tinymce" contenteditable="true" style="white-space:pre-wrap"><p>draft</p></body></html>');
+d.close();
+document.getElementById('add').addEventListener('click', () => {
+	const p = document.createElement('p');
+	p.contentEditable = 'true';
+	p.style.whiteSpace = 'pre-wrap';
+	document.getElementById('host').appendChild(p);
+});
+</script>
+</body></html>`
+
+// landHTML publishes the ways real UIs do: fetch then a replaced URL and a
+// toast, a refusal, a dropped or hung request, an element without any
+// request, pushState, and classic forms.
+const landHTML = `<!doctype html><html><head><title>land</title></head><body>
+<p class="note">an old note</p>
+<button id="ok">publish</button>
+<button id="conflict">duplicate</button>
+<button id="drop">drop</button>
+<button id="hang">hang</button>
+<button id="other-first">other first</button>
+<button id="note">note</button>
+<button id="noop">nothing</button>
+<button id="push">push</button>
+<button id="hidden" style="display:none">hidden</button>
+<form method="post" action="/submit"><input type="hidden" name="text" value="form"><button id="form">form</button></form>
+<form method="post" action="/status500"><button id="form500">form 500</button></form>
+<script>
+const on = (id, f) => document.getElementById(id).addEventListener('click', f);
+const post = url => fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}'});
+const toast = () => {
+	const d = document.createElement('div');
+	d.id = 'toast';
+	d.textContent = 'published';
+	document.body.appendChild(d);
+};
+on('ok', () => post('/api/echo').then(r => {
+	history.replaceState(null, '', '/land?published=1');
+	toast();
+}));
+on('conflict', () => post('/api/conflict').catch(() => {}));
+on('drop', () => post('/api/drop').catch(() => {}));
+on('hang', () => post('/api/hang').catch(() => {}));
+on('other-first', () => fetch('/api/other').then(() => post('/api/echo')));
+on('note', () => setTimeout(() => {
+	const p = document.createElement('p');
+	p.className = 'note';
+	p.textContent = 'a new note';
+	document.body.appendChild(p);
+}, 100));
+on('push', () => history.pushState(null, '', '/land?pushed=1'));
 </script>
 </body></html>`
 
@@ -115,6 +185,51 @@ t.addEventListener('input', () => { if (!t.value.startsWith('DRAFT ')) t.value =
 	})
 	mux.HandleFunc("GET /slow", func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
+	})
+	mux.HandleFunc("GET /plain", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `<!doctype html><body contenteditable="true"><p>elsewhere</p></body>`)
+	})
+	mux.HandleFunc("GET /rich", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, richHTML, r.URL.Query().Get("other"))
+	})
+	mux.HandleFunc("GET /land", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, landHTML)
+	})
+	mux.HandleFunc("POST /status500", func(w http.ResponseWriter, r *http.Request) {
+		s.posts.Add(1)
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `<!doctype html><h1 id="server-error">oops</h1>`)
+	})
+	mux.HandleFunc("POST /api/echo", func(w http.ResponseWriter, r *http.Request) {
+		s.api.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{"id": 1}`)
+	})
+	mux.HandleFunc("POST /api/conflict", func(w http.ResponseWriter, r *http.Request) {
+		s.api.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		io.WriteString(w, `{"error": "duplicate"}`)
+	})
+	mux.HandleFunc("POST /api/drop", func(w http.ResponseWriter, r *http.Request) {
+		s.api.Add(1)
+		// One byte that is not HTTP: an empty answer Chrome could resend.
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			buf.WriteString("X")
+			buf.Flush()
+			conn.Close()
+		}
+	})
+	mux.HandleFunc("POST /api/hang", func(w http.ResponseWriter, r *http.Request) {
+		s.api.Add(1)
+		// The server notices the client leaving only once the body is read.
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	})
+	mux.HandleFunc("GET /api/other", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{}`)
 	})
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)

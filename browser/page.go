@@ -215,31 +215,87 @@ func (t *Tab) Attrs(ctx context.Context, sel, name string) ([]string, error) {
 }
 
 type valueResult struct {
+	frameResult
 	N   int     `json:"n"`
 	V   *string `json:"v"`
 	Err string  `json:"err"`
 }
 
-// Value returns the value of the one input, textarea or select matching sel
-// (the text of a contenteditable element). It returns a *SelectorError unless
-// exactly one element matches.
+// frameResult is what a page function found of the frame it was asked to
+// work in (see jsFrameDoc).
+type frameResult struct {
+	FN   int    `json:"fn"`
+	FErr string `json:"ferr"`
+}
+
+// check returns the error for a frame selector that does not name exactly
+// one reachable iframe; frameSel "" is the main document and always passes.
+func (f frameResult) check(frameSel string) error {
+	if frameSel == "" {
+		return nil
+	}
+	if f.FN != 1 {
+		return &SelectorError{Selector: frameSel, Count: f.FN}
+	}
+	if f.FErr != "" {
+		return fmt.Errorf("%w: %q: %s", ErrFrameUnreachable, frameSel, f.FErr)
+	}
+	return nil
+}
+
+// Value returns the value of the one input, textarea or select matching sel,
+// or the text of a contenteditable element as a person sees it: every
+// paragraph (block) a line, lines joined by "\n", white space as CSS shows
+// it (kept in a pre-wrap editor, collapsed elsewhere). It returns a
+// *SelectorError unless exactly one element matches.
 func (t *Tab) Value(ctx context.Context, sel string) (string, error) {
+	return t.value(ctx, "", sel)
+}
+
+// ValueFrame is Value for the element sel inside the document of the one
+// iframe matching frameSel. That document must be of the page's origin: a
+// frameSel that does not match exactly one element returns a
+// *SelectorError, an element that is not an iframe or whose document is of
+// another origin an error wrapping ErrFrameUnreachable.
+func (t *Tab) ValueFrame(ctx context.Context, frameSel, sel string) (string, error) {
+	if frameSel == "" {
+		return "", fmt.Errorf("read value of %q: %w", sel, errNoFrame)
+	}
+	return t.value(ctx, frameSel, sel)
+}
+
+func (t *Tab) value(ctx context.Context, frameSel, sel string) (string, error) {
 	var v valueResult
-	err := t.run(ctx, fmt.Sprintf("read value of %q", sel), 0, func(actx context.Context) error {
-		return t.eval(actx, jsValue, &v, sel, 0)
+	err := t.run(ctx, "read value of "+where(frameSel, sel), 0, func(actx context.Context) error {
+		return t.eval(actx, jsValue, &v, frameSel, sel, 0)
 	})
 	if err != nil {
 		return "", err
 	}
-	return v.value(sel)
+	return v.value(frameSel, sel)
 }
 
-func (v valueResult) value(sel string) (string, error) {
+// errNoFrame refuses an empty frame selector: the frame variants never
+// fall back to the main document.
+var errNoFrame = &SelectorError{Selector: "", Count: 0}
+
+// where names an element in an error message: sel, or sel in frame frameSel.
+func where(frameSel, sel string) string {
+	if frameSel == "" {
+		return fmt.Sprintf("%q", sel)
+	}
+	return fmt.Sprintf("%q in frame %q", sel, frameSel)
+}
+
+func (v valueResult) value(frameSel, sel string) (string, error) {
+	if err := v.check(frameSel); err != nil {
+		return "", err
+	}
 	if v.N != 1 {
 		return "", &SelectorError{Selector: sel, Count: v.N}
 	}
 	if v.Err != "" || v.V == nil {
-		return "", fmt.Errorf("value of %q: %s", sel, v.Err)
+		return "", fmt.Errorf("value of %s: %s", where(frameSel, sel), v.Err)
 	}
 	return *v.V, nil
 }
@@ -248,28 +304,55 @@ func (v valueResult) value(sel string) (string, error) {
 // reads the field back.
 const fillSettle = 30
 
-// Fill replaces the content of the one editable element matching sel with
-// text: it focuses it, selects everything in it and inserts text as one
-// input (as an IME commit does), then reads the element back after the
-// page's handlers ran. It returns what the page holds, which the caller
-// compares with what it meant: a page script can change it. Nothing is
-// submitted. It returns a *SelectorError unless exactly one element matches.
+// Fill replaces the content of the one editable element matching sel (an
+// input, a textarea, or a contenteditable element such as a rich editor)
+// with text: it focuses it, selects everything in it and inserts text as one
+// input (as an IME commit does), then reads the element back as Value does
+// after the page's handlers ran. In a contenteditable element the editor
+// turns each "\n" into a new paragraph or line, which Value reads back as
+// "\n". It returns what the page holds, which the caller compares with what
+// it meant: a page script can change it. Nothing is submitted. It returns a
+// *SelectorError unless exactly one element matches, and an error wrapping
+// ErrNotClickable for an element that is not editable, is disabled or
+// cannot take focus; then nothing was typed.
 func (t *Tab) Fill(ctx context.Context, sel, text string) (string, error) {
+	return t.fill(ctx, "", sel, text)
+}
+
+// FillFrame is Fill for the element sel inside the document of the one
+// iframe matching frameSel (an editor such as TinyMCE's body): it focuses
+// the iframe, then the element, selects everything in it, inserts text and
+// reads it back as ValueFrame does. A frameSel that does not match exactly
+// one element returns a *SelectorError, an element that is not an iframe or
+// whose document is of another origin an error wrapping
+// ErrFrameUnreachable; then nothing was typed.
+func (t *Tab) FillFrame(ctx context.Context, frameSel, sel, text string) (string, error) {
+	if frameSel == "" {
+		return "", fmt.Errorf("fill %q: %w", sel, errNoFrame)
+	}
+	return t.fill(ctx, frameSel, sel, text)
+}
+
+func (t *Tab) fill(ctx context.Context, frameSel, sel, text string) (string, error) {
 	var v valueResult
-	err := t.run(ctx, fmt.Sprintf("fill %q", sel), 0, func(actx context.Context) error {
+	err := t.run(ctx, "fill "+where(frameSel, sel), 0, func(actx context.Context) error {
 		var prep struct {
+			frameResult
 			N     int    `json:"n"`
 			Err   string `json:"err"`
 			Empty bool   `json:"empty"`
 		}
-		if err := t.eval(actx, jsPrepareFill, &prep, sel); err != nil {
+		if err := t.eval(actx, jsPrepareFill, &prep, frameSel, sel); err != nil {
+			return err
+		}
+		if err := prep.check(frameSel); err != nil {
 			return err
 		}
 		if prep.N != 1 {
 			return &SelectorError{Selector: sel, Count: prep.N}
 		}
 		if prep.Err != "" {
-			return fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, prep.Err)
+			return fmt.Errorf("%w: %s: %s", ErrNotClickable, where(frameSel, sel), prep.Err)
 		}
 		switch {
 		case text != "":
@@ -281,12 +364,12 @@ func (t *Tab) Fill(ctx context.Context, sel, text string) (string, error) {
 				return err
 			}
 		}
-		return t.eval(actx, jsValue, &v, sel, fillSettle)
+		return t.eval(actx, jsValue, &v, frameSel, sel, fillSettle)
 	})
 	if err != nil {
 		return "", err
 	}
-	return v.value(sel)
+	return v.value(frameSel, sel)
 }
 
 func pressKey(actx context.Context, key string, code int64) error {
@@ -309,7 +392,7 @@ func pressKey(actx context.Context, key string, code int64) error {
 // was dispatched, any failure (timeout, lost tab or browser) returns an error
 // wrapping ErrOutcomeUnknown: the click may have landed.
 func (t *Tab) ClickOnce(ctx context.Context, sel string) error {
-	_, err := t.click(ctx, sel, false)
+	_, err := t.click(ctx, sel, nil)
 	return err
 }
 
@@ -317,14 +400,18 @@ func (t *Tab) ClickOnce(ctx context.Context, sel string) error {
 // navigation the click starts (a form submission): it returns the HTTP status
 // of the document that commits, once it is parsed. A navigation that does not
 // commit in time, fails, or ends on an error page returns an error wrapping
-// ErrOutcomeUnknown: the request may have reached the server.
+// ErrOutcomeUnknown: the request may have reached the server. It is
+// ClickOnceAndLand with the zero Landing.
 func (t *Tab) ClickOnceAndWait(ctx context.Context, sel string) (int, error) {
-	return t.click(ctx, sel, true)
+	l, err := t.click(ctx, sel, &Landing{Navigation: true})
+	return l.Status, err
 }
 
-func (t *Tab) click(ctx context.Context, sel string, wait bool) (int, error) {
+// click clicks the one element matching sel and, unless l is nil, waits for
+// a sign of l.
+func (t *Tab) click(ctx context.Context, sel string, l *Landing) (Landed, error) {
 	dispatched := false
-	status := 0
+	var landed Landed
 	err := t.run(ctx, fmt.Sprintf("click %q", sel), 0, func(actx context.Context) error {
 		var pt struct {
 			N   int     `json:"n"`
@@ -340,6 +427,14 @@ func (t *Tab) click(ctx context.Context, sel string, wait bool) (int, error) {
 		}
 		if pt.Err != "" {
 			return fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, pt.Err)
+		}
+		var token string
+		if l != nil {
+			var err error
+			if token, err = t.markLanding(actx, l); err != nil {
+				return err
+			}
+			defer t.arm(l)()
 		}
 		if err := actx.Err(); err != nil {
 			return err
@@ -361,33 +456,17 @@ func (t *Tab) click(ctx context.Context, sel string, wait bool) (int, error) {
 		if hook != nil {
 			hook()
 		}
-		if !wait {
+		if l == nil {
 			return nil
 		}
-		var c navState
-		err := t.waitNav(actx, func(n *navState) (bool, error) {
-			if n.seq > before.seq && (n.domReady || n.errorPage) {
-				c = *n
-				return true, nil
-			}
-			if n.seq == before.seq && n.failSeq > before.failSeq {
-				return false, fmt.Errorf("navigation failed: %s", n.failText)
-			}
-			return false, nil
-		})
-		if err != nil {
-			return err
-		}
-		if c.errorPage {
-			return fmt.Errorf("navigation failed: %s", c.errorText)
-		}
-		status = c.status
-		return nil
+		var err error
+		landed, err = t.waitLanding(actx, l, before, token)
+		return err
 	})
 	if err != nil && dispatched && !errors.Is(err, ErrOutcomeUnknown) {
 		err = fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 	}
-	return status, err
+	return landed, err
 }
 
 // URL returns the URL of the document committed in the tab, as the document

@@ -341,3 +341,103 @@ func TestCloseTarget(t *testing.T) {
 	_, err = b.CloseTarget(ctx, userID)
 	require.ErrorIs(t, err, browser.ErrTabGone)
 }
+
+// TestFillEditors: Fill replaces what a publishing UI's editors hold (an
+// autofilled input, a ProseMirror-like editor whose text lives in
+// paragraphs, a block made editable by a click) and reads back the text a
+// person sees, a line per paragraph.
+func TestFillEditors(t *testing.T) {
+	s := newSite(t)
+	_, tab := newTab(t, s.URL+"/rich?other="+s.URL)
+	ctx := ctxT(t)
+
+	t.Run("Autofilled", func(t *testing.T) {
+		v, err := tab.Value(ctx, "#user")
+		require.NoError(t, err)
+		require.Equal(t, "alice", v)
+		got, err := tab.Fill(ctx, "#user", "bob")
+		require.NoError(t, err)
+		require.Equal(t, "bob", got)
+	})
+	t.Run("Paragraphs", func(t *testing.T) {
+		v, err := tab.Value(ctx, "#pm")
+		require.NoError(t, err)
+		require.Equal(t, "old one\nold two", v, "a line per paragraph, not innerText's blank line between them")
+		text := "first  line\n\nthird – ünïcödé 🙂"
+		got, err := tab.Fill(ctx, "#pm", text)
+		require.NoError(t, err)
+		require.Equal(t, text, got)
+		n, err := tab.Count(ctx, "#pm p")
+		require.NoError(t, err)
+		require.Equal(t, 3, n, "the editor made a paragraph of each line")
+		got, err = tab.Fill(ctx, "#pm", "short")
+		require.NoError(t, err)
+		require.Equal(t, "short", got, "replaced, not appended")
+		got, err = tab.Fill(ctx, "#pm", "")
+		require.NoError(t, err)
+		require.Equal(t, "", got)
+	})
+	t.Run("EditableAfterClick", func(t *testing.T) {
+		_, err := tab.Fill(ctx, "#host", "x")
+		require.ErrorIs(t, err, browser.ErrNotClickable, "not editable yet")
+		require.NoError(t, tab.ClickOnce(ctx, "#add"))
+		got, err := tab.Fill(ctx, "#host p", "hello\nworld")
+		require.NoError(t, err)
+		require.Equal(t, "hello\nworld", got)
+		v, err := tab.Value(ctx, "#host p")
+		require.NoError(t, err)
+		require.Equal(t, "hello\nworld", v)
+	})
+}
+
+// TestFillFrame: an editor in a same-origin iframe (TinyMCE's body) is
+// filled and read like any other; a frame that is missing, ambiguous, not
+// an iframe, or of another origin is refused before anything is typed.
+func TestFillFrame(t *testing.T) {
+	s := newSite(t)
+	other := newSite(t)
+	_, tab := newTab(t, s.URL+"/rich?other="+other.URL)
+	ctx := ctxT(t)
+
+	v, err := tab.ValueFrame(ctx, "#fr", "body#tinymce")
+	require.NoError(t, err)
+	require.Equal(t, "draft", v)
+	got, err := tab.FillFrame(ctx, "#fr", "body#tinymce", "one\ntwo")
+	require.NoError(t, err)
+	require.Equal(t, "one\ntwo", got)
+	v, err = tab.ValueFrame(ctx, "#fr", "#tinymce")
+	require.NoError(t, err)
+	require.Equal(t, "one\ntwo", v)
+
+	t.Run("Refused", func(t *testing.T) {
+		// Focus sits in #pm: a stray insertion would show there.
+		_, err := tab.Fill(ctx, "#pm", "keep")
+		require.NoError(t, err)
+		require.NoError(t, tab.WaitVisible(ctx, "body[data-xo=loaded]", 10*time.Second))
+
+		_, err = tab.FillFrame(ctx, "#nothing", "body", "x")
+		require.ErrorIs(t, err, browser.ErrNotFound)
+		_, err = tab.FillFrame(ctx, "iframe", "body", "x")
+		require.ErrorIs(t, err, browser.ErrSelectorAmbiguous)
+		var se *browser.SelectorError
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, "iframe", se.Selector)
+		_, err = tab.FillFrame(ctx, "#pm", "p", "x")
+		require.ErrorIs(t, err, browser.ErrFrameUnreachable, "not an iframe")
+		_, err = tab.FillFrame(ctx, "#xo", "body", "x")
+		require.ErrorIs(t, err, browser.ErrFrameUnreachable, "another origin")
+		_, err = tab.ValueFrame(ctx, "#xo", "body")
+		require.ErrorIs(t, err, browser.ErrFrameUnreachable)
+		_, err = tab.FillFrame(ctx, "#fr", "#nothing", "x")
+		require.ErrorIs(t, err, browser.ErrNotFound)
+		_, err = tab.FillFrame(ctx, "", "#pm", "x")
+		require.ErrorIs(t, err, browser.ErrSelectorAmbiguous)
+
+		v, err := tab.Value(ctx, "#pm")
+		require.NoError(t, err)
+		require.Equal(t, "keep", v, "nothing was typed")
+		v, err = tab.ValueFrame(ctx, "#fr", "#tinymce")
+		require.NoError(t, err)
+		require.Equal(t, "one\ntwo", v)
+	})
+}

@@ -128,41 +128,131 @@ const (
 	return false;
 }`
 
+	// jsFrameDoc begins every function that works in a frame: frameSel ""
+	// is the main document, else the one iframe it names, whose document
+	// must be reachable from the main frame (same origin). It returns early
+	// with fn (how many elements frameSel matched) and ferr.
+	jsFrameDoc = `
+	let doc = document;
+	if (frameSel) {
+		const fl = document.querySelectorAll(frameSel);
+		if (fl.length !== 1) return {fn: fl.length};
+		const f = fl[0];
+		if (f.tagName !== 'IFRAME' && f.tagName !== 'FRAME') return {fn: 1, ferr: 'it is not an iframe'};
+		let d = null;
+		try { d = f.contentDocument; } catch (e) {}
+		if (!d) return {fn: 1, ferr: 'its document is of another origin or sandboxed'};
+		doc = d;
+	}
+`
+
+	// jsEditorText is the text a person sees in an editable element (the
+	// innerText of its blocks, without innerText's paragraph gaps): every
+	// block (a p, a div, a heading, a list item) is a line, a <br> ends a
+	// line (the last one of a block only holds an empty line open), lines
+	// are joined with "\n". White space collapses as CSS says it does:
+	// runs of spaces become one and vanish at line ends, except in pre,
+	// pre-wrap and break-spaces, where spaces and newlines are kept (the
+	// editors of ProseMirror, Lexical and Draft.js are pre-wrap). innerText
+	// itself reads <p>a</p><p>b</p> as "a\n\nb" and <div><br></div> as two
+	// newlines, so what a fill inserted would not read back as inserted.
+	jsEditorText = `
+	function editorText(root) {
+		const win = root.ownerDocument.defaultView;
+		const lines = [];
+		let line = null, trim = false;
+		const close = () => {
+			if (line !== null) lines.push(trim ? line.slice(0, -1) : line);
+			line = null;
+			trim = false;
+		};
+		const text = (data, ws) => {
+			const keep = ws === 'pre' || ws === 'pre-wrap' || ws === 'break-spaces';
+			const lf = keep || ws === 'pre-line';
+			const parts = lf ? data.split(/\r\n|\r|\n/) : [data];
+			parts.forEach((p, i) => {
+				if (i > 0) {
+					if (line === null) line = '';
+					close();
+					line = '';
+				}
+				if (keep) {
+					if (p !== '') { line = (line === null ? '' : line) + p; trim = false; }
+					return;
+				}
+				p = p.replace(/[ \t\n\r\f]+/g, ' ');
+				if (p.startsWith(' ') && (line === null || line === '' || trim)) p = p.slice(1);
+				if (p === '') return;
+				line = (line === null ? '' : line) + p;
+				trim = p.endsWith(' ');
+			});
+		};
+		const walk = (node, ws) => {
+			for (const c of node.childNodes) {
+				if (c.nodeType === 3) { text(c.data, ws); continue; }
+				if (c.nodeType !== 1) continue;
+				const st = win.getComputedStyle(c);
+				if (st.display === 'none') continue;
+				if (c.tagName === 'BR') {
+					if (line === null) line = '';
+					close();
+					continue;
+				}
+				const block = !st.display.startsWith('inline') && st.display !== 'contents';
+				if (block) close();
+				walk(c, st.whiteSpace);
+				if (block) close();
+			}
+		};
+		walk(root, win.getComputedStyle(root).whiteSpace);
+		close();
+		return lines.join('\n');
+	}
+`
+
 	// jsValue reads what an editable element holds after the page's own
 	// handlers had a turn (a timer of the page queued before ours runs
-	// first), so a fill that a script rewrites is seen rewritten.
-	jsValue = `async function(sel, settle){
-	if (settle > 0) await new Promise(r => setTimeout(r, settle));
-	const l = document.querySelectorAll(sel);
-	if (l.length !== 1) return {n: l.length};
+	// first), so a fill that a script rewrites is seen rewritten. Elements
+	// are told apart by tag, not instanceof: an element of another frame
+	// is no instance of this window's classes.
+	jsValue = `async function(frameSel, sel, settle){
+	if (settle > 0) await new Promise(r => setTimeout(r, settle));` + jsFrameDoc + jsEditorText + `
+	const l = doc.querySelectorAll(sel);
+	if (l.length !== 1) return {fn: 1, n: l.length};
 	const e = l[0];
-	if (e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement || e instanceof HTMLSelectElement) return {n: 1, v: e.value};
-	if (e.isContentEditable) return {n: 1, v: e.innerText};
-	return {n: 1, err: 'not an editable element'};
+	if (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' || e.tagName === 'SELECT') return {fn: 1, n: 1, v: e.value};
+	if (e.isContentEditable) return {fn: 1, n: 1, v: editorText(e)};
+	return {fn: 1, n: 1, err: 'not an editable element'};
 }`
 
-	// jsPrepareFill focuses the one element and selects everything in it,
-	// so the insertion that follows replaces the content.
-	jsPrepareFill = `function(sel){
-	const l = document.querySelectorAll(sel);
-	if (l.length !== 1) return {n: l.length};
+	// jsPrepareFill focuses the one element (and first the iframe that
+	// holds it) and selects everything in it, so the insertion that
+	// follows replaces the content.
+	jsPrepareFill = `function(frameSel, sel){` + jsFrameDoc + `
+	const l = doc.querySelectorAll(sel);
+	if (l.length !== 1) return {fn: 1, n: l.length};
 	const e = l[0];
-	const field = e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement;
-	if (!field && !e.isContentEditable) return {n: 1, err: 'not an editable element'};
-	if (e.disabled || e.readOnly) return {n: 1, err: 'disabled or read-only'};
+	const field = e.tagName === 'INPUT' || e.tagName === 'TEXTAREA';
+	if (!field && !e.isContentEditable) return {fn: 1, n: 1, err: 'not an editable element'};
+	if (e.disabled || e.readOnly) return {fn: 1, n: 1, err: 'disabled or read-only'};
+	if (doc !== document) {
+		const f = document.querySelector(frameSel);
+		f.scrollIntoView({block: 'center', inline: 'center'});
+		f.focus();
+	}
 	e.scrollIntoView({block: 'center', inline: 'center'});
 	e.focus();
-	if (document.activeElement !== e) return {n: 1, err: 'cannot take focus'};
+	if (doc.activeElement !== e) return {fn: 1, n: 1, err: 'cannot take focus'};
 	if (field) {
 		e.select();
-		return {n: 1, empty: e.value === ''};
+		return {fn: 1, n: 1, empty: e.value === ''};
 	}
-	const r = document.createRange();
+	const r = doc.createRange();
 	r.selectNodeContents(e);
-	const s = getSelection();
+	const s = doc.getSelection();
 	s.removeAllRanges();
 	s.addRange(r);
-	return {n: 1, empty: e.textContent === ''};
+	return {fn: 1, n: 1, empty: e.textContent === ''};
 }`
 
 	// jsClickPoint finds the centre of the one element and checks that a
@@ -179,6 +269,30 @@ const (
 	if (!h || !(h === e || e.contains(h))) return {n: 1, err: 'another element covers it'};
 	if (e.disabled) return {n: 1, err: 'it is disabled'};
 	return {n: 1, x: x, y: y};
+}`
+
+	// jsLandMark marks every element matching sel in a WeakSet held by
+	// this isolated world's global, which page scripts cannot reach; token
+	// names the marks of one click, so marks of a world that was replaced
+	// are never mistaken for none.
+	jsLandMark = `function(sel, token){
+	const m = new WeakSet();
+	for (const e of document.querySelectorAll(sel)) m.add(e);
+	globalThis.__browseropLanding = {token: token, marks: m};
+}`
+
+	// jsLandElement looks for a visible element matching sel that was not
+	// marked. Without the marks of token (the world was replaced) nothing
+	// is found.
+	jsLandElement = `function(sel, token){
+	const s = globalThis.__browseropLanding;
+	if (!s || s.token !== token) return {found: false, lost: true};
+	for (const e of document.querySelectorAll(sel)) {
+		if (s.marks.has(e)) continue;
+		const r = e.getBoundingClientRect(), st = getComputedStyle(e);
+		if (r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none') return {found: true};
+	}
+	return {found: false};
 }`
 
 	jsLocation = `function(){return location.href}`

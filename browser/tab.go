@@ -1,11 +1,13 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto"
@@ -53,6 +55,9 @@ type Tab struct {
 	world   runtime.ExecutionContextID
 	// clickHook runs right after a click's mouse events are dispatched.
 	clickHook func()
+
+	// landSeq numbers the element marks of ClickOnceAndLand.
+	landSeq atomic.Uint64
 }
 
 // OnClickDispatched sets a function to run right after ClickOnce has sent
@@ -69,6 +74,10 @@ type navState struct {
 	mainFrame cdp.FrameID
 	seq       uint64 // main-frame commits seen
 	loaderID  cdp.LoaderID
+	// url is the main frame's document URL with its fragment, as the last
+	// commit or same-document navigation (pushState, replaceState, a
+	// fragment) left it.
+	url       string
 	status    int // HTTP status of the committed document, 0 when unknown
 	errorPage bool
 	errorText string
@@ -83,6 +92,8 @@ type navState struct {
 	// failSeq counts main-frame document loads that failed before a commit.
 	failSeq  uint64
 	failText string
+	// land is the watch of the ClickOnceAndLand in progress, nil when none.
+	land *landWatch
 }
 
 type commit struct {
@@ -141,6 +152,7 @@ func (t *Tab) start(ctx context.Context) error {
 			t.mu.Lock()
 			t.nav.mainFrame = tree.FrameTree.Frame.ID
 			t.nav.loaderID = tree.FrameTree.Frame.LoaderID
+			t.nav.url = tree.FrameTree.Frame.URL + tree.FrameTree.Frame.URLFragment
 			t.mu.Unlock()
 		}
 		// A tab in a window without focus still gets focus events and a
@@ -230,8 +242,13 @@ func (t *Tab) onEvent(ev any) {
 				}
 			})
 		}
+		t.watchRequest(ev)
 	case *network.EventResponseReceived:
-		if ev.Type != network.ResourceTypeDocument || ev.Response == nil {
+		if ev.Response == nil {
+			return
+		}
+		t.watchOutcome(ev.RequestID, int(ev.Response.Status), "")
+		if ev.Type != network.ResourceTypeDocument {
 			return
 		}
 		t.update(func(n *navState) {
@@ -240,12 +257,21 @@ func (t *Tab) onEvent(ev any) {
 			}
 		})
 	case *network.EventLoadingFailed:
+		t.watchOutcome(ev.RequestID, 0, cmp.Or(ev.ErrorText, "failed"))
 		t.update(func(n *navState) {
 			if ev.RequestID == n.docRequest && n.docRequest != "" {
 				n.failSeq++
 				n.failText = ev.ErrorText
 				n.docRequest = ""
 			}
+		})
+	case *page.EventNavigatedWithinDocument:
+		t.updateIf(func(n *navState) bool {
+			if ev.FrameID != n.mainFrame {
+				return false
+			}
+			n.url = ev.URL
+			return true
 		})
 	case *page.EventFrameNavigated:
 		if ev.Frame == nil || ev.Frame.ParentID != "" {
@@ -255,6 +281,7 @@ func (t *Tab) onEvent(ev any) {
 			n.mainFrame = ev.Frame.ID
 			n.seq++
 			n.loaderID = ev.Frame.LoaderID
+			n.url = ev.Frame.URL + ev.Frame.URLFragment
 			n.status = n.pending[ev.Frame.LoaderID]
 			n.errorPage = ev.Frame.UnreachableURL != "" || strings.HasPrefix(ev.Frame.URL, "chrome-error:")
 			n.errorText = ""
@@ -314,10 +341,17 @@ func redactURL(u string) string {
 }
 
 func (t *Tab) update(f func(*navState)) {
+	t.updateIf(func(n *navState) bool { f(n); return true })
+}
+
+// updateIf runs f on the nav state and wakes the waiters when f reports a
+// change.
+func (t *Tab) updateIf(f func(*navState) bool) {
 	t.mu.Lock()
-	f(&t.nav)
-	close(t.changed)
-	t.changed = make(chan struct{})
+	if f(&t.nav) {
+		close(t.changed)
+		t.changed = make(chan struct{})
+	}
 	t.mu.Unlock()
 }
 
@@ -396,7 +430,7 @@ func (t *Tab) classify(op string, caller, actx context.Context, timeout time.Dur
 		return fmt.Errorf("%s: %w", op, gone)
 	}
 	if errors.Is(err, ErrTabGone) || errors.Is(err, ErrBrowserGone) || errors.Is(err, ErrOutcomeUnknown) ||
-		errors.Is(err, ErrSelectorAmbiguous) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotClickable) || errors.Is(err, ErrTimeout) {
+		errors.Is(err, ErrSelectorAmbiguous) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotClickable) || errors.Is(err, ErrFrameUnreachable) || errors.Is(err, ErrTimeout) {
 		return fmt.Errorf("%s: %w", op, scrub(err))
 	}
 	if caller.Err() != nil {
