@@ -33,9 +33,11 @@ type Landing struct {
 	// (history.pushState or replaceState, a fragment).
 	URLChange bool
 	// Response is the answer to a request the page sends after the click
-	// (fetch, XHR, or a subframe's document). A request for the main
-	// frame's document is not watched here: its commit is the navigation
-	// sign.
+	// (fetch, XHR, or a subframe's document): its headers, with the status
+	// of the last response when it was redirected. Requests are watched
+	// from just before the press, so one the page sends on its own in that
+	// instant counts if it matches. A request for the main frame's
+	// document is not watched here: its commit is the navigation sign.
 	Response *ResponseMatch
 }
 

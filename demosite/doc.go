@@ -7,6 +7,12 @@
 // it renders. The store is in memory and guarded by a mutex; nothing survives
 // the process. demosite imports no other package of browserop.
 //
+// Besides the classic forms it has the composers of modern publishing UIs:
+// /compose/rich (contenteditable title and blocks, a confirmation panel,
+// publishing through the JSON API POST /api/posts with fetch and
+// history.replaceState) and /compose/frame (the editor in a same-origin
+// iframe, as TinyMCE's).
+//
 // Every committed side effect (post, reply, like, unlike, follow, unfollow) is
 // recorded as an [Effect]. Tests read them through [Server.Effects] or, when
 // the server was built with [Options.Oracle], through GET /_oracle/effects.

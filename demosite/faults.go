@@ -67,6 +67,11 @@ type Faults struct {
 	// pages, visible and hidden, and one post by mallory claiming to be
 	// from alice.
 	Injection bool `json:"injection"`
+	// RefuseDuplicates makes the JSON API (POST /api/posts) refuse, with
+	// 409, a post whose text the same account already posted (a post or a
+	// reply, seeded ones included) within [DuplicateWindow] by the site's
+	// clock, as X and Bluesky do. Forms are not affected.
+	RefuseDuplicates bool `json:"refuse_duplicates"`
 }
 
 // faultField describes one switch of Faults, found by reflection so that the

@@ -19,7 +19,7 @@ func TestFaultNames(t *testing.T) {
 	require.Equal(t, []string{
 		"editor_append", "visibility_delay", "drop_after_commit", "hang_after_commit",
 		"error_500_after_commit", "slow", "session_expired", "captcha", "rate_limit",
-		"restricted", "switch_account", "offsite_redirect", "injection",
+		"restricted", "switch_account", "offsite_redirect", "injection", "refuse_duplicates",
 	}, demosite.FaultNames())
 }
 
@@ -33,6 +33,7 @@ func TestFaultsSet(t *testing.T) {
 			{"session_expired", "true"}, {"captcha", "true"}, {"rate_limit", "true"},
 			{"restricted", "true"}, {"switch_account", "bob"},
 			{"offsite_redirect", "https://evil.example/landing"}, {"injection", "true"},
+			{"refuse_duplicates", "true"},
 		} {
 			require.NoError(t, f.Set(kv[0], kv[1]), kv[0])
 		}
@@ -41,6 +42,7 @@ func TestFaultsSet(t *testing.T) {
 			HangAfterCommit: true, Error500AfterCommit: true, Slow: 250 * time.Millisecond,
 			SessionExpired: true, Captcha: true, RateLimit: true, Restricted: true,
 			SwitchAccount: "bob", OffsiteRedirect: "https://evil.example/landing", Injection: true,
+			RefuseDuplicates: true,
 		}, f)
 		require.Equal(t, demosite.FaultNames(), f.Active())
 

@@ -34,7 +34,11 @@ func (s *Server) routes() *http.ServeMux {
 	m.HandleFunc("POST /logout", s.handleLogout)
 	m.HandleFunc("GET /home", s.handleHome)
 	m.HandleFunc("GET /compose", s.handleCompose)
-	m.HandleFunc("POST /posts", s.handlePost)
+	m.HandleFunc("POST /posts", s.handlePost("compose", "/compose"))
+	m.HandleFunc("GET /compose/rich", s.handleRichCompose)
+	m.HandleFunc("POST /api/posts", s.handleAPIPost)
+	m.HandleFunc("GET /compose/frame", s.handleFrameCompose)
+	m.HandleFunc("POST /compose/frame", s.handlePost("frame", "/compose/frame"))
 	m.HandleFunc("GET /u/{handle}", s.handleProfile)
 	m.HandleFunc("POST /u/{handle}/follow", s.handleFollow(true))
 	m.HandleFunc("POST /u/{handle}/unfollow", s.handleFollow(false))
@@ -198,7 +202,14 @@ func readText(w http.ResponseWriter, r *http.Request) (string, string) {
 	if err := r.ParseForm(); err != nil {
 		return "", "Could not read the form (is the text far too long?)."
 	}
-	text := strings.ReplaceAll(r.PostForm.Get("text"), "\r\n", "\n")
+	return checkText(r.PostForm.Get("text"))
+}
+
+// checkText turns "\r\n" into "\n" and checks a post's text: valid UTF-8,
+// not blank, at most MaxTextRunes. The message is for the person who typed
+// it.
+func checkText(text string) (string, string) {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
 	switch {
 	case !utf8.ValidString(text):
 		return text, "The text is not valid UTF-8."
@@ -235,25 +246,30 @@ func (s *Server) commitThen(w http.ResponseWriter, r *http.Request, commit func(
 	}
 }
 
-func (s *Server) handlePost(w http.ResponseWriter, r *http.Request) {
-	if !requireSession(w, r, "/compose") {
-		return
-	}
-	text, problem := readText(w, r)
-	if problem != "" {
-		s.render(w, r, http.StatusBadRequest, "compose", pageData{Title: "Compose", Text: text, Error: problem})
-		return
-	}
-	v := visitFrom(r)
-	s.commitThen(w, r, func() (string, bool) {
-		now := s.clock()
-		p, err := s.store.addPost(v.me, 0, text, now, now.Add(v.faults.VisibilityDelay), false)
-		if err != nil {
-			s.render(w, r, http.StatusInternalServerError, "servererror", pageData{Title: "Something went wrong"})
-			return "", false
+// handlePost commits a post from a form and redirects (303) to its
+// permalink. A text the site refuses comes back on page (the form's own),
+// with 400; next is that page, for the login wall.
+func (s *Server) handlePost(page, next string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !requireSession(w, r, next) {
+			return
 		}
-		return "/p/" + strconv.FormatInt(p.ID, 10), true
-	})
+		text, problem := readText(w, r)
+		if problem != "" {
+			s.render(w, r, http.StatusBadRequest, page, pageData{Title: "Compose", Text: text, Error: problem})
+			return
+		}
+		v := visitFrom(r)
+		s.commitThen(w, r, func() (string, bool) {
+			now := s.clock()
+			p, err := s.store.addPost(v.me, 0, text, now, now.Add(v.faults.VisibilityDelay), false)
+			if err != nil {
+				s.render(w, r, http.StatusInternalServerError, "servererror", pageData{Title: "Something went wrong"})
+				return "", false
+			}
+			return "/p/" + strconv.FormatInt(p.ID, 10), true
+		})
+	}
 }
 
 // postID reads the {id} path value of a visible post, or writes 404.

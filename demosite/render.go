@@ -15,7 +15,7 @@ var templateFS embed.FS
 var pages = func() map[string]*template.Template {
 	names := []string{
 		"login", "home", "compose", "profile", "permalink", "notfound", "error",
-		"captcha", "restricted", "ratelimited", "servererror",
+		"captcha", "restricted", "ratelimited", "servererror", "rich", "frame",
 	}
 	m := make(map[string]*template.Template, len(names))
 	for _, n := range names {
@@ -42,6 +42,8 @@ type pageData struct {
 
 	// compose and reply editors: the initial value
 	Text string
+	// rich composer: the toggle publishes, without the confirmation panel
+	PanelOff bool
 
 	// home and profile
 	Timeline   *timelineView

@@ -170,6 +170,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		v.me = v.faults.SwitchAccount
 	}
 	r = r.WithContext(context.WithValue(r.Context(), visitKey{}, v))
+	if v.me != "" && isAPI(r) && apiBlocked(w, v.faults) {
+		return
+	}
 	if v.me != "" && r.URL.Path != "/login" && r.URL.Path != "/logout" {
 		switch {
 		case v.faults.Captcha:

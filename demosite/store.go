@@ -74,6 +74,7 @@ var (
 	errNoPost    = errors.New("no such post")
 	errNoAccount = errors.New("no such account")
 	errSelf      = errors.New("cannot follow yourself")
+	errDuplicate = errors.New("duplicate text")
 )
 
 // store is the whole state of the site. Post ids are never reused, not even
@@ -147,6 +148,10 @@ func (st *store) endSession(token string) {
 func (st *store) addPost(author string, parentID int64, text string, at, visibleAt time.Time, seeded bool) (*post, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	return st.addPostLocked(author, parentID, text, at, visibleAt, seeded)
+}
+
+func (st *store) addPostLocked(author string, parentID int64, text string, at, visibleAt time.Time, seeded bool) (*post, error) {
 	if parentID != 0 {
 		parent, ok := st.posts[parentID]
 		if !ok || (!seeded && !parent.visible(at)) {
@@ -165,6 +170,25 @@ func (st *store) addPost(author string, parentID int64, text string, at, visible
 	}
 	cp := *p
 	return &cp, nil
+}
+
+// addPostOnce commits a top-level post as addPost does, unless author
+// posted the same text (post or reply, seeded or not) at or after
+// at-window: then it commits nothing and returns errDuplicate. A window of
+// 0 never refuses. The check and the commit are one step, so two
+// identical posts at once cannot both pass.
+func (st *store) addPostOnce(author, text string, at, visibleAt time.Time, window time.Duration) (*post, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if window > 0 {
+		since := at.Add(-window)
+		for _, p := range st.posts {
+			if p.Author == author && p.Text == text && !p.At.Before(since) {
+				return nil, errDuplicate
+			}
+		}
+	}
+	return st.addPostLocked(author, 0, text, at, visibleAt, false)
 }
 
 // visiblePost returns a copy of the post with id if it is visible at now.
