@@ -1,0 +1,128 @@
+package sites_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/sites/sitetest"
+)
+
+// richSite is the rich composer's test adapter on this demosite.
+func richSite(t *testing.T) *sites.Declarative {
+	t.Helper()
+	d, err := sites.Load("testdata/rich.yaml")
+	require.NoError(t, err)
+	d, err = d.WithOrigins(base)
+	require.NoError(t, err)
+	return d
+}
+
+// TestRichConformance runs the conformance suite for a UI that publishes
+// by fetch behind a confirmation panel: title and body in contenteditable
+// editors, a block added by a step, the landing recognised by the toast or
+// the API's answer (never by a timeout), refusals from the API's status.
+func TestRichConformance(t *testing.T) {
+	e := setup(t, demosite.Faults{})
+	d := richSite(t)
+	sitetest.Run(t, sitetest.Harness{
+		Adapter: d,
+		Actor:   "alice",
+		Tab: func(t *testing.T) *browser.Tab {
+			tab, err := e.b.NewTab(e.ctx, "")
+			require.NoError(t, err)
+			t.Cleanup(func() { _, _ = e.b.CloseTab(context.Background(), tab) })
+			tab.SetActionTimeout(10 * time.Second)
+			return tab
+		},
+		Count: func(t *testing.T, k kind.Kind, text string) int {
+			n := 0
+			for _, ef := range demo.Effects() {
+				if ef.Kind == demosite.EffectPost && ef.Author == "alice" && strings.TrimSpace(ef.Text) == strings.TrimSpace(text) {
+					n++
+				}
+			}
+			return n // seeded posts are not effects
+		},
+		Refusals: map[sites.RefusalKind]func(*testing.T, kind.Kind, string) func(){
+			sites.RefusedDuplicate: func(t *testing.T, k kind.Kind, text string) func() {
+				require.NoError(t, demo.SetFaults(demosite.Faults{RefuseDuplicates: true}))
+				expected := d.Expected(k, text)
+				demo.SeedPost("alice", expected, time.Now())
+				return func() { require.NoError(t, demo.SetFaults(demosite.Faults{})) }
+			},
+			sites.RefusedRateLimit: func(t *testing.T, _ kind.Kind, _ string) func() {
+				require.NoError(t, demo.SetFaults(demosite.Faults{RateLimit: true}))
+				return func() { require.NoError(t, demo.SetFaults(demosite.Faults{})) }
+			},
+			sites.RefusedLogin: func(t *testing.T, _ kind.Kind, _ string) func() {
+				require.NoError(t, demo.SetFaults(demosite.Faults{SessionExpired: true}))
+				return func() { require.NoError(t, demo.SetFaults(demosite.Faults{})) }
+			},
+		},
+	})
+}
+
+// TestRichPanelOffAndMessage: with the confirmation panel off the toggle
+// itself publishes (the panel step does not run), and a refusal carries the
+// site's own message.
+func TestRichPanelOffAndMessage(t *testing.T) {
+	e := setup(t, demosite.Faults{})
+	d := richSite(t)
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: "Panel off\n\nthe toggle publishes"}
+	// The adapter opens /compose/rich; panel=off is the page's own switch,
+	// so open it by hand, as a site setting would show it.
+	_, err := e.tab.Navigate(e.ctx, base+"/compose/rich?panel=off")
+	require.NoError(t, err)
+	_, err = d.Fill(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	n, err := e.tab.Count(e.ctx, "#rich-panel:not([hidden])")
+	require.NoError(t, err)
+	require.Zero(t, n, "the panel step did not run")
+	require.NoError(t, d.Submit(e.ctx, e.tab, in))
+	obs, err := d.Result(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(obs.URL, base+"/p/"), obs.URL)
+
+	// The same text again, duplicates refused: the site's message is kept.
+	require.NoError(t, demo.SetFaults(demosite.Faults{RefuseDuplicates: true}))
+	_, err = e.tab.Navigate(e.ctx, base+"/compose/rich?panel=off")
+	require.NoError(t, err)
+	_, err = d.Fill(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	err = d.Submit(e.ctx, e.tab, in)
+	ref := sites.AsRefusal(err)
+	require.NotNil(t, ref, "%v", err)
+	require.Equal(t, sites.RefusedDuplicate, ref.Kind)
+	require.Equal(t, 409, ref.Status)
+	require.NotEmpty(t, ref.Message, "the site's message")
+}
+
+// TestRichStepFailsBeforeTheClick: a step that does not work is
+// ErrStepFailed, and nothing is published.
+func TestRichStepFailsBeforeTheClick(t *testing.T) {
+	e := setup(t, demosite.Faults{})
+	d := richSite(t)
+	spec := d.Spec()
+	spec.Actions.Post.Steps[0].Wait = "#never-there"
+	y := strings.Replace(string(mustRead(t, "testdata/rich.yaml")), `wait: "button#rich-publish"`, `wait: "#never-there"`, 1)
+	broken, err := sites.Parse("rich.yaml", []byte(y))
+	require.NoError(t, err)
+	broken, err = broken.WithOrigins(base)
+	require.NoError(t, err)
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: "Never\n\npublished"}
+	_, err = broken.Open(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	e.tab.SetActionTimeout(2 * time.Second)
+	_, err = broken.Fill(e.ctx, e.tab, in)
+	require.ErrorIs(t, err, sites.ErrStepFailed)
+	require.NotErrorIs(t, err, sites.ErrOutcomeUnknown)
+	require.Empty(t, demo.Effects())
+}
