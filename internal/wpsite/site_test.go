@@ -1,0 +1,90 @@
+package wpsite
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browserop/browserop/browser/browsertest"
+)
+
+func TestSite(t *testing.T) {
+	start := time.Now()
+	site := ForTest(t)
+	t.Logf("Start took %v", time.Since(start))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	if !strings.HasPrefix(site.URL(), "http://127.0.0.1:") || strings.HasSuffix(site.URL(), "/") {
+		t.Errorf("URL() = %q, want http://127.0.0.1:PORT", site.URL())
+	}
+	for _, u := range Users {
+		if site.UserID(u.Login) == 0 {
+			t.Errorf("UserID(%q) = 0", u.Login)
+		}
+	}
+
+	t.Run("SQL", func(t *testing.T) {
+		const title = `A "quoted" title's \ backslash`
+		id, err := site.InsertPost(ctx, Post{Author: Alice.Login, Title: title, Content: "<p>hello</p>"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := site.CountPublished(ctx, title)
+		if err != nil || n != 1 {
+			t.Fatalf("CountPublished = %d, %v; want 1", n, err)
+		}
+		author, err := site.Count(ctx, "SELECT post_author FROM wp_posts WHERE ID = ?", id)
+		if err != nil || author != site.UserID(Alice.Login) {
+			t.Errorf("post_author = %d, %v; want %d", author, err, site.UserID(Alice.Login))
+		}
+		if err := site.SetOption(ctx, "comment_moderation", "1"); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := site.Option(ctx, "comment_moderation"); err != nil || v != "1" {
+			t.Errorf("Option(comment_moderation) = %q, %v; want 1", v, err)
+		}
+	})
+
+	t.Run("SignIn", func(t *testing.T) {
+		b := browsertest.Launch(t)
+		tab, err := b.NewTab(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := site.SignIn(ctx, tab, Alice.Login, Alice.Password); err != nil {
+			t.Fatal(err)
+		}
+		name, err := tab.Text(ctx, AdminBarDisplayName)
+		if err != nil || name != Alice.DisplayName() {
+			t.Errorf("admin bar display name = %q, %v; want %q", name, err, Alice.DisplayName())
+		}
+		login, err := tab.Text(ctx, AdminBarUsername)
+		if err != nil || login != Alice.Login {
+			t.Errorf("admin bar username = %q, %v; want %q", login, err, Alice.Login)
+		}
+		// Carol's display name is her login: the menu leaves .username out.
+		if _, err := tab.Navigate(ctx, site.URL()+"/wp-login.php?action=logout"); err != nil {
+			t.Fatal(err)
+		}
+		if err := site.SignIn(ctx, tab, Carol.Login, "wrong password"); err == nil || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("SignIn with a wrong password: %v, want a refusal", err)
+		}
+	})
+}
+
+func TestSignedOut(t *testing.T) {
+	site := ForTest(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b := browsertest.Launch(t)
+	tab, err := b.NewTab(ctx, site.URL()+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SignedIn(ctx, tab); !errors.Is(err, ErrSignedOut) {
+		t.Errorf("SignedIn on the signed-out home page: %v, want ErrSignedOut", err)
+	}
+}
