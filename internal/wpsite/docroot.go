@@ -62,7 +62,7 @@ func buildDocroot(root, theme, config string) error {
 		return fmt.Errorf("docroot: theme: %w", err)
 	}
 	files := map[string]string{
-		filepath.Join(root, "wp-config.php"):                      config,
+		filepath.Join(root, "wp-config.php"):                       config,
 		filepath.Join(content, "mu-plugins", "browserop-test.php"): muPlugin,
 	}
 	for path, text := range files {
