@@ -8,17 +8,33 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser/browsertest"
+	"github.com/browserop/browserop/internal/faultproxy"
 )
 
+var _ Front = (*faultproxy.Proxy)(nil)
+
+// TestSite runs the site behind a fault proxy that passes everything, as
+// the tests of other packages do.
 func TestSite(t *testing.T) {
+	proxy, err := faultproxy.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
 	start := time.Now()
-	site := ForTest(t)
+	site := ForTest(t, WithFront(proxy))
 	t.Logf("Start took %v", time.Since(start))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	if !strings.HasPrefix(site.URL(), "http://127.0.0.1:") || strings.HasSuffix(site.URL(), "/") {
-		t.Errorf("URL() = %q, want http://127.0.0.1:PORT", site.URL())
+	if site.URL() != proxy.URL() || site.Origin() == proxy.URL() {
+		t.Errorf("URL(), Origin() = %q, %q; want the proxy's %q, and PHP's", site.URL(), site.Origin(), proxy.URL())
+	}
+	if home, err := site.Option(ctx, "home"); err != nil || home != proxy.URL() {
+		t.Errorf("option home = %q, %v; want %q", home, err, proxy.URL())
+	}
+	if reqs := proxy.Requests(); len(reqs) == 0 || reqs[0].URI != "/wp-admin/install.php?step=2" {
+		t.Errorf("the proxy saw %+v first, want the install", reqs)
 	}
 	for _, u := range Users {
 		if site.UserID(u.Login) == 0 {
