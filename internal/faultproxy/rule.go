@@ -18,7 +18,14 @@ const (
 	Pass Mode = iota
 	// DropAfterCommit forwards the request, waits for the site's whole
 	// answer, then closes the client's connection without writing a byte:
-	// the effect happened, the client sees an empty response.
+	// the effect happened, the client sees an empty response. Chrome
+	// resends a request, a POST too, on its own when a reused keep-alive
+	// connection closes before any answer, once per idle connection it
+	// holds: with Limit 1 the resent request passes (Matched counts it; a
+	// WordPress comment then answers 409, a duplicate); with Limit 0 each is
+	// dropped until Chrome runs out of reused connections and shows
+	// net::ERR_EMPTY_RESPONSE. SetKeepAlives(false) makes the first drop
+	// final.
 	DropAfterCommit
 	// ErrorAfterCommit forwards the request, waits for the site's whole
 	// answer, throws it away and answers 500 with a short text body.
