@@ -204,12 +204,12 @@ remove_action( 'wp_print_styles', 'print_emoji_styles' );
 remove_action( 'admin_print_styles', 'print_emoji_styles' );
 add_filter( 'emoji_svg_url', '__return_false' );
 
-// Avatars stay in the page (img.avatar) but are a local 1x1 image instead of
-// one from gravatar.com.
+// Avatars stay in the page (img.avatar) but are WordPress's own blank image
+// instead of one from gravatar.com.
 add_filter(
 	'get_avatar_url',
 	function () {
-		return 'data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
+		return includes_url( 'images/blank.gif' );
 	}
 );
 `
