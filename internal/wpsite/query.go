@@ -151,12 +151,13 @@ echo json_encode( $id );`, &id)
 }
 
 // SetPreferences merges prefs into the block editor's preferences of user
-// login under scope, as the editor stores them (user meta
-// wp_persisted_preferences, read when the editor loads; a browser profile
-// that changed a preference later keeps its own copy in localStorage). For
-// example scope "core/edit-post" with {"welcomeGuide": false} closes the
-// welcome guide for good, {"isPublishSidebarEnabled": false} skips the
-// pre-publish panel.
+// login under scope, as the editor stores them: user meta
+// wp_persisted_preferences, stamped _modified now. The editor, when it
+// loads, takes the newer (by _modified) of that and the browser's copy in
+// localStorage (WP_PREFERENCES_USER_<id>), so this wins over what a browser
+// stored before. For example scope "core/edit-post" with
+// {"welcomeGuide": false} keeps the welcome guide closed,
+// {"isPublishSidebarEnabled": false} skips the pre-publish panel.
 func (s *Site) SetPreferences(ctx context.Context, login, scope string, prefs map[string]any) error {
 	in := map[string]any{"login": login, "scope": scope, "prefs": prefs}
 	err := s.phpJSON(ctx, in, `
