@@ -62,6 +62,13 @@ func TestSite(t *testing.T) {
 		if v, err := site.Option(ctx, "comment_moderation"); err != nil || v != "1" {
 			t.Errorf("Option(comment_moderation) = %q, %v; want 1", v, err)
 		}
+		if err := site.SetPreferences(ctx, Alice.Login, "core/edit-post", map[string]any{"welcomeGuide": false}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := site.PHP(ctx, `global $wpdb; $p = get_user_meta( 2, $wpdb->get_blog_prefix() . 'persisted_preferences', true ); echo json_encode( $p['core/edit-post'] );`)
+		if err != nil || got != `{"welcomeGuide":false}` {
+			t.Errorf("persisted preferences = %q, %v; want {\"welcomeGuide\":false}", got, err)
+		}
 	})
 
 	t.Run("SignIn", func(t *testing.T) {
