@@ -3,6 +3,8 @@ package wpsite
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,16 +15,33 @@ import (
 
 var _ Front = (*faultproxy.Proxy)(nil)
 
-// TestSite runs the site behind a fault proxy that passes everything, as
-// the tests of other packages do.
-func TestSite(t *testing.T) {
-	proxy, err := faultproxy.Start("")
+// The package's tests share one site, behind a fault proxy that passes
+// everything, as the tests of other packages use it.
+var (
+	proxy  *faultproxy.Proxy
+	shared *Shared
+)
+
+func TestMain(m *testing.M) {
+	var err error
+	proxy, err = faultproxy.Start("")
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	defer proxy.Close()
+	shared = NewShared(WithFront(proxy))
+	code := m.Run()
+	if err := shared.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	proxy.Close()
+	os.Exit(code)
+}
+
+func TestSite(t *testing.T) {
 	start := time.Now()
-	site := ForTest(t, WithFront(proxy))
+	site := shared.Site(t)
 	t.Logf("Start took %v", time.Since(start))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -98,10 +117,15 @@ func TestSite(t *testing.T) {
 	})
 }
 
+// TestSignedOut runs a site of its own, without a front: PHP's server is
+// the site.
 func TestSignedOut(t *testing.T) {
 	site := ForTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	if site.URL() != site.Origin() {
+		t.Errorf("URL() = %q, want Origin() %q", site.URL(), site.Origin())
+	}
 	b := browsertest.Launch(t)
 	tab, err := b.NewTab(ctx, site.URL()+"/")
 	if err != nil {
