@@ -50,14 +50,20 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 	}
 	// The click was sent: from here every failure is ambiguous, except a
 	// refusal the site's answer proves.
-	ref, err := d.refusal(ctx, tab, landed.Status)
+	rules := d.spec.Refusals
+	if a.Refusals != nil {
+		rules = a.Refusals
+	}
+	ref, err := d.refusal(ctx, tab, rules, landed.Status)
 	if err != nil {
 		return ambiguous(err)
 	}
 	if ref != nil {
 		return ref
 	}
-	if landed.Status >= 500 {
+	if landed.Status >= 400 {
+		// An error the adapter does not declare a refusal proves nothing:
+		// the site may have committed before it failed, or may retry.
 		return fmt.Errorf("%w: the site answered %d to the submission", ErrOutcomeUnknown, landed.Status)
 	}
 	return nil
@@ -75,12 +81,12 @@ func landingOf(l *LandedSpec) browser.Landing {
 	return out
 }
 
-// refusal checks the declared refusals, in order, against what the
+// refusal checks the declared refusals (the action's, else the site's), in order, against what the
 // submission landed on: the landing's status and the page. The first rule
 // that matches is the refusal, with the site's message when it declares
 // where that is.
-func (d *Declarative) refusal(ctx context.Context, tab *browser.Tab, status int) (*Refusal, error) {
-	for _, r := range d.spec.Refusals {
+func (d *Declarative) refusal(ctx context.Context, tab *browser.Tab, rules []RefusalSpec, status int) (*Refusal, error) {
+	for _, r := range rules {
 		if r.Status != 0 && r.Status != status {
 			continue
 		}

@@ -161,7 +161,11 @@ type ActionSpec struct {
 	Steps  []StepSpec   `yaml:"steps"`
 	Submit SelectorSpec `yaml:"submit"`
 	Landed *LandedSpec  `yaml:"landed"`
-	Result *ResultSpec  `yaml:"result"`
+	// Refusals, when set, replace the site's refusals for this kind: a
+	// status that proves a form refused may prove nothing for an editor
+	// that retries by itself.
+	Refusals []RefusalSpec `yaml:"refusals"`
+	Result   *ResultSpec   `yaml:"result"`
 	State  *StateSpec   `yaml:"state"`
 	Search *SearchSpec  `yaml:"search"`
 }
@@ -418,24 +422,28 @@ func (s *Spec) validate() problems {
 		checkTransforms(&p, "canonical.rewrite", c.Rewrite)
 	}
 	checkTransforms(&p, "transforms", s.Transforms)
-	for i, r := range s.Refusals {
-		path := fmt.Sprintf("refusals[%d]", i)
+	checkRefusals(&p, "refusals", s.Refusals)
+	if m := s.Moderation; m != nil {
+		checkSelector(&p, "moderation.selector", m.Selector, true)
+	}
+	return p
+}
+
+func checkRefusals(p *problems, at string, rs []RefusalSpec) {
+	for i, r := range rs {
+		path := fmt.Sprintf("%s[%d]", at, i)
 		if !slices.Contains(RefusalKinds, RefusalKind(r.Kind)) {
 			p.add(path+".kind", "%q is not one of duplicate, rate_limit, login, validation", r.Kind)
 		}
 		if r.Selector == "" && r.Status == 0 {
 			p.add(path, "needs a selector, a status or both")
 		}
-		checkSelector(&p, path+".selector", r.Selector, false)
-		checkSelector(&p, path+".message", r.Message, false)
+		checkSelector(p, path+".selector", r.Selector, false)
+		checkSelector(p, path+".message", r.Message, false)
 		if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
 			p.add(path+".status", "%d is not an HTTP error status (400 to 599)", r.Status)
 		}
 	}
-	if m := s.Moderation; m != nil {
-		checkSelector(&p, "moderation.selector", m.Selector, true)
-	}
-	return p
 }
 
 func checkTransforms(p *problems, path string, ts []TransformSpec) {
@@ -469,6 +477,7 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 	}
 	checkSelector(p, path+".submit.selector", a.Submit.Selector, true)
 	a.Landed.validate(p, path+".landed")
+	checkRefusals(p, path+".refusals", a.Refusals)
 	if a.Search != nil {
 		if !k.Creates() {
 			p.add(path+".search", "like and follow read their control on the target")
