@@ -8,3 +8,9 @@ import "embed"
 //
 //go:embed sites/*.yaml
 var Sites embed.FS
+
+// Configured lists the bundled adapters that are configured sites as they
+// are: the demo site's. The others (wordpress) need the person's own
+// origin: they become sites once copied into sites.dir (see `browserop
+// sites template NAME`).
+var Configured = []string{"demo"}

@@ -249,9 +249,6 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 	if status >= 400 {
 		return obs, fmt.Errorf("the landed page answered %d", status)
 	}
-	if err := tab.WaitVisible(ctx, r.Item, 0); err != nil {
-		return obs, fmt.Errorf("no result on the landed page (status %d): %w", status, err)
-	}
 	if d.spec.Moderation != nil {
 		n, err := tab.Count(ctx, d.spec.Moderation.Selector)
 		if err != nil {
@@ -264,6 +261,9 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 		// permalink with its declared fragment).
 		obs.URL, obs.Read = d.Canonical(page), []string{"link"}
 		return obs, nil
+	}
+	if err := tab.WaitVisible(ctx, r.Item, 0); err != nil {
+		return obs, fmt.Errorf("no result on the landed page (status %d): %w", status, err)
 	}
 	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{title: r.Title, text: r.Text, author: r.Author, time: r.Time, parent: r.Parent, link: r.Link})
 	if err != nil {

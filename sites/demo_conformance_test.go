@@ -62,8 +62,8 @@ func TestDemoConformance(t *testing.T) {
 			}
 			return false
 		},
-		Refusals: map[sites.RefusalKind]func(*testing.T, kind.Kind, string) func(){
-			sites.RefusedRateLimit: func(t *testing.T, _ kind.Kind, _ string) func() {
+		Refusals: map[sites.RefusalKind]func(*testing.T, sites.Intent) func(){
+			sites.RefusedRateLimit: func(t *testing.T, _ sites.Intent) func() {
 				require.NoError(t, demo.SetFaults(demosite.Faults{RateLimit: true}))
 				return func() { require.NoError(t, demo.SetFaults(demosite.Faults{})) }
 			},

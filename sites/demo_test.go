@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	demo.Close()
+	if err := wp.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "close the WordPress site:", err)
+	}
 	if err := shared.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "close shared browser:", err)
 	}

@@ -39,8 +39,9 @@ func TestLoadDemo(t *testing.T) {
 func TestLoadFSBundled(t *testing.T) {
 	all, err := sites.LoadFS(configs.Sites, "sites")
 	require.NoError(t, err)
-	require.Len(t, all, 1)
+	require.Len(t, all, 2)
 	require.Equal(t, "demo", all[0].Name())
+	require.Equal(t, "wordpress", all[1].Name())
 }
 
 func TestLoadDir(t *testing.T) {

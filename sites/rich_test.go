@@ -51,18 +51,18 @@ func TestRichConformance(t *testing.T) {
 			}
 			return n // seeded posts are not effects
 		},
-		Refusals: map[sites.RefusalKind]func(*testing.T, kind.Kind, string) func(){
-			sites.RefusedDuplicate: func(t *testing.T, k kind.Kind, text string) func() {
+		Refusals: map[sites.RefusalKind]func(*testing.T, sites.Intent) func(){
+			sites.RefusedDuplicate: func(t *testing.T, in sites.Intent) func() {
 				require.NoError(t, demo.SetFaults(demosite.Faults{RefuseDuplicates: true}))
-				expected := d.Expected(k, text)
+				expected := d.Expected(in.Kind, in.Text)
 				demo.SeedPost("alice", expected, time.Now())
 				return func() { require.NoError(t, demo.SetFaults(demosite.Faults{})) }
 			},
-			sites.RefusedRateLimit: func(t *testing.T, _ kind.Kind, _ string) func() {
+			sites.RefusedRateLimit: func(t *testing.T, _ sites.Intent) func() {
 				require.NoError(t, demo.SetFaults(demosite.Faults{RateLimit: true}))
 				return func() { require.NoError(t, demo.SetFaults(demosite.Faults{})) }
 			},
-			sites.RefusedLogin: func(t *testing.T, _ kind.Kind, _ string) func() {
+			sites.RefusedLogin: func(t *testing.T, _ sites.Intent) func() {
 				require.NoError(t, demo.SetFaults(demosite.Faults{SessionExpired: true}))
 				return func() { require.NoError(t, demo.SetFaults(demosite.Faults{})) }
 			},

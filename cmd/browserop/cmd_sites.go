@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
 )
@@ -15,15 +16,43 @@ import (
 // signed-in profile.
 func cmdSites(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return usageError("sites needs a subcommand: list or check NAME")
+		return usageError("sites needs a subcommand: list, check NAME or template NAME")
 	}
 	switch args[0] {
 	case "list":
 		return sitesList(e, args[1:])
 	case "check":
 		return sitesCheck(ctx, e, args[1:])
+	case "template":
+		return sitesTemplate(e, args[1:])
 	}
-	return usageError("unknown sites subcommand %q: use list or check NAME", args[0])
+	return usageError("unknown sites subcommand %q: use list, check NAME or template NAME", args[0])
+}
+
+// sitesTemplate prints a bundled adapter, to copy into sites.dir and point
+// at one's own site.
+func sitesTemplate(e *env, args []string) error {
+	fs := e.flags("sites template")
+	pos, err := parseChecked(fs, args, func(pos []string) error {
+		if len(pos) != 1 {
+			return usageError("sites template takes one bundled adapter's name, got %q", pos)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	data, err := configs.Sites.ReadFile("sites/" + pos[0] + ".yaml")
+	if err != nil {
+		var names []string
+		entries, _ := configs.Sites.ReadDir("sites")
+		for _, en := range entries {
+			names = append(names, strings.TrimSuffix(en.Name(), ".yaml"))
+		}
+		return usageError("no bundled adapter %q (bundled: %s)", pos[0], strings.Join(names, ", "))
+	}
+	_, err = e.stdout.Write(data)
+	return err
 }
 
 type siteJSON struct {

@@ -47,8 +47,8 @@ func logger(cfg Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-// loadSites returns the bundled adapters, replaced or extended by those in
-// sites.dir.
+// loadSites returns the bundled adapters that are configured as they are
+// (configs.Configured), replaced or extended by those in sites.dir.
 func loadSites(cfg Config) ([]sites.Adapter, error) {
 	bundled, err := sites.LoadFS(configs.Sites, "sites")
 	if err != nil {
@@ -57,6 +57,9 @@ func loadSites(cfg Config) ([]sites.Adapter, error) {
 	byName := map[string]sites.Adapter{}
 	var order []string
 	for _, d := range bundled {
+		if !slices.Contains(configs.Configured, d.Name()) {
+			continue
+		}
 		byName[d.Name()] = d
 		order = append(order, d.Name())
 	}

@@ -204,6 +204,18 @@ remove_action( 'wp_print_styles', 'print_emoji_styles' );
 remove_action( 'admin_print_styles', 'print_emoji_styles' );
 add_filter( 'emoji_svg_url', '__return_false' );
 
+// Tests that post many comments as one user turn WordPress's comment flood
+// check (one comment per 15 s) off with the option browserop_test_flood =
+// "off", and on again (WordPress's default) to see it refuse.
+add_action(
+	'init',
+	function () {
+		if ( get_option( 'browserop_test_flood' ) === 'off' ) {
+			remove_action( 'check_comment_flood', 'check_comment_flood_db', 10 );
+		}
+	}
+);
+
 // Avatars stay in the page (img.avatar) but are WordPress's own blank image
 // instead of one from gravatar.com.
 add_filter(

@@ -46,9 +46,9 @@ type Harness struct {
 	// follow of target is in place; nil skips that check.
 	Done func(t *testing.T, k kind.Kind, target string) bool
 	// Refusals provoke the refusal their key names for the submission of
-	// an intent of kind with text, prepared and about to be clicked, and
-	// return an undo; missing kinds are skipped.
-	Refusals map[sites.RefusalKind]func(t *testing.T, k kind.Kind, text string) (undo func())
+	// the intent, prepared and about to be clicked, and return an undo;
+	// missing kinds are skipped.
+	Refusals map[sites.RefusalKind]func(t *testing.T, in sites.Intent) (undo func())
 	// Timeout bounds each subtest (default two minutes).
 	Timeout time.Duration
 }
@@ -196,7 +196,7 @@ func (h Harness) toggles(t *testing.T, k kind.Kind) {
 	require.NotErrorIs(t, err, sites.ErrOutcomeUnknown)
 }
 
-func (h Harness) refused(t *testing.T, r sites.RefusalKind, provoke func(*testing.T, kind.Kind, string) func()) {
+func (h Harness) refused(t *testing.T, r sites.RefusalKind, provoke func(*testing.T, sites.Intent) func()) {
 	k := kind.Reply
 	if !h.Adapter.Supports(k) {
 		k = kind.Post
@@ -204,10 +204,10 @@ func (h Harness) refused(t *testing.T, r sites.RefusalKind, provoke func(*testin
 	ctx, tab := h.ctx(t), h.Tab(t)
 	text := strings.ReplaceAll(UniqueText("refused "+string(r)), "\n\n", " ")
 	in := h.intent(t, k, text)
-	before := h.Count(t, k, h.Adapter.Expected(k, text))
 	h.prepare(t, ctx, tab, in)
-	undo := provoke(t, k, text)
+	undo := provoke(t, in)
 	defer undo()
+	before := h.Count(t, k, h.Adapter.Expected(k, text)) // the provocation may add the same text
 	err := h.Adapter.Submit(ctx, tab, in)
 	ref := sites.AsRefusal(err)
 	require.NotNil(t, ref, "a refusal, not %v", err)

@@ -1,0 +1,155 @@
+package sites_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/internal/wpsite"
+	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/sites/sitetest"
+)
+
+// wp is one real WordPress for the package's tests, started by the first
+// that needs it.
+var wp = wpsite.NewShared()
+
+// wordpressAdapter is the bundled WordPress adapter on site, with the test
+// site's accounts declared (alice's display name is not her login).
+func wordpressAdapter(t testing.TB, site *wpsite.Site) *sites.Declarative {
+	t.Helper()
+	raw, err := fs.ReadFile(configs.Sites, "sites/wordpress.yaml")
+	require.NoError(t, err)
+	y := strings.Replace(string(raw), "  - http://127.0.0.1:8080\n", "  - "+site.URL()+"\n", 1)
+	y += fmt.Sprintf("\naccounts:\n  alice:\n    name: %q\n", wpsite.Alice.DisplayName())
+	d, err := sites.Parse("wordpress.yaml", []byte(y))
+	require.NoError(t, err)
+	return d
+}
+
+var wpSetup sync.Once
+
+// wordpress returns the shared site, set up for publishing as alice:
+// comments need no approval and are not held back by the flood check.
+func wordpress(t *testing.T) *wpsite.Site {
+	site := wp.Site(t)
+	wpSetup.Do(func() {
+		ctx := context.Background()
+		for name, v := range map[string]string{"comment_moderation": "0", "comment_previously_approved": "0", "browserop_test_flood": "off"} {
+			require.NoError(t, site.SetOption(ctx, name, v))
+		}
+	})
+	return site
+}
+
+// wpTab opens a tab signed in to site as alice.
+func wpTab(t *testing.T, site *wpsite.Site) *browser.Tab {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	b := shared.Browser(t)
+	tab, err := b.NewTab(ctx, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = b.CloseTab(context.Background(), tab) })
+	tab.SetActionTimeout(20 * time.Second)
+	_, err = tab.Navigate(ctx, site.URL()+"/wp-admin/profile.php")
+	require.NoError(t, err)
+	if who, err := wpsite.SignedIn(ctx, tab); err != nil || who != "alice" {
+		require.NoError(t, site.SignIn(ctx, tab, "alice", wpsite.Alice.Password))
+	}
+	return tab
+}
+
+// wpCarolPost publishes a post by carol to act on and returns its address.
+func wpCarolPost(t *testing.T, site *wpsite.Site) (url string, id int) {
+	t.Helper()
+	id, err := site.InsertPost(context.Background(), wpsite.Post{Author: "carol", Title: fmt.Sprintf("Carol's post %d", time.Now().UnixNano()),
+		Content: "<!-- wp:paragraph -->\n<p>Something to reply to.</p>\n<!-- /wp:paragraph -->"})
+	require.NoError(t, err)
+	return fmt.Sprintf("%s/?p=%d", site.URL(), id), id
+}
+
+// TestWordPressConformance runs the adapter conformance suite for the
+// bundled WordPress adapter against a real WordPress 6.1 from Debian's
+// packages: a post through the block editor (welcome guide, block
+// appender, pre-publish panel), a comment as a reply, both counted in the
+// database, found by the searches, and the comment form's refusals.
+func TestWordPressConformance(t *testing.T) {
+	site := wordpress(t)
+	d := wordpressAdapter(t, site)
+	ctx := context.Background()
+	alice := site.UserID("alice")
+	sitetest.Run(t, sitetest.Harness{
+		Adapter: d,
+		Actor:   "alice",
+		Tab:     func(t *testing.T) *browser.Tab { return wpTab(t, site) },
+		Target: func(t *testing.T, _ kind.Kind) string {
+			u, _ := wpCarolPost(t, site)
+			return u
+		},
+		Count: func(t *testing.T, k kind.Kind, text string) int {
+			var n int
+			var err error
+			if k == kind.Post {
+				title, _, _ := strings.Cut(text, "\n")
+				n, err = site.Count(ctx, "SELECT COUNT(*) FROM wp_posts WHERE post_type = 'post' AND post_status = 'publish' AND post_author = ? AND post_title = ?", alice, title)
+			} else {
+				n, err = site.Count(ctx, "SELECT COUNT(*) FROM wp_comments WHERE user_id = ? AND comment_content = ? AND comment_approved <> 'trash'", alice, text)
+			}
+			require.NoError(t, err)
+			return n
+		},
+		Refusals: map[sites.RefusalKind]func(*testing.T, sites.Intent) func(){
+			sites.RefusedDuplicate: func(t *testing.T, in sites.Intent) func() {
+				// WordPress's duplicate check matches the post, the author's
+				// name or e-mail and the text.
+				_, err := site.PHP(ctx, fmt.Sprintf(`wp_insert_comment(array('comment_post_ID' => %d, 'user_id' => %d, 'comment_author' => %s, 'comment_author_email' => %s, 'comment_content' => %s, 'comment_approved' => 1));`,
+					postID(t, in.Target), alice, phpQuote(wpsite.Alice.DisplayName()), phpQuote(wpsite.Alice.Email), phpQuote(in.Text)))
+				require.NoError(t, err)
+				return func() {}
+			},
+			sites.RefusedRateLimit: func(t *testing.T, in sites.Intent) func() {
+				require.NoError(t, site.SetOption(ctx, "browserop_test_flood", "on"))
+				_, err := site.PHP(ctx, fmt.Sprintf(`wp_insert_comment(array('comment_post_ID' => %d, 'user_id' => %d, 'comment_author' => 'Alice Liddell', 'comment_author_email' => 'alice@example.test', 'comment_content' => 'a moment ago', 'comment_approved' => 1));`,
+					postID(t, in.Target), alice))
+				require.NoError(t, err)
+				return func() { require.NoError(t, site.SetOption(ctx, "browserop_test_flood", "off")) }
+			},
+			sites.RefusedValidation: func(t *testing.T, in sites.Intent) func() {
+				// The session is lost at submit: the form then posts as a
+				// visitor without name and e-mail.
+				require.NoError(t, site.Exec(ctx, "DELETE FROM wp_usermeta WHERE user_id = ? AND meta_key = 'session_tokens'", alice))
+				return func() {}
+			},
+			sites.RefusedLogin: func(t *testing.T, in sites.Intent) func() {
+				// The same, on a site where only signed-in users comment.
+				require.NoError(t, site.SetOption(ctx, "comment_registration", "1"))
+				require.NoError(t, site.Exec(ctx, "DELETE FROM wp_usermeta WHERE user_id = ? AND meta_key = 'session_tokens'", alice))
+				return func() { require.NoError(t, site.SetOption(ctx, "comment_registration", "0")) }
+			},
+		},
+		Timeout: 3 * time.Minute,
+	})
+}
+
+func postID(t *testing.T, target string) int {
+	t.Helper()
+	var id int
+	_, err := fmt.Sscanf(target[strings.Index(target, "?p=")+3:], "%d", &id)
+	require.NoError(t, err, target)
+	return id
+}
+
+// phpQuote writes s as a PHP single-quoted string.
+func phpQuote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
