@@ -166,8 +166,8 @@ type ActionSpec struct {
 	// that retries by itself.
 	Refusals []RefusalSpec `yaml:"refusals"`
 	Result   *ResultSpec   `yaml:"result"`
-	State  *StateSpec   `yaml:"state"`
-	Search *SearchSpec  `yaml:"search"`
+	State    *StateSpec    `yaml:"state"`
+	Search   *SearchSpec   `yaml:"search"`
 }
 
 // fills returns the fields the action fills, in order.
