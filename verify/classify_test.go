@@ -47,12 +47,13 @@ func TestClassify(t *testing.T) {
 		{name: "VerifiedOneExactMatch", in: postIntent(), search: complete(item(u1)), want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedInIncompleteView", in: postIntent(), search: verify.Search{Items: []verify.Item{item(u1)}}, want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedInsideSettle", in: postIntent(), search: verify.Search{Items: []verify.Item{item(u1)}, Complete: true, ObservedAt: t0.Add(time.Second)}, want: verify.Verified, wantURL: u1, wantN: 1},
-		{name: "VerifiedURLNormalized", in: postIntent(), search: complete(item("HTTPS://Site.test:443/alice/status/10#top")), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedURLNormalized", in: postIntent(), search: complete(item("HTTPS://Site.test:443/alice/status/10")), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedFragmentKept", in: postIntent(), search: complete(item(u1 + "#comment-3")), want: verify.Verified, wantURL: u1 + "#comment-3", wantN: 1},
 		{name: "VerifiedAmongOthers", in: postIntent(), search: complete(
 			with(item(u2), func(i *verify.Item) { i.Text = "Something else" }),
 			item(u1),
 		), want: verify.Verified, wantURL: u1, wantN: 1},
-		{name: "VerifiedSameURLTwiceIsOnePost", in: postIntent(), search: complete(item(u1), item(u1+"#x")), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedSameURLTwiceIsOnePost", in: postIntent(), search: complete(item(u1), item("HTTPS://SITE.test:443/alice/status/10")), want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedWithinSkew", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = t0.Add(-4 * time.Second) })), want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedNBSPAndCRLF", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "line one\nline two", NotBefore: t0},
 			search: complete(with(item(u1), func(i *verify.Item) { i.Text = "line\u00a0one  \r\nline two" })), want: verify.Verified, wantURL: u1, wantN: 1},
@@ -63,6 +64,7 @@ func TestClassify(t *testing.T) {
 			search: complete(verify.Item{Author: "alice", MediaCount: 2, URL: u1, At: t0}), want: verify.Verified, wantURL: u1, wantN: 1},
 
 		{name: "DuplicateTwoExactMatches", in: postIntent(), search: complete(item(u1), item(u2)), want: verify.Duplicate, wantN: 2},
+		{name: "DuplicateFragmentsNameTwoComments", in: postIntent(), search: complete(item(u1+"#comment-1"), item(u1+"#comment-2")), want: verify.Duplicate, wantN: 2},
 		{name: "DuplicateEvenIncomplete", in: postIntent(), search: verify.Search{Items: []verify.Item{item(u1), item(u2)}}, want: verify.Duplicate, wantN: 2},
 
 		{name: "AbsentCompleteAfterSettle", in: postIntent(), search: complete(), want: verify.Absent},

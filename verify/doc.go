@@ -51,11 +51,20 @@
 // NormalizeURL canonicalizes http and https URLs for comparing permalinks
 // and parents, removing only differences that cannot name another
 // resource: the scheme and host are lowercased, a default port (80 for
-// http, 443 for https) is dropped, the fragment is dropped, and an empty
-// path becomes "/". The path, query (including parameter order) and user
-// information are kept exactly: reordering or dropping query parameters
-// could make two different resources compare equal, which would turn a
-// Duplicate into a Verified or accept a wrong parent. Anything that is not
-// an absolute http(s) URL is returned with surrounding spaces trimmed and
-// otherwise unchanged.
+// http, 443 for https) is dropped, an empty path becomes "/", and an empty
+// query or fragment (a bare "?" or "#") is dropped. The path, query
+// (including parameter order), fragment and user information are kept
+// exactly: reordering or dropping query parameters could make two different
+// resources compare equal, which would turn a Duplicate into a Verified or
+// accept a wrong parent. Anything that is not an absolute http(s) URL is
+// returned with surrounding spaces trimmed and otherwise unchanged.
+//
+// The fragment is kept because which parts of a URL identify a result is
+// the site's to say, not this package's: a comment's permalink is often
+// its post's URL plus "#comment-12", and two comments on one post differ
+// only there. The site adapter decides (sites.Adapter.Canonical, and the
+// links its Result and Search read): it keeps a fragment it declares as
+// identifying and drops any other before verify sees the URL. A fragment
+// that reaches this package is part of the result's identity, so two URLs
+// that differ only in it are two results.
 package verify

@@ -25,7 +25,7 @@ func TestClassifyState(t *testing.T) {
 	}{
 		{"VerifiedLiked", like, liked, verify.Verified, target},
 		{"VerifiedInsideSettle", like, st(func(s *verify.State) { s.ObservedAt = t0 }), verify.Verified, target},
-		{"VerifiedTargetNormalized", like, st(func(s *verify.State) { s.URL = "HTTPS://site.test:443/bob/status/1#x" }), verify.Verified, target},
+		{"VerifiedTargetNormalized", like, st(func(s *verify.State) { s.URL = "HTTPS://site.test:443/bob/status/1" }), verify.Verified, target},
 		{"VerifiedFollowing", follow, verify.State{Value: " following ", Done: "following", NotDone: "follow", Fresh: true, ObservedAt: t0, URL: "https://site.test/bob"}, verify.Verified, "https://site.test/bob"},
 		{"AbsentNotDoneAfterSettle", like, st(func(s *verify.State) { s.Value = "like" }), verify.Absent, ""},
 		{"AmbiguousNotDoneInsideSettle", like, st(func(s *verify.State) { s.Value = "like"; s.ObservedAt = t0.Add(time.Minute) }), verify.Ambiguous, ""},
@@ -36,6 +36,7 @@ func TestClassifyState(t *testing.T) {
 		{"AmbiguousLabelsMissing", like, st(func(s *verify.State) { s.Done = "" }), verify.Ambiguous, ""},
 		{"AmbiguousLabelsEqual", like, st(func(s *verify.State) { s.NotDone = "liked" }), verify.Ambiguous, ""},
 		{"AmbiguousOtherPage", like, st(func(s *verify.State) { s.URL = "https://site.test/bob/status/2" }), verify.Ambiguous, ""},
+		{"AmbiguousOtherFragment", like, st(func(s *verify.State) { s.URL = target + "#comment-1" }), verify.Ambiguous, ""},
 		{"AmbiguousNoPage", like, st(func(s *verify.State) { s.URL = "" }), verify.Ambiguous, ""},
 		{"AmbiguousPostIntent", postIntent(), liked, verify.Ambiguous, ""},
 		{"AmbiguousNoTarget", verify.Intent{Kind: kind.Like, Actor: "alice", NotBefore: t0}, st(func(s *verify.State) { s.URL = "" }), verify.Ambiguous, ""},
