@@ -153,7 +153,8 @@ type GrantState struct {
 }
 
 // ActionState is one action and its effect state: pending,
-// needs_confirmation, executing, known_complete, not_done, uncertain.
+// needs_confirmation, executing, known_complete, not_done, uncertain,
+// moderated (made, held by the site's moderators, not public yet).
 type ActionState struct {
 	ID string `json:"id"`
 	// IntentID is the intent the action performs (see IntentOutcome.ID).
@@ -650,6 +651,8 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 			st.Interaction = "waiting_for_reconciliation"
 		case as.Effect == "executing" && st.Interaction == "idle":
 			st.Interaction = "acting"
+		case as.Effect == "moderated" && st.Interaction == "idle":
+			st.Interaction = "waiting_for_moderation"
 		}
 		st.OwnerGeneration = max(st.OwnerGeneration, a.Generation)
 	}
@@ -693,6 +696,8 @@ func (s *TaskService) actionState(ctx context.Context, a ledger.Action) ActionSt
 		as.Effect = "not_done"
 	case ledger.Ambiguous:
 		as.Effect = "uncertain"
+	case ledger.Moderated:
+		as.Effect = "moderated"
 	}
 	return as
 }
