@@ -246,7 +246,9 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 		return true, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, m.a, m.entry)
 	}
 	if m.in.target != "" && m.in.performed() != kind.Post {
-		if browser.LooseURL(m.before) != browser.LooseURL(m.in.target) {
+		// Compared in the site's canonical form: a site that drops a
+		// tracking parameter on the way still opened the target.
+		if browser.LooseURL(m.site.Canonical(m.before)) != browser.LooseURL(m.site.Canonical(m.in.target)) {
 			return true, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, m.a, m.entry)
 		}
 	}
