@@ -332,6 +332,42 @@ func TestModeratedIsHeldThenVerified(t *testing.T) {
 	require.Equal(t, operator.OutcomeKnownComplete, res.Result.Intents[0].Outcome)
 }
 
+// A moderated action is verified by its own item made public, not by an
+// identical item elsewhere: the URL the landed page named must be the one
+// found.
+func TestModeratedNotVerifiedByATwin(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	const text = "held, with a twin"
+	var landed atomic.Value
+	landed.Store("")
+	site := &siteAnswers{Adapter: w.site,
+		result: func(in sites.Intent, o sites.Observed) sites.Observed {
+			o.Moderated = true
+			landed.Store(o.URL)
+			return o
+		},
+		// The held item is not in the public view.
+		search: func(_ sites.Query, r sites.SearchResult) sites.SearchResult {
+			r.Items = slices.DeleteFunc(r.Items, func(it sites.Item) bool { return it.Link == landed.Load().(string) })
+			return r
+		}}
+	w.useRunner(nil, site)
+	w.calendar("entries:\n" + post("held", text))
+	w.pass()
+	a := w.actionWithText(text)
+	require.Equal(t, ledger.Moderated, a.Status)
+	require.Equal(t, landed.Load().(string), a.CanonicalResult)
+
+	// The person posts the same text by hand: a twin at another URL.
+	w.publishDirectly(text)
+	require.Len(t, w.postsWithText(text), 2)
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
+	a = w.actionWithText(text)
+	require.Equal(t, ledger.Moderated, a.Status, "the twin does not verify it")
+	require.Contains(t, a.FailureReason, "the landed page and the timeline disagree")
+}
+
 // A like whose control already shows the done state is done: verified,
 // with the target as its result, and nothing is clicked (a click would
 // undo it).

@@ -249,8 +249,8 @@ func (p *pass) reconcile() error {
 }
 
 // recheckModerated looks for a moderated action's result in the site's
-// public view: found exactly, it is verified (the moderators let it
-// through); not found, it stays moderated, for the operator cannot tell
+// public view: found exactly, and where the landed page said it would be
+// (when it said), it is verified (the moderators let it through); not found, it stays moderated, for the operator cannot tell
 // "still held" from "rejected" (a person ends it failed), and the look is
 // recorded when its reason changed; two exact results stop the pass, as
 // they do for any action. It never stops the pass otherwise: a held effect
@@ -270,8 +270,10 @@ func (p *pass) recheckModerated(a ledger.Action) error {
 		return nil
 	}
 	// Never proven absent, so no late-click bound is needed: only a
-	// verified verdict changes it.
-	v := p.verifyLive(st, in, a, landing{}, lateClick{})
+	// verified verdict changes it. The URL the landed page named, when it
+	// named one, must be the result found: an identical item elsewhere
+	// (the person's own twin) is not this one made public.
+	v := p.verifyLive(st, in, a, landing{obs: sites.Observed{URL: a.CanonicalResult}}, lateClick{})
 	p.reconciled[a.ID] = true
 	p.sum.count("reconciled")
 	entry := entryOf(in.origin)
