@@ -624,10 +624,12 @@ func (s *server) confirm(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ResolveRequest is the body of POST /v1/actions/{id}/resolve: either the
-// verified URL of the effect, or absent with a reason.
+// verified URL of the effect, or absent with a reason (and retry: a later
+// pass tries the intent again).
 type ResolveRequest struct {
 	VerifiedURL string `json:"verified_url,omitempty"`
 	Absent      bool   `json:"absent,omitempty"`
+	Retry       bool   `json:"retry,omitempty"`
 	Reason      string `json:"reason,omitempty"`
 }
 
@@ -646,8 +648,10 @@ func (s *server) resolve(w http.ResponseWriter, r *http.Request) error {
 		return apiErrorf(http.StatusBadRequest, "usage", `give verified_url, or "absent": true with a reason`)
 	case req.Absent && strings.TrimSpace(req.Reason) == "":
 		return apiErrorf(http.StatusBadRequest, "usage", "an absent resolution needs a reason")
+	case req.Retry && !req.Absent:
+		return apiErrorf(http.StatusBadRequest, "usage", `retry goes with "absent": true`)
 	}
-	as, err := s.tasks.Resolve(r.Context(), r.PathValue("id"), req.VerifiedURL, req.Reason)
+	as, err := s.tasks.Resolve(r.Context(), r.PathValue("id"), operator.Resolution{VerifiedURL: req.VerifiedURL, Reason: req.Reason, Retry: req.Retry})
 	if err != nil {
 		return err
 	}

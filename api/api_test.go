@@ -393,6 +393,24 @@ func TestResolve(t *testing.T) {
 	if as.Status != "failed" || as.Effect != "not_done" {
 		t.Fatalf("action %+v", as)
 	}
+	// Absent and to be tried again: a definitive failure, replanned by a
+	// later pass.
+	a3 := e.reserve(f, st.ID, "three")
+	e.ambiguous(f, a3.ID)
+	want(t, e.do(req{method: "POST", path: path(a3.ID), token: e.user, body: ResolveRequest{Retry: true, Reason: "x"}}),
+		http.StatusBadRequest, "usage")
+	want(t, e.do(req{method: "POST", path: path(a3.ID), token: e.user, body: ResolveRequest{Retry: true, VerifiedURL: "http://127.0.0.1:8787/p/9"}}),
+		http.StatusBadRequest, "usage")
+	r = e.do(req{method: "POST", path: path(a3.ID), token: e.user, body: ResolveRequest{Absent: true, Retry: true, Reason: "not on the profile"}})
+	want(t, r, http.StatusOK, "")
+	as = operator.ActionState{}
+	r.into(t, &as)
+	if as.Status != "failed" || e.action(a3.ID).FailureClass != ledger.Definitive {
+		t.Fatalf("action %+v, class %q", as, e.action(a3.ID).FailureClass)
+	}
+	if e.action(a2.ID).FailureClass != ledger.Abandoned {
+		t.Fatalf("without retry: class %q, want abandoned", e.action(a2.ID).FailureClass)
+	}
 	// Settled actions do not change again.
 	want(t, e.do(req{method: "POST", path: path(a1.ID), token: e.user, body: ResolveRequest{Absent: true, Reason: "x"}}),
 		http.StatusConflict, "illegal_transition")

@@ -25,10 +25,15 @@ const (
 	Verified  Status = "verified"
 	Failed    Status = "failed"
 	Ambiguous Status = "ambiguous"
+	// Moderated: the site holds the effect for moderation: it exists, it
+	// is not public yet. It is never performed again; reconciliation
+	// verifies it once a search finds it public, and only a person ends it
+	// failed (the moderators rejected it).
+	Moderated Status = "moderated"
 )
 
 // Statuses lists every status in lifecycle order.
-var Statuses = []Status{Planned, Executing, Verified, Failed, Ambiguous}
+var Statuses = []Status{Planned, Executing, Verified, Failed, Ambiguous, Moderated}
 
 // Valid reports whether s is a known status.
 func (s Status) Valid() bool {
@@ -118,10 +123,10 @@ type Action struct {
 }
 
 // Performed reports whether the action may have had an effect: it is
-// executing, verified or ambiguous, or it went executing in this attempt.
-// (ledger.SupersedeTask asks the same in SQL.)
+// executing, verified, ambiguous or moderated, or it went executing in
+// this attempt. (ledger.SupersedeTask asks the same in SQL.)
 func (a Action) Performed() bool {
-	return !a.ExecutingAt.IsZero() || a.Status == Executing || a.Status == Verified || a.Status == Ambiguous
+	return !a.ExecutingAt.IsZero() || a.Status == Executing || a.Status == Verified || a.Status == Ambiguous || a.Status == Moderated
 }
 
 // Event is one recorded transition of an action.
@@ -241,7 +246,8 @@ func nullString(s string) any {
 type Change struct {
 	To     Status
 	Reason string // required: why, in words a person reads (no page text, no secrets)
-	// Result is the canonical result (e.g. the permalink); required for Verified.
+	// Result is the canonical result (e.g. the permalink); required for
+	// Verified. For Moderated it is the URL the landed page named, if any.
 	Result string
 	// Class is required for Failed: Definitive or Abandoned.
 	Class FailureClass
@@ -262,8 +268,9 @@ type Change struct {
 // transitions is the lifecycle: from -> allowed destinations.
 var transitions = map[Status][]Status{
 	Planned:   {Executing, Failed},
-	Executing: {Verified, Failed, Ambiguous},
-	Ambiguous: {Verified, Failed},
+	Executing: {Verified, Failed, Ambiguous, Moderated},
+	Ambiguous: {Verified, Failed, Moderated},
+	Moderated: {Verified, Failed}, // failed only by a person (Resolve)
 	Failed:    {Planned},
 	Verified:  {},
 }
@@ -300,10 +307,13 @@ func (db *DB) Transition(ctx context.Context, f Fence, id string, c Change) (Act
 	return out, nil
 }
 
-// Resolve settles an ambiguous action on a person's word: verified with
-// the canonical result they found, or failed (Abandoned) because they
-// found it absent. It needs no lease: a person's decision is recorded as
-// theirs. Only ambiguous actions can be resolved.
+// Resolve settles an ambiguous or moderated action on a person's word:
+// verified with the canonical result they found, or failed because they
+// found it absent (for a moderated one: the moderators rejected it),
+// Abandoned to settle the intent, or Definitive for a later pass to try it
+// again (within the attempts the operator allows). It needs no lease: a
+// person's decision is recorded as theirs. Any other action, or change, is
+// ErrIllegalTransition.
 func (db *DB) Resolve(ctx context.Context, id string, c Change) (Action, error) {
 	var out Action
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -311,12 +321,11 @@ func (db *DB) Resolve(ctx context.Context, id string, c Change) (Action, error) 
 		if err != nil {
 			return err
 		}
-		if cur.Status != Ambiguous {
-			return fmt.Errorf("%w: only an ambiguous action is resolved by a person; this one is %s", ErrIllegalTransition, cur.Status)
+		if cur.Status != Ambiguous && cur.Status != Moderated {
+			return fmt.Errorf("%w: only an ambiguous or moderated action is resolved by a person; this one is %s", ErrIllegalTransition, cur.Status)
 		}
-		if c.To == Failed && c.Class != Abandoned {
-			// A person's "absent" settles the intent; it is not replanned.
-			return fmt.Errorf("%w: a person resolves an action as failed only with the abandoned class", ErrIllegalTransition)
+		if c.To != Verified && c.To != Failed {
+			return fmt.Errorf("%w: a person resolves an action as verified or failed, not %s", ErrIllegalTransition, c.To)
 		}
 		out, err = db.transition(ctx, tx, id, c, 0, ByPerson)
 		return err
@@ -340,6 +349,11 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 	// never settled or replanned directly.
 	if a.Status == Executing && c.To != Ambiguous && gen != a.Generation {
 		return Action{}, fmt.Errorf("%w: executing under generation %d, so only ambiguous until reconciled", ErrIllegalTransition, a.Generation)
+	}
+	// The operator never concludes that a held effect was rejected: a
+	// moderated action missing from a search may still be held.
+	if a.Status == Moderated && c.To == Failed && by != ByPerson {
+		return Action{}, fmt.Errorf("%w: a moderated action ends failed only by a person", ErrIllegalTransition)
 	}
 	if strings.TrimSpace(c.Reason) == "" {
 		return Action{}, fmt.Errorf("%w: a reason is required", ErrIllegalTransition)
@@ -385,6 +399,9 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 		a.FailureReason, a.FailureClass, a.SettledAt = c.Reason, c.Class, now
 	case Ambiguous:
 		a.FailureReason, a.FailureClass = c.Reason, ""
+	case Moderated:
+		a.CanonicalResult = strings.TrimSpace(c.Result)
+		a.FailureReason, a.FailureClass = c.Reason, ""
 	case Planned:
 		if a.FailureClass != Definitive {
 			return Action{}, fmt.Errorf("%w: only a definitive failure may be replanned; this one is %q", ErrIllegalTransition, a.FailureClass)
@@ -413,9 +430,9 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 }
 
 // checkTaskBound refuses (ErrSideEffectBound) one more action of a task
-// whose contract bounds its side effects when its verified, executing and
-// ambiguous actions (each one effect, a thread part included) already
-// reach the bound. It runs in the planned -> executing transaction, so no
+// whose contract bounds its side effects when its verified, executing,
+// ambiguous and moderated actions (each one effect, a thread part
+// included; a held effect exists) already reach the bound. It runs in the planned -> executing transaction, so no
 // interleaving of passes and submissions passes the bound.
 func checkTaskBound(ctx context.Context, tx *sql.Tx, taskID string) error {
 	if taskID == "" {
@@ -433,7 +450,7 @@ func checkTaskBound(ctx context.Context, tx *sql.Tx, taskID string) error {
 		return nil
 	}
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM actions WHERE task_id = ? AND status IN ('verified', 'executing', 'ambiguous')`,
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM actions WHERE task_id = ? AND status IN ('verified', 'executing', 'ambiguous', 'moderated')`,
 		taskID).Scan(&n); err != nil {
 		return err
 	}
@@ -672,15 +689,15 @@ func (db *DB) ClickTabs(ctx context.Context, id string) (string, []Tab, error) {
 	return runID, tabs, rows.Err()
 }
 
-// Recheck records, under the run's fence, why an ambiguous action is still
-// ambiguous after another look: its reason becomes reason, and an event
-// (ambiguous to ambiguous) keeps the look in its history. Any other state
-// is ErrIllegalTransition; a reason equal to the current one changes
-// nothing.
+// Recheck records, under the run's fence, why an ambiguous (or moderated)
+// action is still so after another look: its reason becomes reason, and an
+// event (ambiguous to ambiguous, moderated to moderated) keeps the look in
+// its history. Any other state is ErrIllegalTransition; a reason equal to
+// the current one changes nothing.
 func (db *DB) Recheck(ctx context.Context, f Fence, id, reason string) (Action, error) {
 	out, err := db.inFencedAction(ctx, f, id, func(tx *sql.Tx, a Action) (Action, error) {
-		if a.Status != Ambiguous {
-			return a, fmt.Errorf("%w: only an ambiguous action is rechecked; this one is %s", ErrIllegalTransition, a.Status)
+		if a.Status != Ambiguous && a.Status != Moderated {
+			return a, fmt.Errorf("%w: only an ambiguous or moderated action is rechecked; this one is %s", ErrIllegalTransition, a.Status)
 		}
 		if strings.TrimSpace(reason) == "" {
 			return a, fmt.Errorf("%w: a reason is required", ErrIllegalTransition)
@@ -691,10 +708,10 @@ func (db *DB) Recheck(ctx context.Context, f Fence, id, reason string) (Action, 
 		now := db.now()
 		a.FailureReason, a.UpdatedAt, a.Generation = reason, now, f.Generation
 		if _, err := tx.ExecContext(ctx, `UPDATE actions SET failure_reason = ?, generation = ?, updated_at = ? WHERE id = ? AND status = ?`,
-			reason, a.Generation, nanos(now), a.ID, Ambiguous); err != nil {
+			reason, a.Generation, nanos(now), a.ID, a.Status); err != nil {
 			return a, fmt.Errorf("update action: %w", err)
 		}
-		return a, insertEvent(ctx, tx, a.ID, Ambiguous, Ambiguous, f.Generation, ByOperator, reason, nanos(now))
+		return a, insertEvent(ctx, tx, a.ID, a.Status, a.Status, f.Generation, ByOperator, reason, nanos(now))
 	})
 	if err != nil {
 		return Action{}, fmt.Errorf("recheck action %s: %w", id, err)

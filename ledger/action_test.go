@@ -113,6 +113,9 @@ func TestTransitionsLegal(t *testing.T) {
 		"planned-failed":      {ledger.Failed},
 		"replanned":           {ledger.Executing, ledger.Failed, ledger.Planned, ledger.Executing, ledger.Verified},
 		"replanned-from-plan": {ledger.Failed, ledger.Planned},
+		"moderated":           {ledger.Executing, ledger.Moderated},
+		"moderated-verified":  {ledger.Executing, ledger.Moderated, ledger.Verified},
+		"ambiguous-moderated": {ledger.Executing, ledger.Ambiguous, ledger.Moderated},
 	} {
 		a := walk(t, db, f, name, path...)
 		require.Equal(t, path[len(path)-1], a.Status, name)
@@ -149,12 +152,16 @@ func TestTransitionsIllegal(t *testing.T) {
 		ledger.Verified:  {ledger.Executing, ledger.Verified},
 		ledger.Failed:    {ledger.Executing, ledger.Failed},
 		ledger.Ambiguous: {ledger.Executing, ledger.Ambiguous},
+		ledger.Moderated: {ledger.Executing, ledger.Moderated},
 	}
+	// moderated -> failed is a person's (Resolve), never the operator's.
 	legal := map[[2]ledger.Status]bool{
 		{ledger.Planned, ledger.Executing}: true, {ledger.Planned, ledger.Failed}: true,
 		{ledger.Executing, ledger.Verified}: true, {ledger.Executing, ledger.Failed}: true, {ledger.Executing, ledger.Ambiguous}: true,
-		{ledger.Ambiguous, ledger.Verified}: true, {ledger.Ambiguous, ledger.Failed}: true,
-		{ledger.Failed, ledger.Planned}: true,
+		{ledger.Executing, ledger.Moderated}: true,
+		{ledger.Ambiguous, ledger.Verified}:  true, {ledger.Ambiguous, ledger.Failed}: true, {ledger.Ambiguous, ledger.Moderated}: true,
+		{ledger.Moderated, ledger.Verified}: true,
+		{ledger.Failed, ledger.Planned}:     true,
 	}
 	n := 0
 	for from, path := range reach {
@@ -176,7 +183,7 @@ func TestTransitionsIllegal(t *testing.T) {
 			require.Equal(t, before, after)
 		}
 	}
-	require.Equal(t, 25-8, n, "every illegal pair was tried")
+	require.Equal(t, 36-11, n, "every illegal pair was tried")
 
 	t.Run("AbandonedIsNotReplanned", func(t *testing.T) {
 		a := walk(t, db, f, "abandoned")
@@ -273,13 +280,61 @@ func TestResolveByPerson(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ledger.Failed, got.Status)
 
+	// Absent and to be tried again: a definitive failure, which a pass
+	// replans.
 	amb3 := walk(t, db, l.Fence(), "amb3", ledger.Executing, ledger.Ambiguous)
-	_, err = db.Resolve(ctx, amb3.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "absent"})
-	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "a person's absent is final, not replannable")
+	got, err = db.Resolve(ctx, amb3.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "absent: try again"})
+	require.NoError(t, err)
+	require.Equal(t, ledger.Definitive, got.FailureClass)
+	got, err = db.Transition(ctx, l.Fence(), amb3.ID, ledger.Change{To: ledger.Planned, Reason: "replanned"})
+	require.NoError(t, err)
+	require.Equal(t, 2, got.Attempt)
+
+	// A moderated action: rejected by the moderators (a person's word),
+	// or found public.
+	mod := walk(t, db, l.Fence(), "mod", ledger.Executing, ledger.Moderated)
+	_, err = db.Transition(ctx, l.Fence(), mod.ID, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "not found"})
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "the operator never ends a moderated action failed")
+	got, err = db.Resolve(ctx, mod.ID, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "rejected by the moderators"})
+	require.NoError(t, err)
+	require.Equal(t, ledger.Failed, got.Status)
+	mod2 := walk(t, db, l.Fence(), "mod2", ledger.Executing, ledger.Moderated)
+	got, err = db.Resolve(ctx, mod2.ID, ledger.Change{To: ledger.Verified, Result: "http://127.0.0.1/p/9#comment-3", Reason: "public now"})
+	require.NoError(t, err)
+	require.Equal(t, ledger.Verified, got.Status)
 
 	exec := walk(t, db, l.Fence(), "exec", ledger.Executing)
 	_, err = db.Resolve(ctx, exec.ID, ledger.Change{To: ledger.Verified, Result: "x", Reason: "r"})
-	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "only ambiguous actions are resolved by a person")
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "only ambiguous or moderated actions are resolved by a person")
+	amb4 := walk(t, db, l.Fence(), "amb4", ledger.Executing, ledger.Ambiguous)
+	_, err = db.Resolve(ctx, amb4.ID, ledger.Change{To: ledger.Moderated, Reason: "r"})
+	require.ErrorIs(t, err, ledger.ErrIllegalTransition, "a person resolves as verified or failed")
+}
+
+// A moderated action records the landed URL, is rechecked (moderated to
+// moderated) while it is not found public, and counts as performed.
+func TestModerated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := MustOpen(t)
+	l := mustLease(t, db, "op")
+	a := walk(t, db, l.Fence(), "held", ledger.Executing)
+	a, err := db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Moderated, Result: "http://127.0.0.1/p/2#comment-7", Reason: "held for moderation"})
+	require.NoError(t, err)
+	require.Equal(t, "http://127.0.0.1/p/2#comment-7", a.CanonicalResult)
+	require.True(t, a.Performed())
+	got, err := db.Recheck(ctx, l.Fence(), a.ID, "still held: not in the public view")
+	require.NoError(t, err)
+	require.Equal(t, ledger.Moderated, got.Status)
+	evs, err := db.Events(ctx, a.ID)
+	require.NoError(t, err)
+	last := evs[len(evs)-1]
+	require.Equal(t, [2]ledger.Status{ledger.Moderated, ledger.Moderated}, [2]ledger.Status{last.From, last.To})
+	list, err := db.ListActions(ctx, ledger.ActionFilter{Statuses: []ledger.Status{ledger.Moderated}})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	_, err = db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Verified, Result: "http://127.0.0.1/p/2#comment-7", Reason: "public"})
+	require.NoError(t, err)
 }
 
 func TestRecordsAreProtectedBySchema(t *testing.T) {
@@ -291,6 +346,7 @@ func TestRecordsAreProtectedBySchema(t *testing.T) {
 	fl := walk(t, db, l.Fence(), "failed", ledger.Executing)
 	_, err := db.Transition(ctx, l.Fence(), fl.ID, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "declined"})
 	require.NoError(t, err)
+	mod := walk(t, db, l.Fence(), "held", ledger.Executing, ledger.Moderated)
 	task, _, err := db.CreateTask(ctx, "agent:k1", taskRequest("post"))
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
@@ -303,6 +359,9 @@ func TestRecordsAreProtectedBySchema(t *testing.T) {
 		`UPDATE actions SET canonical_result = 'x' WHERE id = '` + v.ID + `'`,
 		`UPDATE actions SET status = 'executing' WHERE id = '` + fl.ID + `'`,
 		`UPDATE actions SET payload_json = '{}' WHERE id = '` + fl.ID + `'`,
+		`UPDATE actions SET status = 'planned' WHERE id = '` + mod.ID + `'`,
+		`UPDATE actions SET status = 'ambiguous' WHERE id = '` + mod.ID + `'`,
+		`UPDATE actions SET status = 'unheard_of' WHERE id = '` + mod.ID + `'`,
 		`DELETE FROM actions`,
 		`UPDATE action_events SET reason = 'x'`,
 		`DELETE FROM action_events`,

@@ -12,8 +12,10 @@ import (
 )
 
 // countLimit counts a limit's usage at now: distinct verified actions of its
-// formats whose effect fell inside the window, and actions of its formats
-// now executing or ambiguous (they may have happened).
+// formats whose effect fell inside the window, and in flight the actions of
+// its formats now executing or ambiguous (they may have happened) and those
+// moderated whose effect fell inside the window (held for moderation, they
+// exist; their usage is recorded once they are verified, dated alike).
 func countLimit(ctx context.Context, q querier, l budgets.Limit, now time.Time) (used, inFlight int, err error) {
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(l.Formats)), ",")
 	args := make([]any, 0, len(l.Formats)+1)
@@ -26,7 +28,8 @@ func countLimit(ctx context.Context, q querier, l budgets.Limit, now time.Time) 
 		return 0, 0, err
 	}
 	err = q.QueryRowContext(ctx, `SELECT count(*) FROM actions
-		WHERE status IN ('executing', 'ambiguous') AND format IN (`+marks+`)`, args...).Scan(&inFlight)
+		WHERE (status IN ('executing', 'ambiguous') OR status = 'moderated' AND executing_at > ?) AND format IN (`+marks+`)`,
+		append([]any{nanos(now.Add(-l.Window))}, args...)...).Scan(&inFlight)
 	return used, inFlight, err
 }
 

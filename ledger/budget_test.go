@@ -175,3 +175,49 @@ func TestBudgetConcurrentNeverPasses(t *testing.T) {
 	require.Equal(t, 9, exhausted)
 	requireUsageEqualsVerified(t, db)
 }
+
+// A moderated effect exists: it counts against a limit from when it was
+// made, for as long as the window holds it, and its usage is recorded
+// (dated alike) once it is verified. Rejected (a person's failed), it no
+// longer counts.
+func TestBudgetCountsModerated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, c := MustOpen(t)
+	l := mustLease(t, db, "op")
+	f := l.Fence()
+	p := mustPolicy(t, map[string]budgets.FormatLimit{budgets.PostText: {Max: 1, Window: time.Hour}}, nil)
+	held := mustReserve(t, db, f, postIntent("held"))
+	_, err := db.Transition(ctx, f, held.ID, ledger.Change{To: ledger.Executing, Reason: "go", Budget: p})
+	require.NoError(t, err)
+	_, err = db.Transition(ctx, f, held.ID, ledger.Change{To: ledger.Moderated, Reason: "held for moderation"})
+	require.NoError(t, err)
+	require.ErrorIs(t, db.CheckBudget(ctx, p, budgets.PostText), budgets.ErrExhausted, "the held effect fills the limit")
+	u, err := db.BudgetUsage(ctx, p)
+	require.NoError(t, err)
+	require.Equal(t, 0, u[0].Used)
+	require.Equal(t, 1, u[0].InFlight)
+
+	c.Advance(time.Hour + time.Second)
+	require.NoError(t, db.CheckBudget(ctx, p, budgets.PostText), "out of the window, as a verified one would be")
+
+	// Verified later: its usage is dated when it was made, out of the window.
+	_, err = db.Transition(ctx, f, held.ID, ledger.Change{To: ledger.Verified, Result: "http://x/p/1", Reason: "public", Budget: p})
+	require.NoError(t, err)
+	u, err = db.BudgetUsage(ctx, p)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{0, 0}, [2]int{u[0].Used, u[0].InFlight})
+
+	// Another one held, then rejected: it counts, then it does not.
+	l2 := mustLease(t, db, "op")
+	f = l2.Fence()
+	rejected := mustReserve(t, db, f, postIntent("rejected"))
+	_, err = db.Transition(ctx, f, rejected.ID, ledger.Change{To: ledger.Executing, Reason: "go", Budget: p})
+	require.NoError(t, err)
+	_, err = db.Transition(ctx, f, rejected.ID, ledger.Change{To: ledger.Moderated, Reason: "held"})
+	require.NoError(t, err)
+	require.ErrorIs(t, db.CheckBudget(ctx, p, budgets.PostText), budgets.ErrExhausted)
+	_, err = db.Resolve(ctx, rejected.ID, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "rejected by the moderators"})
+	require.NoError(t, err)
+	require.NoError(t, db.CheckBudget(ctx, p, budgets.PostText))
+}

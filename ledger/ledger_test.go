@@ -379,3 +379,101 @@ func TestMigrationFourCountsStoredIntents(t *testing.T) {
 	require.Len(t, intents, 3)
 	require.Equal(t, []int{3, 1, 1}, []int{intents[0].Effects, intents[1].Effects, intents[2].Effects})
 }
+
+// Migration 0005 rebuilds the actions table for the moderated status: every
+// action keeps its columns, the tables that reference actions still do (and
+// references are enforced again afterwards), and the schema's triggers are
+// back.
+func TestMigrationFiveKeepsActions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
+	require.NoError(t, err)
+	stmts := []string{
+		`PRAGMA application_id = 1651666800`,
+		`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
+	}
+	for v, name := range []string{"0001_init", "0002_tab_opening", "0003_action_other_accounts", "0004_task_bounds"} {
+		body, err := os.ReadFile("migrations/" + name + ".sql")
+		require.NoError(t, err)
+		stmts = append(stmts, string(body), fmt.Sprintf(`INSERT INTO schema_migrations VALUES (%d, '%s', 1)`, v+1, name))
+	}
+	stmts = append(stmts,
+		`INSERT INTO tasks (id, idempotency_key, request_json, contract_json, status, created_at, updated_at)
+			VALUES ('task_1', 'calendar:k', '{}', '{}', 'open', 1, 1)`,
+		`INSERT INTO actions (id, idempotency_key, task_id, run_id, type, format, site, actor, target_url, payload_json,
+			status, attempt, canonical_result, failure_reason, failure_class, may_surface, baseline_json, generation,
+			created_at, updated_at, executing_at, settled_at, other_accounts_json) VALUES
+			('act_v', 'k1', 'task_1', 'run_1', 'thread_part', 'thread', 'demo', 'alice', '', '{"intent":"calendar:k"}',
+			 'verified', 1, 'http://127.0.0.1/p/1', '', '', 1, '[]', 3, 10, 20, 15, 20, NULL),
+			('act_a', 'k2', 'task_1', 'run_1', 'post', 'post_text', 'demo', 'alice', '', '{"intent":"calendar:k2"}',
+			 'ambiguous', 2, '', 'cannot prove', '', 0, NULL, 4, 11, 21, 16, NULL, '["carol"]')`,
+		`INSERT INTO action_events (action_id, from_status, to_status, generation, by, reason, at) VALUES
+			('act_v', '', 'planned', 3, 'operator', 'reserved', 10)`,
+		`INSERT INTO budget_usage (action_id, format, limits, generation, at) VALUES ('act_v', 'thread', 'original', 3, 15)`,
+		`INSERT INTO thread_parts (thread_id, position, action_id, expected_parent_url, published_url, verified)
+			VALUES ('calendar:k', 0, 'act_v', '', 'http://127.0.0.1/p/1', 1)`,
+		`PRAGMA user_version = 4`)
+	for _, q := range stmts {
+		_, err := raw.Exec(q)
+		require.NoError(t, err, q)
+	}
+	require.NoError(t, raw.Close())
+
+	db := MustOpenAt(t, path, newClock())
+	v, err := db.SchemaVersion(ctx)
+	require.NoError(t, err)
+	require.Equal(t, ledger.LatestSchemaVersion(), v)
+	a, err := db.GetAction(ctx, "act_a")
+	require.NoError(t, err)
+	require.Equal(t, ledger.Ambiguous, a.Status)
+	require.Equal(t, 2, a.Attempt)
+	require.Equal(t, []string{"carol"}, a.OtherAccounts)
+	require.Equal(t, "cannot prove", a.FailureReason)
+	require.Equal(t, int64(4), a.Generation)
+	vd, err := db.GetAction(ctx, "act_v")
+	require.NoError(t, err)
+	require.Equal(t, ledger.Verified, vd.Status)
+	require.True(t, vd.MaySurface)
+	require.True(t, vd.HaveBaseline)
+	require.Equal(t, "task_1", vd.TaskID)
+	evs, err := db.Events(ctx, "act_v")
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+
+	// The new status works, and so does the lifecycle around it.
+	l := mustLease(t, db, "op")
+	_, err = db.Transition(ctx, l.Fence(), "act_a", ledger.Change{To: ledger.Moderated, Reason: "held"})
+	require.NoError(t, err)
+	// The writer enforces references again: an action of a task that does
+	// not exist is refused.
+	in := postIntent("orphan")
+	in.TaskID = "task_nope"
+	_, _, err = db.Reserve(ctx, l.Fence(), in)
+	require.ErrorContains(t, err, "FOREIGN KEY")
+	require.NoError(t, db.Close())
+
+	raw, err = sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
+	require.NoError(t, err)
+	defer raw.Close()
+	for _, q := range []string{
+		`UPDATE actions SET status = 'planned' WHERE id = 'act_v'`,
+		`UPDATE actions SET payload_json = '{}' WHERE id = 'act_a'`,
+		`UPDATE actions SET status = 'planned' WHERE id = 'act_a'`,
+		`DELETE FROM actions WHERE id = 'act_a'`,
+	} {
+		_, err := raw.Exec(q)
+		require.ErrorContains(t, err, "browserop: ", q)
+	}
+	var fks int
+	require.NoError(t, raw.QueryRow(`SELECT count(*) FROM pragma_foreign_key_list('action_events') WHERE "table" = 'actions'`).Scan(&fks))
+	require.Equal(t, 1, fks, "action_events still references actions")
+	rows, err := raw.Query(`PRAGMA foreign_key_check`)
+	require.NoError(t, err)
+	require.False(t, rows.Next(), "every reference holds")
+	rows.Close()
+}

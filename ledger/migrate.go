@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -22,7 +23,15 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	// noForeignKeys: the migration rebuilds a table that others reference
+	// (SQLite cannot change a constraint in place), which SQLite's
+	// procedure for such changes does with foreign key enforcement off.
+	noForeignKeys bool
 }
+
+// noForeignKeysLine, as a migration's first line, asks for the migration
+// to run with foreign key enforcement off (see DB.inTxWithoutForeignKeys).
+const noForeignKeysLine = "-- browserop: foreign_keys off"
 
 // migrations returns the embedded migrations in order. Their file names are
 // NNNN_name.sql, numbered from 1 without gaps.
@@ -42,7 +51,8 @@ func migrations() []migration {
 		if err != nil {
 			panic(fmt.Sprintf("ledger: read migration %s: %v", e.Name(), err))
 		}
-		ms = append(ms, migration{version: v, name: name, sql: string(body)})
+		first, _, _ := strings.Cut(string(body), "\n")
+		ms = append(ms, migration{version: v, name: name, sql: string(body), noForeignKeys: strings.TrimSpace(first) == noForeignKeysLine})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	for i, m := range ms {
@@ -87,8 +97,12 @@ func (db *DB) applyMigrations(ctx context.Context) ([]Migration, error) {
 	var applied []Migration
 	for _, m := range migrations() {
 		done := false
+		inTx := db.inTx
+		if m.noForeignKeys {
+			inTx = db.inTxWithoutForeignKeys
+		}
 		err := retryBusy(ctx, func() error {
-			return db.inTx(ctx, func(tx *sql.Tx) error {
+			return inTx(ctx, func(tx *sql.Tx) error {
 				var version int
 				if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 					return err
@@ -128,6 +142,51 @@ func (db *DB) applyMigrations(ctx context.Context) ([]Migration, error) {
 		}
 	}
 	return applied, nil
+}
+
+// inTxWithoutForeignKeys runs fn in one write transaction with foreign key
+// enforcement off, as SQLite's procedure for rebuilding a referenced table
+// says: the pragma is set on the writer connection before the transaction
+// (inside one it does nothing), every reference is checked (PRAGMA
+// foreign_key_check) before the commit, which any violation aborts, and
+// enforcement is on again before the connection goes back to the pool. A
+// connection whose enforcement could not be turned on again is discarded.
+func (db *DB) inTxWithoutForeignKeys(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		return err
+	}
+	defer func() {
+		if _, perr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`); perr != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			err = errors.Join(err, fmt.Errorf("turn foreign keys on again: %w", perr))
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		return err
+	}
+	broken := rows.Next()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if broken {
+		return errors.New("a foreign key reference is broken: the migration is not applied")
+	}
+	return tx.Commit()
 }
 
 // SchemaVersion returns the schema version of the open ledger.

@@ -118,7 +118,7 @@ func TestLedgerProperties(t *testing.T) {
 				if to == ledger.Failed {
 					ch.Class = ledger.Definitive
 				}
-				if (to == ledger.Verified && !happened[a.ID]) || (to == ledger.Failed && happened[a.ID]) {
+				if (to == ledger.Verified || to == ledger.Moderated) && !happened[a.ID] || (to == ledger.Failed && happened[a.ID]) {
 					ch.To = ledger.Ambiguous
 				}
 				before, _ := db.GetAction(ctx, a.ID)

@@ -33,7 +33,7 @@ func (db *DB) SupersedeTask(ctx context.Context, f Fence, taskID, reason string)
 		}
 		var performed int // Action.Performed, in SQL
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM actions WHERE task_id = ?
-			AND (executing_at IS NOT NULL OR status IN ('executing', 'verified', 'ambiguous'))`, taskID).Scan(&performed); err != nil {
+			AND (executing_at IS NOT NULL OR status IN ('executing', 'verified', 'ambiguous', 'moderated'))`, taskID).Scan(&performed); err != nil {
 			return err
 		}
 		if performed > 0 {

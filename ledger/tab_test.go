@@ -116,7 +116,7 @@ func TestStatusReport(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, r.LeaseHeld)
 	require.Equal(t, "op", r.Lease.Holder)
-	require.Equal(t, map[ledger.Status]int{ledger.Planned: 1, ledger.Executing: 0, ledger.Verified: 1, ledger.Failed: 0, ledger.Ambiguous: 1}, r.Counts)
+	require.Equal(t, map[ledger.Status]int{ledger.Planned: 1, ledger.Executing: 0, ledger.Verified: 1, ledger.Failed: 0, ledger.Ambiguous: 1, ledger.Moderated: 0}, r.Counts)
 	require.Len(t, r.Ambiguous, 1)
 }
 

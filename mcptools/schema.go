@@ -132,17 +132,17 @@ func taskStateSchema() *jsonschema.Schema {
 		"contract":            "the task's immutable contract",
 		"grants":              "extra domains the person approved for this task only",
 		"owner_generation":    "the fencing generation of the operator that last acted for the task",
-		"current_interaction": "idle, acting, waiting_for_confirmation (the person must approve an action) or waiting_for_reconciliation (an effect is uncertain)",
+		"current_interaction": "idle, acting, waiting_for_confirmation (the person must approve an action), waiting_for_reconciliation (an effect is uncertain) or waiting_for_moderation (the site holds an effect for moderation)",
 		"intents":             "how many intents were submitted",
 		"finished":            "the task accepts no more intents (task_finish); it becomes done once every intent is settled",
 		"submitted_intent":    "in task_submit's answer: the id of the intent it accepted (the same intent again names the first)",
-		"result":              "once done or cancelled: each intent with its outcome (known_complete, not_done, uncertain...) and permalink",
+		"result":              "once done or cancelled: each intent with its outcome (known_complete, not_done, uncertain, moderated...) and permalink",
 		"actions":             "the task's actions, one per external effect",
 		"history":             "the task's append-only history",
 	})
 	describe(s.Properties["actions"].Items, map[string]string{
 		"intent_id":    "the intent this action performs (the id task_submit answered)",
-		"effect_state": "pending, needs_confirmation (waits for the person), executing, known_complete, not_done or uncertain (never retried blindly)",
+		"effect_state": "pending, needs_confirmation (waits for the person), executing, known_complete, not_done, uncertain (never retried blindly) or moderated (made, held by the site's moderators: never retried, verified once public)",
 		"result":       "the canonical result, e.g. the permalink of the published post",
 		"failure":      "why the action is not done",
 	})

@@ -85,7 +85,7 @@ func NewServer(tasks *operator.TaskService, version string) *mcp.Server {
 		Name:  ToolTaskState,
 		Title: "Task state",
 		Description: "Return a task's durable state: status, contract, domains added for this task, how many intents were submitted, " +
-			"each action with its effect state (pending, needs_confirmation, executing, known_complete, not_done, uncertain) and " +
+			"each action with its effect state (pending, needs_confirmation, executing, known_complete, not_done, uncertain, moderated) and " +
 			"permalink when known, the current interaction and the task's history. Use it to resume after a reconnect.",
 		InputSchema:  inputSchema[TaskIDInput](),
 		OutputSchema: taskStateSchema(),

@@ -73,14 +73,19 @@ func fromAction(a ledger.Action) (intent, error) {
 	return in, nil
 }
 
-// verifyIntent is the intent as verify compares it.
-func (in intent) verifyIntent(executingAt time.Time) verify.Intent {
-	v := verify.Intent{Kind: in.kind, Actor: in.actor, Text: in.text, NotBefore: executingAt}
+// verifyIntent is the intent as verify compares it on site: the text as
+// the site renders it (site.Expected), the parent or target in the site's
+// canonical form (site.Canonical), as the links the adapter reads are.
+// The ledger keeps the raw intent: its idempotency key never changes.
+func (in intent) verifyIntent(site sites.Adapter, executingAt time.Time) verify.Intent {
+	v := verify.Intent{Kind: in.kind, Actor: in.actor, Text: site.Expected(in.performed(), in.text), NotBefore: executingAt}
 	switch {
 	case in.kind.HasParent():
-		v.ExpectedParent = in.target
+		if in.target != "" {
+			v.ExpectedParent = site.Canonical(in.target)
+		}
 	case in.kind.Toggles():
-		v.Target = in.target
+		v.Target = site.Canonical(in.target)
 	}
 	return v
 }

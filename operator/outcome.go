@@ -16,6 +16,10 @@ const (
 	OutcomeKnownComplete = "known_complete" // every effect is verified
 	OutcomeNotDone       = "not_done"       // settled without (all of) its effect
 	OutcomeUncertain     = "uncertain"      // an effect is ambiguous: a person resolves it
+	// OutcomeModerated: an effect is held by the site's moderators: made,
+	// not public yet. Not settled: it becomes known_complete once a pass
+	// finds it public, or not_done when a person says it was rejected.
+	OutcomeModerated = "moderated"
 )
 
 // IntentOutcome is one intent of a task and what became of it.
@@ -122,6 +126,7 @@ func outcomeOf(ref intentRef, acts []ledger.Action, maxAttempts int) IntentOutco
 	if ref.typ != kind.Thread {
 		o.Permalinks = nil
 	}
+	moderated := false
 	for _, a := range acts {
 		switch {
 		case a.Status == ledger.Ambiguous:
@@ -129,9 +134,15 @@ func outcomeOf(ref intentRef, acts []ledger.Action, maxAttempts int) IntentOutco
 			return o
 		case a.Status == ledger.Executing:
 			o.Outcome = OutcomeExecuting
+		case a.Status == ledger.Moderated:
+			moderated = true
 		}
 	}
 	if o.Outcome == OutcomeExecuting {
+		return o
+	}
+	if moderated {
+		o.Outcome = OutcomeModerated
 		return o
 	}
 	if verified >= ref.parts {

@@ -93,6 +93,12 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 			p.hardStopPass("an unresolved ambiguous action")
 			p.report(a, entry, "ambiguous_waiting")
 			return a, nil
+		case ledger.Moderated:
+			// Performed, held by the site's moderators: never performed
+			// again, and nothing for a person to settle, so the pass goes
+			// on. Reconciliation verifies it once it is public.
+			p.report(a, entry, "awaiting_moderation")
+			return a, nil
 		}
 	}
 	if late {
@@ -145,8 +151,10 @@ type mutation struct {
 	tab          *browser.Tab // the tab preflight checked: the one clicked
 	before       string       // the page the submission starts from
 	submitErr    error        // what the click returned
-	landedURL    string       // the result's URL the landing page names
-	maySurface   bool         // see settle
+	// landed is what Result read on the page the submission landed on
+	// (zero when the click failed or Result did).
+	landed     sites.Observed
+	maySurface bool // see settle
 }
 
 // authorize refuses an action the task may no longer do (see
@@ -204,7 +212,7 @@ func (p *pass) baseline(m *mutation) (bool, error) {
 	switch {
 	case err == nil:
 		now := p.r.now()
-		m.baseline, m.haveBaseline = verify.BaselineOf(m.in.verifyIntent(now), toSearch(res, now))
+		m.baseline, m.haveBaseline = verify.BaselineOf(m.in.verifyIntent(m.site, now), toSearch(res, now))
 	case errors.As(err, &hs):
 		return true, p.stopOn(err, m.a, m.entry)
 	}
@@ -238,24 +246,33 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 		return true, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, m.a, m.entry)
 	}
 	if m.in.target != "" && m.in.performed() != kind.Post {
-		if browser.LooseURL(m.before) != browser.LooseURL(m.in.target) {
+		// Compared in the site's canonical form: a site that drops a
+		// tracking parameter on the way still opened the target.
+		if browser.LooseURL(m.site.Canonical(m.before)) != browser.LooseURL(m.site.Canonical(m.in.target)) {
 			return true, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, m.a, m.entry)
 		}
 	}
 	return false, nil
 }
 
-// prepare fills the exact payload of an action that creates an item and
-// reads it back: a mismatch fails the action definitively, nothing sent.
+// prepare readies every kind for its one committing click (site.Fill):
+// it fills the exact payload of an action that creates an item and reads
+// it back, and runs the steps the site declares before the click (a like's
+// or a follow's too). A mismatch, or a step that failed, fails the action
+// definitively: nothing was sent. Any other error is a hard stop.
 func (p *pass) prepare(m *mutation) (bool, error) {
-	if !m.in.kind.Creates() {
-		return false, nil
-	}
 	_, err := m.site.Fill(p.ctx, m.tab, m.si)
 	switch {
 	case errors.Is(err, sites.ErrReadBackMismatch):
 		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive,
 			"the editor's read-back differs from the intended text; nothing was submitted", "read_back_mismatch")
+		return true, err
+	case errors.Is(err, sites.ErrStepFailed):
+		reason := "a step before the click failed"
+		if detail := afterSentinel(err, sites.ErrStepFailed); detail != err.Error() {
+			reason += ": " + printable(detail)
+		}
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, reason+"; nothing was submitted", "step_failed")
 		return true, err
 	case err != nil:
 		return true, p.stopOn(err, m.a, m.entry)
@@ -318,21 +335,42 @@ func (p *pass) goExecuting(m *mutation) (bool, error) {
 	return p.refuseOutsideAuthority(&m.a, m.in, m.entry)
 }
 
-// click sends the one click. A control already in the done state ends the
-// action abandoned (a click would undo it); a refusal before the click (a
-// hard stop, an ambiguous selector) fails it definitively and stops. Any
-// other outcome, an error included, goes on to verification.
+// click sends the one click. A like or follow whose control already shows
+// the done state is verified: its effect is in place, read as the actor
+// preflight checked, and nothing was clicked (a click would undo it). A
+// refusal the site's answer proves fails the action definitively (and a
+// rate limit or a lost session stops the site); a refusal before the click
+// (a hard stop, an ambiguous selector) fails it definitively and stops.
+// Any other outcome, an error included, goes on to verification.
 func (p *pass) click(m *mutation) (bool, error) {
 	serr := m.site.Submit(p.ctx, m.tab, m.si)
 	crashPoint("after-click-returned")
 	m.submitErr = serr
 	var hs *sites.HardStop
+	refusal := sites.AsRefusal(serr)
 	switch {
 	case serr == nil:
 	case errors.Is(serr, sites.ErrAlreadyDone):
 		var err error
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Abandoned, "the control already showed the done state; nothing was clicked", "already_done")
-		return true, err
+		m.a, err = p.transition(m.a, ledger.Change{To: ledger.Verified, Result: verify.NormalizeURL(m.site.Canonical(m.in.target)),
+			Reason: "verified: the control already showed the done state, read as the actor: the effect was already in place and nothing was clicked"})
+		if err != nil {
+			return true, err
+		}
+		p.report(m.a, m.entry, "already_done")
+		return true, nil
+	case refusal != nil && !errors.Is(serr, sites.ErrOutcomeUnknown):
+		// The site's answer to the click proves it created nothing.
+		var err error
+		if m.a, err = p.transition(m.a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: refusalReason(m.in.performed(), refusal)}); err != nil {
+			return true, err
+		}
+		if refusal.Kind == sites.RefusedRateLimit || refusal.Kind == sites.RefusedLogin {
+			// As its blocker screens would: nothing more on this site now.
+			p.hardStop(string(refusal.Kind))
+		}
+		p.report(m.a, m.entry, "refused")
+		return true, nil
 	case !errors.Is(serr, sites.ErrOutcomeUnknown) && (errors.As(serr, &hs) || errors.Is(serr, sites.ErrSelectorAmbiguous)):
 		// Refused before the click: definitively not done, and unsafe to
 		// go on (the stop comes before the report).
@@ -345,6 +383,20 @@ func (p *pass) click(m *mutation) (bool, error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// refusalReason says how the site refused a submission of kind k, with
+// the site's own message escaped: nothing was created.
+func refusalReason(k kind.Kind, r *sites.Refusal) string {
+	reason := fmt.Sprintf("the site refused the %s (%s", k, r.Kind)
+	if r.Status != 0 {
+		reason += fmt.Sprintf(", status %d", r.Status)
+	}
+	reason += ")"
+	if r.Message != "" {
+		reason += fmt.Sprintf(": %q", r.Message)
+	}
+	return reason + "; nothing was created"
 }
 
 // land reads where the submission landed, also after an uncertain click
@@ -366,7 +418,10 @@ func (p *pass) land(m *mutation) (bool, error) {
 		if errors.As(err, &hs) {
 			p.hardStop(stopKind(err))
 		}
-		m.landedURL, page = landed.URL, landed.PageURL
+		page = landed.PageURL
+		if err == nil {
+			m.landed = landed
+		}
 	}
 	if page == "" {
 		page, _ = m.tab.URL(p.ctx)
@@ -391,14 +446,41 @@ func (p *pass) land(m *mutation) (bool, error) {
 	return false, nil
 }
 
-// verifyAndSettle verifies the action against the live site and records
-// the verdict.
+// verifyAndSettle records an effect the site holds for moderation as
+// such; any other it verifies against the live site, and records the
+// verdict.
 func (p *pass) verifyAndSettle(m *mutation) (bool, error) {
-	v := p.verifyLive(m.st, m.in, m.a, m.landedURL, lateClick{})
+	if ended, err := p.holdForModeration(m); ended || err != nil {
+		return true, err
+	}
+	v := p.verifyLive(m.st, m.in, m.a, landing{obs: m.landed, maySurface: m.maySurface}, lateClick{})
 	crashPoint("after-verification")
 	var err error
 	m.a, err = p.settle(m.a, v, m.entry, m.submitErr, m.maySurface, "")
 	return true, err
+}
+
+// holdForModeration records as moderated an action whose landed page says
+// the site holds the item it created for moderation: it exists, it is not
+// public, so no search can prove it yet, and it must never be performed
+// again. A landed page that contradicts the intent (verify.CheckLanded)
+// is not this action's item: verification goes on and says so.
+func (p *pass) holdForModeration(m *mutation) (bool, error) {
+	if m.submitErr != nil || !m.landed.Moderated {
+		return false, nil
+	}
+	if m.in.kind.Creates() && verify.CheckLanded(m.in.verifyIntent(m.site, m.a.ExecutingAt), landedOf(m.landed)) != "" {
+		return false, nil
+	}
+	crashPoint("after-verification")
+	var err error
+	m.a, err = p.transition(m.a, ledger.Change{To: ledger.Moderated, Result: m.landed.URL, MaySurface: m.maySurface,
+		Reason: "held for moderation: the page the submission landed on says so; it is verified once a search finds it public"})
+	if err != nil {
+		return true, err
+	}
+	p.report(m.a, m.entry, "moderated")
+	return true, nil
 }
 
 // endFailed ends an action as failed (class, reason) and reports it under
@@ -414,15 +496,13 @@ func (p *pass) endFailed(a ledger.Action, entry string, class ledger.FailureClas
 }
 
 // settle records a verdict on an executing or ambiguous action. maySurface
-// says the effect may show later than a search here can see: then a search
-// that misses the result is not a definitive absence, and the action waits,
-// ambiguous, to be found by a later reconciliation or settled by a person.
-// notePrefix marks reconciliation in the summary.
+// says the effect may show later than a search here can see; it is
+// recorded on the action (verifyLive already let it keep a search that
+// misses the result from proving absence, unless the site's bound on how
+// late it surfaces has passed). notePrefix marks reconciliation in the
+// summary.
 func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause error, maySurface bool, notePrefix string) (ledger.Action, error) {
 	var err error
-	if v.Outcome == verify.Absent && (maySurface || a.MaySurface) {
-		v = verify.Verdict{Outcome: verify.Ambiguous, Reason: "the effect may still surface (the site answered, or the submission timed out), so its absence is not proof"}
-	}
 	var others []string
 	if v.Outcome != verify.Verified {
 		// Read again: an account seen during this pass is on the record,

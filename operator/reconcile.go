@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/browserop/browserop/browser"
@@ -19,18 +20,44 @@ type stateLabeler interface {
 	StateLabels(k kind.Kind) (done, notDone string, ok bool)
 }
 
+// landing is what verifyLive knows of a submission beyond the action's
+// record, when the pass that clicked verifies it.
+type landing struct {
+	// obs is what Result read on the landed page (zero: nothing).
+	obs sites.Observed
+	// maySurface: the effect may surface later than the settle time (see
+	// pass.land); the action's MaySurface says the same once recorded.
+	maySurface bool
+}
+
+// landedOf is what the landed page read, as verify compares it: only the
+// fields the adapter read count.
+func landedOf(o sites.Observed) verify.Landed {
+	return verify.Landed{Text: o.Text, ReadText: slices.Contains(o.Read, "text"),
+		Author: o.Author, ReadAuthor: slices.Contains(o.Read, "author")}
+}
+
 // verifyLive searches the live site for the action's exact result and
 // classifies it. Observation may repeat: while the verdict is ambiguous
 // only because the site's settle time has not passed, it searches again
-// until it has. landedURL, when the submit landed on a permalink, must agree
-// with the result found.
-func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL string, late lateClick) verify.Verdict {
+// until it has. What the landed page read must agree with the result: its
+// URL with the result found, its text and author (when read) with the
+// intent; a landed page that says something else proves neither the
+// effect nor its absence. A submission that may surface late is proven
+// absent only after the site's bound on how late it surfaces
+// (SearchResult.SurfaceWithin), counted from the settle start.
+func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landing, late lateClick) verify.Verdict {
 	opts := verify.Options{Skew: p.r.cfg.Skew}
 	executingAt := a.ExecutingAt
-	vin := in.verifyIntent(executingAt)
+	vin := in.verifyIntent(st.site, executingAt)
 	vin.Baseline, vin.HaveBaseline = a.Baseline, a.HaveBaseline
 	vin.SettleFrom = late.settleFrom
+	vin.MaySurface = landed.maySurface || a.MaySurface
 	settleStart := vin.SettleStart()
+	landedWhy := ""
+	if in.kind.Creates() {
+		landedWhy = verify.CheckLanded(vin, landedOf(landed.obs))
+	}
 	since := executingAt.Add(-p.r.cfg.Skew)
 	if a.HaveBaseline {
 		// Compared by URL, not time: search the same window as the baseline.
@@ -55,7 +82,7 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL str
 			}
 			return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the search failed: " + errorClass(err)}
 		}
-		opts.Settle = res.Settle
+		opts.Settle, opts.SurfaceWithin = res.Settle, res.SurfaceWithin
 		now := p.r.now()
 		var v verify.Verdict
 		if in.kind.Creates() {
@@ -68,7 +95,13 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landedURL str
 				}
 			}
 			v = verify.Classify(vin, toSearch(res, now), opts)
-			if v.Outcome == verify.Verified && landedURL != "" && verify.NormalizeURL(landedURL) != verify.NormalizeURL(v.URL) {
+			switch {
+			case v.Outcome == verify.Duplicate:
+			case landedWhy != "":
+				// Something was created, and it is not what the intent
+				// predicts: neither this action's proof nor its absence.
+				return verify.Verdict{Outcome: verify.Ambiguous, Reason: landedWhy}
+			case v.Outcome == verify.Verified && landed.obs.URL != "" && verify.NormalizeURL(landed.obs.URL) != verify.NormalizeURL(v.URL):
 				return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the landed page and the timeline disagree"}
 			}
 		} else {
@@ -123,8 +156,13 @@ func toSearch(res sites.SearchResult, now time.Time) verify.Search {
 	for _, it := range res.Items {
 		if !it.OK() {
 			// An item read with problems is never a match, but it may be
-			// one: the view is not complete.
+			// one: the view is not complete, and the verdict says why.
 			s.Complete = false
+			problems := make([]string, len(it.Problems))
+			for i, pr := range it.Problems {
+				problems[i] = problemClass(pr)
+			}
+			s.Unread = append(s.Unread, problems)
 			continue
 		}
 		s.Items = append(s.Items, verify.Item{Author: it.Author, Text: it.Text, Parent: it.Parent, URL: it.Link, At: it.Time})
@@ -132,17 +170,51 @@ func toSearch(res sites.SearchResult, now time.Time) verify.Search {
 	return s
 }
 
+// itemFields are the fields an adapter reads from a search item.
+var itemFields = []string{"text", "author", "time", "parent", "link", "state"}
+
+// problemClass names an item's read problem (sites.Item.Problems) in fixed
+// form, without anything the page said: "author missing", "link doubled",
+// "time unparsable", "parent unusable" (an offsite or malformed URL), or
+// "unreadable field" for a form it does not know.
+func problemClass(problem string) string {
+	problem = strings.TrimSpace(problem)
+	for _, f := range itemFields {
+		rest, ok := strings.CutPrefix(problem, f)
+		if !ok {
+			continue
+		}
+		switch {
+		case rest == " missing", rest == " unparsable":
+			return problem
+		case strings.HasPrefix(rest, " matched "):
+			return f + " doubled"
+		case strings.HasPrefix(rest, ":"):
+			return f + " unusable"
+		}
+		return f + " unreadable"
+	}
+	return "unreadable field"
+}
+
 // reconcile settles unfinished actions against the live page before any new
 // mutation: an action found executing is ambiguous (its pass ended
 // mid-action); an ambiguous action is searched for. Exactly one exact
 // match verifies it, a definitive absence fails it, anything else leaves it
-// ambiguous and stops mutations for this pass.
+// ambiguous and stops mutations for this pass. A moderated action is
+// searched for too (see recheckModerated).
 func (p *pass) reconcile() error {
-	acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{Statuses: []ledger.Status{ledger.Executing, ledger.Ambiguous}})
+	acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{Statuses: []ledger.Status{ledger.Executing, ledger.Ambiguous, ledger.Moderated}})
 	if err != nil {
 		return err
 	}
 	for _, a := range acts {
+		if a.Status == ledger.Moderated {
+			if err := p.recheckModerated(a); err != nil {
+				return err
+			}
+			continue
+		}
 		if a.Status == ledger.Executing {
 			if a, err = p.transition(a, ledger.Change{To: ledger.Ambiguous,
 				Reason: "found executing at the start of a pass: the pass that performed it ended before recording the outcome"}); err != nil {
@@ -168,10 +240,58 @@ func (p *pass) reconcile() error {
 			return err
 		}
 		p.reconciled[a.ID] = true
-		if a, err = p.settle(a, p.verifyLive(st, in, a, "", late), entryOf(in.origin), nil, false, "reconciled_"); err != nil {
+		if a, err = p.settle(a, p.verifyLive(st, in, a, landing{}, late), entryOf(in.origin), nil, false, "reconciled_"); err != nil {
 			return err
 		}
 		p.sum.count("reconciled")
+	}
+	return nil
+}
+
+// recheckModerated looks for a moderated action's result in the site's
+// public view: found exactly, and where the landed page said it would be
+// (when it said), it is verified (the moderators let it through); not found, it stays moderated, for the operator cannot tell
+// "still held" from "rejected" (a person ends it failed), and the look is
+// recorded when its reason changed; two exact results stop the pass, as
+// they do for any action. It never stops the pass otherwise: a held effect
+// waits for the site's moderators, not for the person.
+func (p *pass) recheckModerated(a ledger.Action) error {
+	in, err := fromAction(a)
+	if err != nil {
+		p.problem(err.Error())
+		return nil
+	}
+	st, err := p.tabFor(a.Site)
+	if err != nil {
+		if errors.Is(err, ledger.ErrStaleGeneration) {
+			return err
+		}
+		p.r.log.Warn("a moderated action could not be looked for", "action", a.ID, "site", a.Site, "reason", stopKind(err))
+		return nil
+	}
+	// Never proven absent, so no late-click bound is needed: only a
+	// verified verdict changes it. The URL the landed page named, when it
+	// named one, must be the result found: an identical item elsewhere
+	// (the person's own twin) is not this one made public.
+	v := p.verifyLive(st, in, a, landing{obs: sites.Observed{URL: a.CanonicalResult}}, lateClick{})
+	p.reconciled[a.ID] = true
+	p.sum.count("reconciled")
+	entry := entryOf(in.origin)
+	switch v.Outcome {
+	case verify.Verified:
+		if a, err = p.transition(a, ledger.Change{To: ledger.Verified, Result: v.URL, Reason: "verified: public after moderation: " + v.Reason}); err != nil {
+			return err
+		}
+		p.report(a, entry, "reconciled_verified")
+	case verify.Duplicate:
+		if _, err = p.r.db.Recheck(p.ctx, p.fence(), a.ID, "held for moderation, and now more than one exact result: "+strings.Join(v.URLs, " ")); err != nil {
+			return err
+		}
+		p.hardStopPass("more than one exact result for a moderated action")
+	default:
+		if _, err = p.r.db.Recheck(p.ctx, p.fence(), a.ID, "held for moderation: the site's public view does not show it yet ("+v.Reason+")"); err != nil {
+			return err
+		}
 	}
 	return nil
 }

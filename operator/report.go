@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/browserop/browserop/ledger"
@@ -30,7 +31,8 @@ func (p *pass) report(a ledger.Action, entry, note string) {
 
 // logAction writes an action's line: its calendar entry, the action, the
 // outcome, and the permalink or the reason. An entry verified in an
-// earlier pass is logged at debug level only: it is not news.
+// earlier pass, or still held for moderation, is logged at debug level
+// only: it is not news.
 func (p *pass) logAction(rep ActionReport) {
 	attrs := []any{"run", p.run.ID, "entry", rep.Entry, "action", rep.ActionID, "type", rep.Type, "outcome", rep.Note, "status", rep.Status}
 	if rep.Result != "" {
@@ -39,7 +41,7 @@ func (p *pass) logAction(rep ActionReport) {
 	if rep.Reason != "" {
 		attrs = append(attrs, "reason", rep.Reason)
 	}
-	if rep.Note == "already_verified" {
+	if rep.Note == "already_verified" || rep.Note == "awaiting_moderation" {
 		p.r.log.Debug("action", attrs...)
 		return
 	}
@@ -57,4 +59,14 @@ func entryOf(origin string) string {
 		id = id[:i]
 	}
 	return id
+}
+
+// printable is text a site or a page wrote (a refusal's message, a step's
+// detail) fit for a reason a person reads in a terminal or a log: control
+// characters, bidirectional overrides and bytes that are not UTF-8 are
+// escaped as Go escapes them in a quoted string (so are quotes and
+// backslashes), without the surrounding quotes.
+func printable(s string) string {
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }

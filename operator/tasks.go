@@ -153,7 +153,8 @@ type GrantState struct {
 }
 
 // ActionState is one action and its effect state: pending,
-// needs_confirmation, executing, known_complete, not_done, uncertain.
+// needs_confirmation, executing, known_complete, not_done, uncertain,
+// moderated (made, held by the site's moderators, not public yet).
 type ActionState struct {
 	ID string `json:"id"`
 	// IntentID is the intent the action performs (see IntentOutcome.ID).
@@ -531,15 +532,34 @@ func (s *TaskService) answer(ctx context.Context, actionID, state, by, reason st
 	return s.actionState(ctx, a), nil
 }
 
-// Resolve settles an ambiguous action on a person's word: the effect is at
-// verifiedURL, or (verifiedURL "") it is absent for reason. It is the one
-// route of the CLI, REST and MCP: a verified URL must be on the action's
-// site (ErrUsage), and the verified effect counts against the budget as
-// the operator's verification would. A resolution of an action that is
-// not ambiguous is ledger.ErrIllegalTransition.
-func (s *TaskService) Resolve(ctx context.Context, actionID, verifiedURL, reason string) (ActionState, error) {
-	c := ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "absent by a person: " + reason}
-	if verifiedURL != "" {
+// Resolution is a person's word on an ambiguous or moderated action.
+type Resolution struct {
+	// VerifiedURL, when set, is where the effect is on the site.
+	VerifiedURL string
+	// Reason says how the person knows; required for an absent one.
+	Reason string
+	// Retry, for an absent one, asks for the intent to be tried again: the
+	// action ends failed as a definitive failure, which a later pass
+	// replans, instead of abandoned (settled, never tried again).
+	Retry bool
+}
+
+// Resolve settles an ambiguous or moderated action on a person's word: the
+// effect is at r.VerifiedURL, or (no URL) it is absent for r.Reason, and
+// then, with r.Retry, to be tried again by a later pass. It is the one
+// route of the CLI and REST: a verified URL must be on the action's site
+// (ErrUsage), and the verified effect counts against the budget as the
+// operator's verification would. A retry is ErrUsage, and changes
+// nothing, with a verified URL or when the action has had the most
+// attempts a pass makes (no pass would try it again). A resolution of an
+// action that is neither ambiguous nor moderated is
+// ledger.ErrIllegalTransition.
+func (s *TaskService) Resolve(ctx context.Context, actionID string, r Resolution) (ActionState, error) {
+	c := ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "absent by a person: " + r.Reason}
+	switch {
+	case r.VerifiedURL != "" && r.Retry:
+		return ActionState{}, usage("a retry is for an absent effect, not a verified one")
+	case r.VerifiedURL != "":
 		a, err := s.db.GetAction(ctx, actionID)
 		if err != nil {
 			return ActionState{}, err
@@ -548,15 +568,25 @@ func (s *TaskService) Resolve(ctx context.Context, actionID, verifiedURL, reason
 		if ad, ok := s.sites[a.Site]; ok {
 			site = ad
 		}
-		if err := authority.CheckResult(site, a.TargetURL, verifiedURL); err != nil {
+		if err := authority.CheckResult(site, a.TargetURL, r.VerifiedURL); err != nil {
 			return ActionState{}, authorityErr(err)
 		}
-		c = ledger.Change{To: ledger.Verified, Result: verifiedURL, Reason: "verified by a person", Budget: s.policy}
-		if strings.TrimSpace(reason) != "" {
-			c.Reason += ": " + reason
+		c = ledger.Change{To: ledger.Verified, Result: r.VerifiedURL, Reason: "verified by a person", Budget: s.policy}
+		if strings.TrimSpace(r.Reason) != "" {
+			c.Reason += ": " + r.Reason
 		}
-	} else if strings.TrimSpace(reason) == "" {
+	case strings.TrimSpace(r.Reason) == "":
 		return ActionState{}, usage("an absent resolution needs a reason")
+	case r.Retry:
+		a, err := s.db.GetAction(ctx, actionID)
+		if err != nil {
+			return ActionState{}, err
+		}
+		if a.Attempt >= s.maxAttempts {
+			return ActionState{}, usage("action %s has had %d attempts, the most a pass makes: it would not be tried again; "+
+				"resolve it absent without retry (it is settled as not done) and submit the intent anew", a.ID, a.Attempt)
+		}
+		c = ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "absent by a person, to be tried again: " + r.Reason}
 	}
 	a, err := s.db.Resolve(ctx, actionID, c)
 	if err != nil {
@@ -650,6 +680,8 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 			st.Interaction = "waiting_for_reconciliation"
 		case as.Effect == "executing" && st.Interaction == "idle":
 			st.Interaction = "acting"
+		case as.Effect == "moderated" && st.Interaction == "idle":
+			st.Interaction = "waiting_for_moderation"
 		}
 		st.OwnerGeneration = max(st.OwnerGeneration, a.Generation)
 	}
@@ -693,6 +725,8 @@ func (s *TaskService) actionState(ctx context.Context, a ledger.Action) ActionSt
 		as.Effect = "not_done"
 	case ledger.Ambiguous:
 		as.Effect = "uncertain"
+	case ledger.Moderated:
+		as.Effect = "moderated"
 	}
 	return as
 }

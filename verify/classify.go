@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -45,6 +46,12 @@ type Intent struct {
 	// site's.
 	Baseline     []string
 	HaveBaseline bool
+	// MaySurface says the submission may surface later than the site's
+	// settle time: the site answered it by navigating on, or it timed out
+	// with its request possibly still pending. Absence then proves nothing,
+	// unless Options.SurfaceWithin bounds how late a submission surfaces
+	// and the view was observed at or after SettleStart() + SurfaceWithin.
+	MaySurface bool
 }
 
 // SettleStart is when the site's settle time starts to count: the later of
@@ -103,6 +110,14 @@ type Search struct {
 	Complete bool
 	// ObservedAt is when the page was read.
 	ObservedAt time.Time
+	// Unread holds, for each item the page showed but that could not be
+	// read exactly, its problems in fixed form ("author missing", "time
+	// unparsable"): never page text. Such an item is not in Items and the
+	// view is not Complete (it may be the result); the reason of an
+	// Ambiguous verdict counts them, so a person reads why nothing
+	// matched. A problem that is not a short phrase of lowercase letters,
+	// digits and spaces is counted as "unreadable field".
+	Unread [][]string
 }
 
 // Options tune classification to a site. Negative values count as zero.
@@ -119,6 +134,12 @@ type Options struct {
 	// prove absence. Identical items older than that are plainly older
 	// posts. Zero means DefaultSuspect.
 	Suspect time.Duration
+	// SurfaceWithin is the longest the site takes to show a submission
+	// that may surface late (Intent.MaySurface): a complete view observed
+	// at or after SettleStart() + SurfaceWithin proves absence even then.
+	// Zero means the site declares no bound, and such a submission is
+	// never proven absent.
+	SurfaceWithin time.Duration
 }
 
 // DefaultSuspect is Options.Suspect's default.
@@ -135,6 +156,9 @@ const (
 	reasonIncomplete       = "no exact match, but the view does not cover the whole window"
 	reasonSettling         = "no exact match yet, inside the settle window"
 	reasonAbsent           = "no exact match in a complete view after the settle time"
+	reasonMaySurface       = "the effect may still surface (the site answered, or the submission timed out), so its absence is not proof"
+	reasonInsideSurface    = "the effect may still surface (the site answered, or the submission timed out): no exact match yet, inside the time the site takes at most to show a submission"
+	reasonAbsentBound      = "no exact match in a complete view after the time the site takes at most to show a submission"
 	reasonStateType        = "like and follow are verified by their control state"
 	reasonNotPostType      = "intent type is not a post, reply or thread part"
 	reasonUnknownType      = "unknown intent type"
@@ -161,8 +185,20 @@ const (
 // in a Complete view observed at or after NotBefore (or the later
 // SettleFrom) + Settle, and Ambiguous
 // for everything else, including an invalid intent. An identical item older
-// than NotBefore - Skew is ignored: it is not this action's result.
+// than NotBefore - Skew is ignored: it is not this action's result. An
+// intent that may surface late (MaySurface) is Absent only with a bound
+// (Options.SurfaceWithin) and a view observed after it. The reason of an
+// Ambiguous verdict ends with a count of the items that could not be read
+// (Search.Unread).
 func Classify(in Intent, s Search, o Options) Verdict {
+	v := classify(in, s, o)
+	if v.Outcome == Ambiguous && len(s.Unread) > 0 {
+		v.Reason += "; " + unreadSummary(s.Unread)
+	}
+	return v
+}
+
+func classify(in Intent, s Search, o Options) Verdict {
 	if reason := checkPostIntent(in); reason != "" {
 		return Verdict{Outcome: Ambiguous, Reason: reason}
 	}
@@ -240,8 +276,74 @@ func Classify(in Intent, s Search, o Options) Verdict {
 	case s.ObservedAt.Before(in.SettleStart().Add(settle)):
 		return Verdict{Outcome: Ambiguous, Reason: reasonSettling}
 	default:
-		return Verdict{Outcome: Absent, Reason: reasonAbsent}
+		return absentUnlessSurfacing(in, s.ObservedAt, o, reasonAbsent)
 	}
+}
+
+// absentUnlessSurfacing is the verdict on a settled view that shows no
+// effect: Absent, unless the submission may still surface (in.MaySurface)
+// and the site's bound on how late it surfaces (o.SurfaceWithin, counted
+// from SettleStart) is unknown or has not passed at observedAt.
+func absentUnlessSurfacing(in Intent, observedAt time.Time, o Options, reason string) Verdict {
+	if !in.MaySurface {
+		return Verdict{Outcome: Absent, Reason: reason}
+	}
+	if o.SurfaceWithin <= 0 {
+		return Verdict{Outcome: Ambiguous, Reason: reasonMaySurface}
+	}
+	if observedAt.Before(in.SettleStart().Add(o.SurfaceWithin)) {
+		return Verdict{Outcome: Ambiguous, Reason: reasonInsideSurface}
+	}
+	return Verdict{Outcome: Absent, Reason: reasonAbsentBound}
+}
+
+// unreadSummary counts the unread items and their problems, in fixed form:
+// "3 items could not be read (author missing: 3, time unparsable: 1)".
+func unreadSummary(unread [][]string) string {
+	counts := map[string]int{}
+	for _, problems := range unread {
+		seen := map[string]bool{}
+		for _, p := range problems {
+			p = problemClass(p)
+			if !seen[p] {
+				seen[p] = true
+				counts[p]++
+			}
+		}
+		if len(problems) == 0 {
+			counts["unreadable field"]++
+		}
+	}
+	names := make([]string, 0, len(counts))
+	for p := range counts {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, p := range names {
+		parts[i] = fmt.Sprintf("%s: %d", p, counts[p])
+	}
+	noun := "items"
+	if len(unread) == 1 {
+		noun = "item"
+	}
+	return fmt.Sprintf("%d %s could not be read (%s)", len(unread), noun, strings.Join(parts, ", "))
+}
+
+// problemClass keeps a problem that is a short fixed phrase (lowercase
+// ASCII letters, digits, spaces) and names any other "unreadable field":
+// a reason never carries what a page said.
+func problemClass(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" || len(p) > 40 {
+		return "unreadable field"
+	}
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == ' ') {
+			return "unreadable field"
+		}
+	}
+	return p
 }
 
 // checkPostIntent returns why in cannot be classified against a search, or

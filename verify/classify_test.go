@@ -47,12 +47,13 @@ func TestClassify(t *testing.T) {
 		{name: "VerifiedOneExactMatch", in: postIntent(), search: complete(item(u1)), want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedInIncompleteView", in: postIntent(), search: verify.Search{Items: []verify.Item{item(u1)}}, want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedInsideSettle", in: postIntent(), search: verify.Search{Items: []verify.Item{item(u1)}, Complete: true, ObservedAt: t0.Add(time.Second)}, want: verify.Verified, wantURL: u1, wantN: 1},
-		{name: "VerifiedURLNormalized", in: postIntent(), search: complete(item("HTTPS://Site.test:443/alice/status/10#top")), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedURLNormalized", in: postIntent(), search: complete(item("HTTPS://Site.test:443/alice/status/10")), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedFragmentKept", in: postIntent(), search: complete(item(u1 + "#comment-3")), want: verify.Verified, wantURL: u1 + "#comment-3", wantN: 1},
 		{name: "VerifiedAmongOthers", in: postIntent(), search: complete(
 			with(item(u2), func(i *verify.Item) { i.Text = "Something else" }),
 			item(u1),
 		), want: verify.Verified, wantURL: u1, wantN: 1},
-		{name: "VerifiedSameURLTwiceIsOnePost", in: postIntent(), search: complete(item(u1), item(u1+"#x")), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedSameURLTwiceIsOnePost", in: postIntent(), search: complete(item(u1), item("HTTPS://SITE.test:443/alice/status/10")), want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedWithinSkew", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = t0.Add(-4 * time.Second) })), want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedNBSPAndCRLF", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "line one\nline two", NotBefore: t0},
 			search: complete(with(item(u1), func(i *verify.Item) { i.Text = "line\u00a0one  \r\nline two" })), want: verify.Verified, wantURL: u1, wantN: 1},
@@ -63,6 +64,7 @@ func TestClassify(t *testing.T) {
 			search: complete(verify.Item{Author: "alice", MediaCount: 2, URL: u1, At: t0}), want: verify.Verified, wantURL: u1, wantN: 1},
 
 		{name: "DuplicateTwoExactMatches", in: postIntent(), search: complete(item(u1), item(u2)), want: verify.Duplicate, wantN: 2},
+		{name: "DuplicateFragmentsNameTwoComments", in: postIntent(), search: complete(item(u1+"#comment-1"), item(u1+"#comment-2")), want: verify.Duplicate, wantN: 2},
 		{name: "DuplicateEvenIncomplete", in: postIntent(), search: verify.Search{Items: []verify.Item{item(u1), item(u2)}}, want: verify.Duplicate, wantN: 2},
 
 		{name: "AbsentCompleteAfterSettle", in: postIntent(), search: complete(), want: verify.Absent},
@@ -213,5 +215,111 @@ func TestClassifyWithBaseline(t *testing.T) {
 	}
 	if _, ok := verify.BaselineOf(in, verify.Search{Complete: false}); ok {
 		t.Fatal("an incomplete search is no baseline")
+	}
+}
+
+// A submission that may surface late (the site answered it, or it timed
+// out) is never proven absent without a bound from the site; with one, a
+// complete view observed after SettleStart + SurfaceWithin proves it
+// absent, counted from the later SettleFrom when the clicking tab outlived
+// the click.
+func TestClassifyMaySurface(t *testing.T) {
+	t.Parallel()
+	in := postIntent()
+	in.MaySurface = true
+	at := func(d time.Duration) verify.Search { return verify.Search{Complete: true, ObservedAt: t0.Add(d)} }
+	bound := opts
+	bound.SurfaceWithin = time.Hour
+	late := in
+	late.SettleFrom = t0.Add(30 * time.Minute)
+	tests := []struct {
+		name string
+		in   verify.Intent
+		s    verify.Search
+		o    verify.Options
+		want verify.Outcome
+	}{
+		{"NoBoundNeverAbsent", in, at(48 * time.Hour), opts, verify.Ambiguous},
+		{"InsideTheBound", in, at(59 * time.Minute), bound, verify.Ambiguous},
+		{"AtTheBound", in, at(time.Hour), bound, verify.Absent},
+		{"AfterTheBound", in, at(2 * time.Hour), bound, verify.Absent},
+		{"AfterTheBoundIncomplete", in, verify.Search{ObservedAt: t0.Add(2 * time.Hour)}, bound, verify.Ambiguous},
+		{"BoundCountsFromSettleFrom", late, at(time.Hour + 10*time.Minute), bound, verify.Ambiguous},
+		{"AfterTheBoundFromSettleFrom", late, at(time.Hour + 30*time.Minute), bound, verify.Absent},
+		{"BoundShorterThanSettle", in, at(time.Minute), verify.Options{Settle: 2 * time.Minute, SurfaceWithin: time.Second}, verify.Ambiguous},
+		{"FoundInsideTheBound", in, complete(item("https://site.test/alice/status/10")), bound, verify.Verified},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if v := verify.Classify(tt.in, tt.s, tt.o); v.Outcome != tt.want {
+				t.Fatalf("got %v (%s), want %v", v.Outcome, v.Reason, tt.want)
+			}
+		})
+	}
+	// Without MaySurface the bound changes nothing.
+	if v := verify.Classify(postIntent(), at(3*time.Minute), bound); v.Outcome != verify.Absent {
+		t.Fatalf("without MaySurface: got %v (%s), want absent", v.Outcome, v.Reason)
+	}
+}
+
+// The reason of an ambiguous verdict says how many items could not be
+// read and why, in fixed form, never with what the page said.
+func TestClassifyUnreadSummary(t *testing.T) {
+	t.Parallel()
+	s := verify.Search{Complete: false, ObservedAt: t0.Add(time.Hour), Unread: [][]string{
+		{"author missing"}, {"author missing", "time unparsable"}, {"author missing"},
+		{"link: https://evil.test/\"secret text\" is offsite"},
+	}}
+	v := verify.Classify(postIntent(), s, opts)
+	if v.Outcome != verify.Ambiguous {
+		t.Fatalf("got %v, want ambiguous", v.Outcome)
+	}
+	want := "no exact match, but the view does not cover the whole window; " +
+		"4 items could not be read (author missing: 3, time unparsable: 1, unreadable field: 1)"
+	if v.Reason != want {
+		t.Fatalf("reason:\n got %q\nwant %q", v.Reason, want)
+	}
+	one := verify.Search{ObservedAt: t0.Add(time.Hour), Unread: [][]string{{"time unparsable"}}}
+	if v := verify.Classify(postIntent(), one, opts); !strings.HasSuffix(v.Reason, "; 1 item could not be read (time unparsable: 1)") {
+		t.Fatalf("reason: got %q", v.Reason)
+	}
+	// A verdict that is not ambiguous says nothing of them.
+	found := verify.Search{Items: []verify.Item{item("https://site.test/alice/status/10")}, ObservedAt: t0.Add(time.Hour), Unread: s.Unread}
+	if v := verify.Classify(postIntent(), found, opts); v.Outcome != verify.Verified || strings.Contains(v.Reason, "could not be read") {
+		t.Fatalf("got %v (%s), want verified without the count", v.Outcome, v.Reason)
+	}
+}
+
+// What the landed page read is compared; what it did not read proves
+// nothing.
+func TestCheckLanded(t *testing.T) {
+	t.Parallel()
+	in := postIntent()
+	tests := []struct {
+		name string
+		l    verify.Landed
+		ok   bool
+	}{
+		{"NothingRead", verify.Landed{Text: "other", Author: "mallory"}, true},
+		{"SameText", verify.Landed{Text: " Hello,\u00a0world 🚀 ", ReadText: true}, true},
+		{"OtherText", verify.Landed{Text: "Hello, world", ReadText: true}, false},
+		{"TextReadEmpty", verify.Landed{ReadText: true}, false},
+		{"SameAuthor", verify.Landed{Author: "@alice", ReadAuthor: true}, true},
+		{"OtherAuthor", verify.Landed{Author: "mallory", ReadAuthor: true}, false},
+		{"AuthorCaseDiffers", verify.Landed{Author: "Alice", ReadAuthor: true}, false},
+		{"BothRight", verify.Landed{Text: "Hello, world 🚀", ReadText: true, Author: "alice", ReadAuthor: true}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			why := verify.CheckLanded(in, tt.l)
+			if (why == "") != tt.ok {
+				t.Fatalf("got %q, want ok=%v", why, tt.ok)
+			}
+			if strings.Contains(why, "Hello") || strings.Contains(why, "mallory") {
+				t.Fatalf("reason %q carries page text", why)
+			}
+		})
 	}
 }

@@ -22,6 +22,16 @@
 // tab it clicked in was proven gone). This package cannot know either fact;
 // it only refuses to call a view settled before the later of the two.
 //
+// A submission that may surface later than the settle time
+// (Intent.MaySurface: the site answered it by navigating on, or it timed
+// out with its request possibly pending) is never proven absent by the
+// settle time alone. When the site declares how late a submission can
+// surface at most (Options.SurfaceWithin), a complete view observed at or
+// after SettleStart() + SurfaceWithin proves it absent; without a bound
+// it waits for a later look or a person. The bound counts from the same
+// start as the settle time, so a click a surviving browser may still carry
+// out is bounded from the proof that its tab is gone, not from the click.
+//
 // What the view proves depends on whose view it is. A search of the actor's
 // own list shows the actor's items whoever is signed in; a like or follow
 // control shows the signed-in viewer's state. Neither shows an effect that
@@ -46,16 +56,72 @@
 // characters, blank lines between paragraphs and invalid UTF-8 bytes are
 // kept exactly, so "Hello" and "hello" are different texts.
 //
+// # Without per-item times
+//
+// Some lists show no time per item, or no author (a list that is the
+// actor's own, such as "my comments"). Verification then rests on two
+// things instead of times: the baseline (Intent.Baseline: the canonical
+// URLs of the items identical to the intent that a complete list showed
+// just before the click) and the list's completeness.
+//
+// What is then proven: an item identical to the intent (same author: on a
+// list that is the actor's own and names no author, the adapter reports
+// the actor; same text after Normalize, same media, same parent) whose
+// canonical URL is not in the baseline appeared after the baseline was
+// read, and it is taken for this action's result; two such items are a
+// Duplicate. Absence needs the whole list read to its end (Search.Complete
+// because the walk reached the last page, not because it passed a time):
+// no time bounds the window, so a list cut short proves nothing, however
+// old its last item looks. An item without a time or without a usable URL
+// that matches the payload is never a match and keeps the verdict
+// Ambiguous, as anywhere.
+//
+// What is not proven: who made the item. An identical item made by
+// someone else on the same account between the baseline and the click (the
+// person typing the same text by hand in another tab) is indistinguishable
+// from this action's result; with no author on the list, so is one made
+// under the same list by another account that the list does not name.
+// Without a baseline (the search before the click failed or was
+// incomplete) and without times, an identical item proves nothing at all
+// and the verdict stays Ambiguous.
+//
+// # Text transforms
+//
+// The text compared is the intended text as the site renders it: the
+// operator passes the intent's text through the site adapter's Expected
+// (fields joined as the site shows them, a signature appended, a link
+// shortened, as the adapter declares) before it reaches Intent.Text, and
+// Normalize is applied to both sides on top. A match then proves that the
+// site shows the text the adapter predicts for this intent, by this actor,
+// under this parent; it proves the intent was published only as far as
+// the prediction is right.
+//
+// The risk is a transform declared too broadly: one that maps two
+// different texts to the same rendering (dropping characters, truncating,
+// folding case) makes them compare equal, so another item could verify
+// this action, or hide its absence behind an older twin. A transform must
+// be as narrow as what the site really does; verify cannot check that, and
+// compares exactly what it is given.
+//
 // # URL normalization
 //
 // NormalizeURL canonicalizes http and https URLs for comparing permalinks
 // and parents, removing only differences that cannot name another
 // resource: the scheme and host are lowercased, a default port (80 for
-// http, 443 for https) is dropped, the fragment is dropped, and an empty
-// path becomes "/". The path, query (including parameter order) and user
-// information are kept exactly: reordering or dropping query parameters
-// could make two different resources compare equal, which would turn a
-// Duplicate into a Verified or accept a wrong parent. Anything that is not
-// an absolute http(s) URL is returned with surrounding spaces trimmed and
-// otherwise unchanged.
+// http, 443 for https) is dropped, an empty path becomes "/", and an empty
+// query or fragment (a bare "?" or "#") is dropped. The path, query
+// (including parameter order), fragment and user information are kept
+// exactly: reordering or dropping query parameters could make two different
+// resources compare equal, which would turn a Duplicate into a Verified or
+// accept a wrong parent. Anything that is not an absolute http(s) URL is
+// returned with surrounding spaces trimmed and otherwise unchanged.
+//
+// The fragment is kept because which parts of a URL identify a result is
+// the site's to say, not this package's: a comment's permalink is often
+// its post's URL plus "#comment-12", and two comments on one post differ
+// only there. The site adapter decides (sites.Adapter.Canonical, and the
+// links its Result and Search read): it keeps a fragment it declares as
+// identifying and drops any other before verify sees the URL. A fragment
+// that reaches this package is part of the result's identity, so two URLs
+// that differ only in it are two results.
 package verify

@@ -58,8 +58,12 @@ func isHorizontalSpace(r rune, size int) bool {
 
 // NormalizeURL returns raw in the canonical form used to compare permalinks
 // and parent URLs: for an absolute http or https URL the scheme and host are
-// lowercased, a default port and the fragment are dropped and an empty path
-// becomes "/"; the path, query and user information are kept exactly.
+// lowercased, a default port is dropped and an empty path becomes "/"; the
+// path, query, fragment and user information are kept exactly (an empty
+// query or fragment, a bare "?" or "#", is dropped). The fragment is kept
+// because on some sites it identifies the result (a comment's
+// "#comment-12" permalink); the site adapter drops the fragments that do
+// not before verify sees a URL (sites.Adapter.Canonical).
 // Anything else is returned with surrounding whitespace trimmed. NormalizeURL
 // is idempotent.
 func NormalizeURL(raw string) string {
@@ -117,6 +121,10 @@ func normalizeURLOnce(s string) (string, bool) {
 	if u.RawQuery != "" {
 		b.WriteByte('?')
 		b.WriteString(u.RawQuery)
+	}
+	if f := u.EscapedFragment(); f != "" {
+		b.WriteByte('#')
+		b.WriteString(f)
 	}
 	return b.String(), true
 }

@@ -89,7 +89,11 @@ func TestNormalizeURL(t *testing.T) {
 		{"OtherPortKept", "http://127.0.0.1:8080/a", "http://127.0.0.1:8080/a"},
 		{"CrossDefaultPortKept", "http://x.test:443/a", "http://x.test:443/a"},
 		{"IPv6DefaultPort", "https://[::1]:443/a", "https://[::1]/a"},
-		{"FragmentDropped", "https://x.test/a#reply-3", "https://x.test/a"},
+		{"FragmentKept", "https://x.test/a#comment-3", "https://x.test/a#comment-3"},
+		{"FragmentCaseKept", "HTTPS://X.test:443/a?p=1#Comment-3", "https://x.test/a?p=1#Comment-3"},
+		{"FragmentEscapesKept", "https://x.test/a#c%20d", "https://x.test/a#c%20d"},
+		{"EmptyFragmentDropped", "https://x.test/a#", "https://x.test/a"},
+		{"FragmentOnEmptyPath", "https://x.test#c", "https://x.test/#c"},
 		{"EmptyPathIsSlash", "https://x.test", "https://x.test/"},
 		{"TrailingSlashKept", "https://x.test/a/", "https://x.test/a/"},
 		{"PathCaseKept", "https://x.test/AbC", "https://x.test/AbC"},
@@ -127,7 +131,7 @@ func FuzzNormalize(f *testing.F) {
 }
 
 func FuzzNormalizeURL(f *testing.F) {
-	for _, s := range []string{"", "https://x.test", "HTTP://X:80/a?b#c", "https://[::1]:443", "http://u:p@h/%zz", "https://x.test/ a", "http://%41/"} {
+	for _, s := range []string{"", "https://x.test", "HTTP://X:80/a?b#c", "https://[::1]:443", "http://u:p@h/%zz", "https://x.test/ a", "http://%41/", "https://x.test/a#%zz", "https://x.test/a# b", "https://x.test/a#c#d"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

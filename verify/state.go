@@ -43,7 +43,9 @@ const (
 // follow. It returns Verified (URL is the normalized target) when a Fresh
 // state read from the target's page shows Done; Absent when a Fresh state
 // shows NotDone and was observed at or after NotBefore (or the later
-// SettleFrom) + Settle; and
+// SettleFrom) + Settle, and, when the click may surface late
+// (Intent.MaySurface), at or after the site's bound (Options.SurfaceWithin);
+// and
 // Ambiguous otherwise, including for an invalid intent, unconfigured state
 // labels, a state read elsewhere than the target, or an unrecognized value.
 // Values are compared exactly after trimming surrounding spaces.
@@ -77,7 +79,7 @@ func ClassifyState(in Intent, st State, o Options) Verdict {
 		if st.ObservedAt.Before(in.SettleStart().Add(max(o.Settle, 0))) {
 			return Verdict{Outcome: Ambiguous, Reason: reasonStateSettling}
 		}
-		return Verdict{Outcome: Absent, Reason: reasonStateNotDone}
+		return absentUnlessSurfacing(in, st.ObservedAt, o, reasonStateNotDone)
 	default:
 		return Verdict{Outcome: Ambiguous, Reason: reasonStateUnknown}
 	}

@@ -21,7 +21,7 @@ func TestNextThreadPart(t *testing.T) {
 		{name: "FreshReplyThread", parts: []verify.Part{{Parent: root}, {}}, wantIndex: 0, wantParent: root},
 		{name: "ResumeAtSecond", parts: []verify.Part{{Verified: true, URL: p0}, {}, {}}, wantIndex: 1, wantParent: p0},
 		{name: "ResumeAtThird", parts: []verify.Part{{Verified: true, URL: p0}, {Verified: true, URL: p1, Parent: p0}, {Parent: p1}}, wantIndex: 2, wantParent: p1},
-		{name: "RecordedParentNormalized", parts: []verify.Part{{Verified: true, URL: p0}, {Parent: "HTTPS://site.test/alice/status/10#x"}}, wantIndex: 1, wantParent: p0},
+		{name: "RecordedParentNormalized", parts: []verify.Part{{Verified: true, URL: p0}, {Parent: "HTTPS://site.test:443/alice/status/10"}}, wantIndex: 1, wantParent: p0},
 		{name: "AllVerified", parts: []verify.Part{{Verified: true, URL: p0}, {Verified: true, URL: p1}}, wantIndex: 2, wantParent: ""},
 		{name: "ErrEmpty", parts: nil, wantErr: true},
 		{name: "ErrGap", parts: []verify.Part{{Verified: true, URL: p0}, {}, {Verified: true, URL: p1}}, wantErr: true},

@@ -50,7 +50,7 @@ func commands() []command {
 		{"doctor", "check the installation: config, ledger, Chrome, profile, sign-in per site, calendar, service, API [--no-browser]", cmdDoctor},
 		{"login", "open a visible browser on the dedicated profile to sign in to a site once: login [--site NAME]", cmdLogin},
 		{"status", "lease, action counts, ambiguous actions and budget use (exit 5 while ambiguous actions wait)", cmdStatus},
-		{"actions", "list, show or resolve actions: actions list [--status S] [--task T] | show ID | resolve ID (--verified URL | --absent --reason TEXT)", cmdActions},
+		{"actions", "list, show or resolve actions: actions list [--status S] [--task T] | show ID | resolve ID (--verified URL | --absent [--retry] --reason TEXT)", cmdActions},
 		{"lease", "show the operator lease: holder, generation, expiry", cmdLease},
 		{"sites", "the configured sites, or check one adapter on the signed-in profile (opens and reads, fills and clicks nothing): sites list | sites check NAME [--target URL] [--actor A] | sites template NAME (print a bundled adapter to copy into sites.dir)", cmdSites},
 		{"tabs", "the tab ledger: record, site, state, epoch, close proof, task (--open: only those not closed with proof)", cmdTabs},

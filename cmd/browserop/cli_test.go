@@ -61,6 +61,7 @@ func (c *cli) seed(statuses ...ledger.Status) []ledger.Action {
 			ledger.Executing: {ledger.Executing},
 			ledger.Ambiguous: {ledger.Executing, ledger.Ambiguous},
 			ledger.Verified:  {ledger.Executing, ledger.Verified},
+			ledger.Moderated: {ledger.Executing, ledger.Moderated},
 		}[s]
 		for _, to := range path {
 			a, err = db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: to, Reason: "seed", Result: "http://127.0.0.1/p/1"})
@@ -169,7 +170,7 @@ func TestStatusAndResolve(t *testing.T) {
 		{[]string{"actions", "resolve", amb.ID, "--absent"}, "--absent needs --reason"},
 		{[]string{"actions", "resolve", amb.ID, "--verified", "not a url"}, "not an absolute http(s) URL"},
 		{[]string{"actions", "resolve", amb.ID, "--verified", "https://elsewhere.example/p/1"}, "not on the action's site"},
-		{[]string{"actions", "resolve", seeded[2].ID, "--verified", "http://127.0.0.1/p/1"}, "only an ambiguous action"},
+		{[]string{"actions", "resolve", seeded[2].ID, "--verified", "http://127.0.0.1/p/1"}, "only an ambiguous or moderated action"},
 		{[]string{"actions", "resolve", "act_missing", "--verified", "http://127.0.0.1/p/1"}, "not found"},
 		{[]string{"actions", "list", "--status", "done"}, `--status "done" is not one of`},
 		{[]string{"actions", "frob"}, "unknown actions subcommand"},
@@ -266,4 +267,57 @@ func TestActionsShowOtherAccounts(t *testing.T) {
 	code, out, _ = c.run("status")
 	require.Equal(t, 5, code)
 	require.Contains(t, out, "@carol", "status shows why it waits")
+}
+
+// A person who found an ambiguous effect absent may ask for the intent to
+// be tried again (--retry): the action ends failed as a definitive
+// failure, which a later pass replans; without --retry it is abandoned
+// (never tried again). A moderated action is listed, shown and resolved
+// like an ambiguous one.
+func TestActionsResolveRetry(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	seeded := c.seed(ledger.Ambiguous, ledger.Ambiguous, ledger.Moderated)
+	again, never, held := seeded[0], seeded[1], seeded[2]
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"actions", "resolve", again.ID, "--retry", "--reason", "x"}, "--retry goes with --absent"},
+		{[]string{"actions", "resolve", again.ID, "--retry", "--verified", "http://127.0.0.1/p/1"}, "--retry goes with --absent"},
+	} {
+		code, _, errs := c.run(tc.args...)
+		require.Equal(t, 2, code, "%v: %s", tc.args, errs)
+		require.Contains(t, errs, tc.want, tc.args)
+	}
+
+	code, out, errs := c.run("actions", "resolve", again.ID, "--absent", "--retry", "--reason", "not on the profile")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "is now failed; a later pass tries it again")
+	code, out, errs = c.run("actions", "resolve", never.ID, "--absent", "--reason", "not on the profile")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "is now failed\n")
+	var shown struct {
+		Status       string `json:"status"`
+		FailureClass string `json:"failure_class"`
+	}
+	for id, class := range map[string]string{again.ID: "definitive", never.ID: "abandoned"} {
+		code, out, _ = c.run("actions", "show", id, "--json")
+		require.Equal(t, 0, code)
+		require.NoError(t, json.Unmarshal([]byte(out), &shown))
+		require.Equal(t, "failed", shown.Status)
+		require.Equal(t, class, shown.FailureClass, id)
+	}
+
+	code, out, _ = c.run("actions", "list", "--status", "moderated")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, held.ID)
+	require.Contains(t, out, "moderated")
+	code, out, _ = c.run("status")
+	require.Equal(t, 0, code, "a moderated action waits for the site, not for a person")
+	require.Regexp(t, `moderated\s+1`, out)
+	code, out, errs = c.run("actions", "resolve", held.ID, "--absent", "--reason", "the moderators rejected it")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "is now failed")
 }

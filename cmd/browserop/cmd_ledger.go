@@ -53,7 +53,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 		if len(r.Ambiguous) == 0 {
 			fmt.Fprintln(w, "no ambiguous actions")
 		} else {
-			fmt.Fprintf(w, "%d ambiguous action(s) need a person (browserop actions resolve ID --verified URL | --absent --reason TEXT):\n", len(r.Ambiguous))
+			fmt.Fprintf(w, "%d ambiguous action(s) need a person (browserop actions resolve ID --verified URL | --absent [--retry] --reason TEXT):\n", len(r.Ambiguous))
 			printActions(w, r.Ambiguous)
 		}
 	}
@@ -196,13 +196,16 @@ func actionsShow(ctx context.Context, e *env, args []string) error {
 func actionsResolve(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("actions resolve")
 	verified := fs.String("verified", "", "the canonical URL of the effect you found on the site")
-	absent := fs.Bool("absent", false, "the effect is not on the site: the action ends failed, not to be retried")
+	absent := fs.Bool("absent", false, "the effect is not on the site: the action ends failed, not to be retried (unless --retry)")
+	retry := fs.Bool("retry", false, "with --absent: a later pass tries the intent again")
 	reason := fs.String("reason", "", "why (required with --absent)")
 	check := func(pos []string) error {
 		if err := oneActionID(pos); err != nil {
 			return err
 		}
 		switch {
+		case *retry && !*absent:
+			return usageError("--retry goes with --absent")
 		case *verified != "" && *absent:
 			return usageError("give either --verified URL or --absent, not both")
 		case *verified == "" && !*absent:
@@ -221,7 +224,7 @@ func actionsResolve(ctx context.Context, e *env, args []string) error {
 	id := pos[0]
 	// The one route of the CLI, REST and MCP: the URL must be on the
 	// action's site, and the budget counts a verified effect.
-	if _, err := svc.Resolve(ctx, id, *verified, *reason); err != nil {
+	if _, err := svc.Resolve(ctx, id, operator.Resolution{VerifiedURL: *verified, Reason: *reason, Retry: *retry}); err != nil {
 		if errors.Is(err, ledger.ErrIllegalTransition) {
 			return fmt.Errorf("%w: %v", operator.ErrUsage, err)
 		}
@@ -233,6 +236,10 @@ func actionsResolve(ctx context.Context, e *env, args []string) error {
 	}
 	if e.json {
 		return writeJSON(e.stdout, toActionJSON(a, nil))
+	}
+	if a.Status == ledger.Failed && a.FailureClass == ledger.Definitive {
+		fmt.Fprintf(e.stdout, "%s is now %s; a later pass tries it again\n", a.ID, a.Status)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "%s is now %s\n", a.ID, a.Status)
 	return nil

@@ -1,0 +1,34 @@
+package verify
+
+// Landed is what the page a submission landed on says about the item it
+// created. A field counts only when the site adapter read it (ReadText,
+// ReadAuthor): a field the adapter does not declare was not read, proves
+// nothing, and is not required.
+type Landed struct {
+	Text       string
+	ReadText   bool
+	Author     string
+	ReadAuthor bool
+}
+
+const (
+	reasonLandedText   = "the landed page shows a text other than the intended text as the site renders it"
+	reasonLandedAuthor = "the landed page names an author other than the actor"
+)
+
+// CheckLanded returns why the landed page contradicts the intent: the text
+// it read is not the intended text (both after Normalize), or the author it
+// read is not the actor (ignoring one leading "@"). It returns "" when
+// nothing it read does. A landed page that contradicts the intent is not
+// this action's proof: whatever a search finds, the action is not verified
+// on it, and since the submission evidently created something, it is not
+// proven absent either. The reason is a fixed string.
+func CheckLanded(in Intent, l Landed) string {
+	switch {
+	case l.ReadText && Normalize(l.Text) != Normalize(in.Text):
+		return reasonLandedText
+	case l.ReadAuthor && handle(l.Author) != handle(in.Actor):
+		return reasonLandedAuthor
+	}
+	return ""
+}
