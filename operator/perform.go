@@ -207,7 +207,7 @@ func (p *pass) baseline(m *mutation) (bool, error) {
 	if !m.in.kind.Creates() {
 		return false, nil
 	}
-	res, err := m.site.Search(p.ctx, m.st.tab, sites.Query{Kind: m.in.performed(), Actor: m.in.actor, Target: m.in.target})
+	res, err := m.site.Search(p.ctx, m.st.tab, sites.Query{Kind: m.in.performed(), Actor: m.in.actor, Target: m.in.target, Text: m.in.text})
 	var hs *sites.HardStop
 	switch {
 	case err == nil:

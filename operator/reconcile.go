@@ -67,7 +67,7 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landin
 		if p.ctx.Err() != nil {
 			return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the pass was cancelled"}
 		}
-		res, err := st.site.Search(p.ctx, st.tab, sites.Query{Kind: in.performed(), Actor: in.actor, Target: in.target, Since: since})
+		res, err := st.site.Search(p.ctx, st.tab, sites.Query{Kind: in.performed(), Actor: in.actor, Target: in.target, Text: in.text, Since: since})
 		if errors.Is(err, browser.ErrTabGone) && attempt == 0 {
 			// Observation may retry: recover the tab once and look again.
 			if st2, rerr := p.tabFor(in.site); rerr == nil {
