@@ -436,11 +436,13 @@ func (p *pass) land(m *mutation) (bool, error) {
 		}
 	}
 	// The effect may surface later than any search here can see when the
-	// site answered the submission by navigating on within itself (it is
-	// most likely there, just not shown yet), or when the submission timed
-	// out or its tab or browser went away before the answer: its request
-	// may still be pending, at the browser or the server.
-	m.maySurface = serr == nil && page != "" && page != m.before && slices.Contains(m.site.Origins(), browser.Origin(page)) ||
+	// site answered the submission by navigating on within itself, even to
+	// an error status it does not declare a refusal (it is most likely
+	// there, just not shown yet), or when the submission timed out or its
+	// tab or browser went away before the answer: its request may still be
+	// pending, at the browser or the server.
+	navigated := page != "" && page != m.before && slices.Contains(m.site.Origins(), browser.Origin(page))
+	m.maySurface = navigated && !errors.As(serr, &hs) ||
 		errors.Is(serr, browser.ErrTimeout) || errors.Is(serr, context.DeadlineExceeded) ||
 		errors.Is(serr, browser.ErrTabGone) || errors.Is(serr, browser.ErrBrowserGone)
 	return false, nil

@@ -1,0 +1,262 @@
+package operator_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/internal/faultproxy"
+	"github.com/browserop/browserop/internal/wpsite"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/sites"
+)
+
+// One real WordPress for the package, behind a fault proxy the tests arm:
+// installed at the proxy's address, so every page and request of the
+// browser goes through it.
+var (
+	wpOnce  sync.Once
+	wpProxy *faultproxy.Proxy
+	wpErr   error
+	wp      *wpsite.Shared
+)
+
+// wpSettle is the WordPress adapter's settle time in these tests.
+const wpSettle = 2 * time.Second
+
+// wordpressWorld is a ledger and a runner over the shared browser, signed in
+// to the shared WordPress as alice.
+type wordpressWorld struct {
+	*world
+	site  *wpsite.Site
+	proxy *faultproxy.Proxy
+	alice int
+}
+
+func newWordPressWorld(t *testing.T) *wordpressWorld {
+	t.Helper()
+	wpOnce.Do(func() {
+		wpProxy, wpErr = faultproxy.Start("")
+		wp = wpsite.NewShared(wpsite.WithFront(wpProxy))
+	})
+	require.NoError(t, wpErr)
+	site := wp.Site(t)
+	ctx := context.Background()
+	for name, v := range map[string]string{"comment_moderation": "0", "comment_previously_approved": "0", "browserop_test_flood": "off", "comment_registration": "0"} {
+		require.NoError(t, site.SetOption(ctx, name, v))
+	}
+	b := shared.Browser(t)
+	dir := t.TempDir()
+	db, err := ledger.Open(ctx, filepath.Join(dir, "ledger.db"), ledger.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	w := &world{t: t, db: db, calDir: filepath.Join(dir, "calendar"), b: b, base: site.URL()}
+	require.NoError(t, os.MkdirAll(w.calDir, 0o700))
+	w.policy, err = budgets.NewPolicy(map[string]budgets.FormatLimit{
+		budgets.PostText: {Max: 100, Window: 24 * time.Hour},
+		budgets.Reply:    {Max: 100, Window: 24 * time.Hour},
+	}, map[string]budgets.GroupLimit{"original": {Formats: []string{budgets.PostText, budgets.PostImage, budgets.Thread}, Max: 100, Window: 24 * time.Hour}})
+	require.NoError(t, err)
+	w.cfg = operator.Config{CalendarDir: w.calDir, ActionTimeout: 20 * time.Second, Heartbeat: time.Second, LeaseTTL: 2 * time.Minute}
+	w.site = wordpressAdapter(t, site.URL(), "")
+	ww := &wordpressWorld{world: w, site: site, proxy: wpProxy, alice: site.UserID("alice")}
+	ww.signIn()
+	return ww
+}
+
+// wordpressAdapter is the bundled WordPress adapter on base with a short
+// settle and alice's display name declared; extra is appended YAML.
+func wordpressAdapter(t testing.TB, base, extra string) sites.Adapter {
+	t.Helper()
+	raw, err := fs.ReadFile(configs.Sites, "sites/wordpress.yaml")
+	require.NoError(t, err)
+	y := strings.Replace(string(raw), "  - http://127.0.0.1:8080\n", "  - "+base+"\n", 1)
+	require.Equal(t, 2, strings.Count(y, "settle: 10s"))
+	y = strings.ReplaceAll(y, "settle: 10s", "settle: "+wpSettle.String())
+	y += fmt.Sprintf("\naccounts:\n  alice:\n    name: %q\n", wpsite.Alice.DisplayName()) + extra
+	d, err := sites.Parse("wordpress.yaml", []byte(y))
+	require.NoError(t, err)
+	return d
+}
+
+// signIn signs the shared browser in to WordPress as alice, unless it is.
+func (w *wordpressWorld) signIn() {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tab, err := w.b.NewTab(ctx, "about:blank")
+	require.NoError(w.t, err)
+	defer w.b.CloseTab(context.Background(), tab)
+	tab.SetActionTimeout(20 * time.Second)
+	_, err = tab.Navigate(ctx, w.site.URL()+"/wp-admin/profile.php")
+	require.NoError(w.t, err)
+	if who, err := wpsite.SignedIn(ctx, tab); err == nil && who == "alice" {
+		return
+	}
+	require.NoError(w.t, w.site.SignIn(ctx, tab, "alice", wpsite.Alice.Password))
+}
+
+// carolPost publishes a post by carol and returns its address and id.
+func (w *wordpressWorld) carolPost() (string, int) {
+	w.t.Helper()
+	id, err := w.site.InsertPost(context.Background(), wpsite.Post{Author: "carol", Title: fmt.Sprintf("Carol's post %d", time.Now().UnixNano()),
+		Content: "<!-- wp:paragraph -->\n<p>Something to reply to.</p>\n<!-- /wp:paragraph -->"})
+	require.NoError(w.t, err)
+	return fmt.Sprintf("%s/?p=%d", w.site.URL(), id), id
+}
+
+// posts counts alice's published posts titled title, in the database.
+func (w *wordpressWorld) posts(title string) int {
+	w.t.Helper()
+	n, err := w.site.Count(context.Background(), "SELECT COUNT(*) FROM wp_posts WHERE post_type = 'post' AND post_status = 'publish' AND post_author = ? AND post_title = ?", w.alice, title)
+	require.NoError(w.t, err)
+	return n
+}
+
+// comments counts alice's comments with text, in the database.
+func (w *wordpressWorld) comments(text string) int {
+	w.t.Helper()
+	n, err := w.site.Count(context.Background(), "SELECT COUNT(*) FROM wp_comments WHERE user_id = ? AND comment_content = ? AND comment_approved <> 'trash'", w.alice, text)
+	require.NoError(w.t, err)
+	return n
+}
+
+// entries writes a calendar of WordPress entries, due a second ago.
+func (w *wordpressWorld) entries(es ...string) {
+	w.t.Helper()
+	fixedCalendar(w.world, time.Now().Add(-time.Second), "entries:\n"+strings.Join(es, ""))
+}
+
+func wpPost(id, title, body string) string {
+	return fmt.Sprintf("  - {id: %s, site: wordpress, actor: alice, type: post, at: \"{at}\", text: %q}\n", id, title+"\n\n"+body)
+}
+
+func wpReply(id, target, text string) string {
+	return fmt.Sprintf("  - {id: %s, site: wordpress, actor: alice, type: reply, at: \"{at}\", target: %q, text: %q}\n", id, target, text)
+}
+
+// action returns the ledger's one action.
+func (w *wordpressWorld) only() ledger.Action {
+	w.t.Helper()
+	as := w.actions()
+	require.Len(w.t, as, 1)
+	return as[0]
+}
+
+// unique makes a text no other test used.
+func unique(what string) string { return fmt.Sprintf("%s %d", what, time.Now().UnixNano()) }
+
+// TestWordPressPublishesOnce: a post through the block editor and a
+// comment on another's post are each published once and verified on the
+// live site, and a second pass publishes nothing; with the pre-publish
+// panel on (the default) and off.
+func TestWordPressPublishesOnce(t *testing.T) {
+	w := newWordPressWorld(t)
+	target, _ := w.carolPost()
+	title, body, reply := unique("A real post"), "Its body, in a paragraph block.", unique("A real comment")
+	w.entries(wpPost("p1", title, body), wpReply("r1", target, reply))
+	sum := w.pass()
+	require.Equal(t, 2, sum.Counts["verified"], "%+v", sum)
+	require.Equal(t, 1, w.posts(title))
+	require.Equal(t, 1, w.comments(reply))
+	for _, a := range w.actions() {
+		require.Equal(t, ledger.Verified, a.Status, "%s: %s", a.ID, a.FailureReason)
+		if a.Type == "reply" {
+			require.Regexp(t, `/\?p=\d+#comment-\d+$`, a.CanonicalResult, "a comment's permalink keeps its fragment")
+		} else {
+			require.Regexp(t, `/\?p=\d+$`, a.CanonicalResult)
+		}
+	}
+	sum = w.pass()
+	require.Empty(t, sum.Counts["verified"], "%+v", sum)
+	require.Equal(t, 1, w.posts(title))
+	require.Equal(t, 1, w.comments(reply))
+
+	t.Run("pre-publish panel off", func(t *testing.T) {
+		ctx := context.Background()
+		require.NoError(t, w.site.SetPreferences(ctx, "alice", "core/edit-post", map[string]any{"isPublishSidebarEnabled": false, "welcomeGuide": false}))
+		t.Cleanup(func() {
+			require.NoError(t, w.site.SetPreferences(ctx, "alice", "core/edit-post", map[string]any{"isPublishSidebarEnabled": true, "welcomeGuide": false}))
+		})
+		title2 := unique("Published without the panel")
+		w.entries(wpPost("p2", title2, "One click."))
+		sum := w.pass()
+		require.Equal(t, 1, sum.Counts["verified"], "%+v", sum)
+		require.Equal(t, 1, w.posts(title2))
+	})
+}
+
+// TestWordPressLostAnswers: WordPress commits and the answer is lost on
+// the way back (the connection drops, a 500 comes instead, or it is held
+// past the action's deadline): never a second post or comment, and
+// reconciliation settles the action as verified.
+func TestWordPressLostAnswers(t *testing.T) {
+	w := newWordPressWorld(t)
+	// A held answer outlasts this deadline: the submission times out.
+	w.cfg.ActionTimeout = 10 * time.Second
+	for _, mode := range []faultproxy.Mode{faultproxy.DropAfterCommit, faultproxy.ErrorAfterCommit, faultproxy.Hold} {
+		for _, what := range []string{"post", "comment"} {
+			t.Run(fmt.Sprintf("%s/%v", what, mode), func(t *testing.T) {
+				w.world.db = freshLedger(t)
+				w.runner = nil
+				spec := faultproxy.Spec{Method: "POST", Mode: mode, Limit: 1, Path: `rest_route=/wp/v2/posts/\d+&`}
+				title, text := unique("Lost answer "+what), unique("lost answer comment")
+				if what == "post" {
+					w.entries(wpPost("p", title, "Committed, the answer lost."))
+				} else {
+					target, _ := w.carolPost()
+					spec.Path = `^/wp-comments-post\.php$`
+					w.entries(wpReply("r", target, text))
+				}
+				rule, err := w.proxy.Add(spec)
+				require.NoError(t, err)
+				defer w.proxy.Remove(rule)
+				if mode == faultproxy.Hold {
+					defer rule.Release()
+				}
+				count := func() int {
+					if what == "post" {
+						return w.posts(title)
+					}
+					return w.comments(text)
+				}
+				var last *operator.Summary
+				for pass := 0; pass < 4 && (pass == 0 || w.only().Status != ledger.Verified); pass++ {
+					last = w.pass()
+					require.Equal(t, 1, count(), "exactly once on the site after pass %d: %+v", pass+1, last)
+					if pass == 0 {
+						require.Equal(t, 1, rule.Matched(), "the browser sent the submission once")
+					}
+					if pass == 0 && mode == faultproxy.Hold {
+						rule.Release()
+					}
+					time.Sleep(wpSettle)
+				}
+				a := w.only()
+				require.Equal(t, ledger.Verified, a.Status, "%s: %+v", a.FailureReason, last)
+				require.Equal(t, 1, count())
+			})
+		}
+	}
+}
+
+// freshLedger opens an empty ledger for a subtest.
+func freshLedger(t *testing.T) *ledger.DB {
+	t.Helper()
+	db, err := ledger.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
