@@ -259,4 +259,3 @@ func freshLedger(t *testing.T) *ledger.DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
-
