@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/internal/faultproxy"
@@ -258,4 +259,141 @@ func freshLedger(t *testing.T) *ledger.DB {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// TestWordPressRefusals: what WordPress answers to a comment it refuses is
+// classified from that answer, definitively, with its own message: a
+// duplicate, a flood, a session lost at submit (the form then posts as a
+// visitor, or is refused outright where only users may comment). A post
+// whose session is lost at submit is not a proven refusal (the editor
+// retries by itself): it ends absent once the settle time has passed.
+// Nothing is ever published twice.
+func TestWordPressRefusals(t *testing.T) {
+	w := newWordPressWorld(t)
+	ctx := context.Background()
+	insertComment := func(postID int, text string) {
+		_, err := w.site.PHP(ctx, fmt.Sprintf(`wp_insert_comment(array('comment_post_ID' => %d, 'user_id' => %d, 'comment_author' => %s, 'comment_author_email' => %s, 'comment_content' => %s, 'comment_approved' => 1));`,
+			postID, w.alice, phpString(wpsite.Alice.DisplayName()), phpString(wpsite.Alice.Email), phpString(text)))
+		require.NoError(t, err)
+	}
+	dropSession := func() {
+		require.NoError(t, w.site.Exec(ctx, "DELETE FROM wp_usermeta WHERE user_id = ? AND meta_key = 'session_tokens'", w.alice))
+	}
+	for _, tc := range []struct {
+		name    string
+		arrange func(postID int, text string) (undo func())
+		reason  string
+		stops   bool
+	}{
+		{"duplicate", func(id int, text string) func() { insertComment(id, text); return func() {} },
+			`the site refused the reply (duplicate, status 409): "Duplicate comment detected`, false},
+		{"rate_limit", func(id int, _ string) func() {
+			require.NoError(t, w.site.SetOption(ctx, "browserop_test_flood", "on"))
+			insertComment(id, unique("just before"))
+			return func() { require.NoError(t, w.site.SetOption(ctx, "browserop_test_flood", "off")) }
+		}, `the site refused the reply (rate_limit, status 429): "You are posting comments too quickly`, true},
+		{"session lost", func(int, string) func() { dropSession(); return w.signIn },
+			`the site refused the reply (validation, status 200): "Error: Please fill the required fields."`, false},
+		{"session lost, users only", func(int, string) func() {
+			require.NoError(t, w.site.SetOption(ctx, "comment_registration", "1"))
+			dropSession()
+			return func() { require.NoError(t, w.site.SetOption(ctx, "comment_registration", "0")); w.signIn() }
+		}, `the site refused the reply (login, status 403): "Sorry, you must be logged in to comment."`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w.world.db = freshLedger(t)
+			target, id := w.carolPost()
+			text := unique("refused " + tc.name)
+			w.entries(wpReply("r", target, text))
+			// Arrange the refusal right before the click: after the pass
+			// filled the form, as a site changes under a person's hands.
+			site := &beforeClick{Adapter: w.world.site, hook: func() func() { return tc.arrange(id, text) }}
+			w.useRunner(nil, site)
+			before := w.comments(text)
+			sum := w.pass()
+			site.undo()
+			a := w.only()
+			require.Equal(t, ledger.Failed, a.Status, "%+v", sum)
+			require.Equal(t, ledger.Definitive, a.FailureClass)
+			require.Contains(t, a.FailureReason, tc.reason)
+			seeded := 0
+			if tc.name == "duplicate" {
+				seeded = 1 // the earlier identical comment the refusal names
+			}
+			require.Equal(t, before+seeded, w.comments(text), "the refused submission stored nothing")
+			require.Equal(t, tc.stops, sum.StoppedSites["wordpress"] != "", "a rate limit or a lost session stops the site: %+v", sum)
+		})
+	}
+
+	t.Run("post, session lost", func(t *testing.T) {
+		w.world.db = freshLedger(t)
+		title := unique("Never published")
+		w.entries(wpPost("p", title, "The session ends at the click."))
+		site := &beforeClick{Adapter: w.world.site, hook: func() func() { dropSession(); return w.signIn }}
+		w.useRunner(nil, site)
+		sum := w.pass()
+		site.undo()
+		if w.only().Status == ledger.Ambiguous {
+			// Verified right after the click inside the settle time.
+			time.Sleep(wpSettle)
+			w.useRunner(nil, w.world.site)
+			sum = w.pass()
+		}
+		a := w.only()
+		require.Equal(t, ledger.Failed, a.Status, "%+v", sum)
+		require.Contains(t, a.FailureReason, "the effect is absent", "not a refusal: the 403 proves nothing, the complete view after the settle time does")
+		require.Zero(t, w.posts(title))
+	})
+}
+
+// TestWordPressModeration: a comment WordPress holds for moderation is
+// moderated (it exists, it is not public), never posted again, and
+// verified once a moderator approves it.
+func TestWordPressModeration(t *testing.T) {
+	w := newWordPressWorld(t)
+	ctx := context.Background()
+	require.NoError(t, w.site.SetOption(ctx, "comment_moderation", "1"))
+	t.Cleanup(func() { require.NoError(t, w.site.SetOption(ctx, "comment_moderation", "0")) })
+	target, _ := w.carolPost()
+	text := unique("held for moderation")
+	w.entries(wpReply("r", target, text))
+	sum := w.pass()
+	a := w.only()
+	require.Equal(t, ledger.Moderated, a.Status, "%+v", sum)
+	require.Regexp(t, `/\?p=\d+#comment-\d+$`, a.CanonicalResult)
+	require.Empty(t, sum.NeedsPerson, "held is not a question for a person")
+
+	sum = w.pass()
+	require.Equal(t, ledger.Moderated, w.only().Status, "%+v", sum)
+	require.Equal(t, 1, w.comments(text), "never posted again")
+
+	require.NoError(t, w.site.Exec(ctx, "UPDATE wp_comments SET comment_approved = '1' WHERE user_id = ? AND comment_content = ?", w.alice, text))
+	sum = w.pass()
+	a = w.only()
+	require.Equal(t, ledger.Verified, a.Status, "%+v", sum)
+	require.Equal(t, 1, w.comments(text))
+}
+
+// beforeClick runs hook right before Submit (after preflight and Fill), and
+// keeps the undo it returns.
+type beforeClick struct {
+	sites.Adapter
+	hook   func() func()
+	undoFn func()
+}
+
+func (b *beforeClick) Submit(ctx context.Context, tab *browser.Tab, in sites.Intent) error {
+	b.undoFn = b.hook()
+	return b.Adapter.Submit(ctx, tab, in)
+}
+
+func (b *beforeClick) undo() {
+	if b.undoFn != nil {
+		b.undoFn()
+	}
+}
+
+// phpString writes s as a PHP single-quoted string.
+func phpString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
