@@ -384,6 +384,47 @@ func pressKey(actx context.Context, key string, code int64) error {
 	return nil
 }
 
+// WaitClickable waits up to timeout (the action timeout when zero) until
+// exactly one element matches sel and a click at its centre would reach it:
+// it has a box, nothing covers it (a panel still sliding in, a dialog), and
+// it is neither disabled nor aria-disabled (an editor disables its button
+// while it saves). It sends no input. When the wait ends first it returns
+// the last reason: a *SelectorError or an error wrapping ErrNotClickable,
+// with ErrTimeout.
+func (t *Tab) WaitClickable(ctx context.Context, sel string, timeout time.Duration) error {
+	var last error
+	err := t.run(ctx, fmt.Sprintf("wait until %q is clickable", sel), timeout, func(actx context.Context) error {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var pt struct {
+				N   int    `json:"n"`
+				Err string `json:"err"`
+			}
+			err := t.eval(actx, jsClickPoint, &pt, sel)
+			switch {
+			case err != nil && !isStaleContext(err):
+				return err
+			case err == nil && pt.N != 1:
+				last = &SelectorError{Selector: sel, Count: pt.N}
+			case err == nil && pt.Err != "":
+				last = fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, pt.Err)
+			case err == nil:
+				return nil
+			}
+			select {
+			case <-tick.C:
+			case <-actx.Done():
+				return actx.Err()
+			}
+		}
+	})
+	if err != nil && last != nil {
+		return fmt.Errorf("%w (%w)", last, err)
+	}
+	return err
+}
+
 // ClickOnce clicks the one element matching sel exactly once with a real
 // mouse press and release at its centre, and never retries. Before any input
 // reaches the page it refuses, with a *SelectorError (ErrSelectorAmbiguous),

@@ -267,7 +267,7 @@ const (
 	const x = r.left + r.width / 2, y = r.top + r.height / 2;
 	const h = document.elementFromPoint(x, y);
 	if (!h || !(h === e || e.contains(h))) return {n: 1, err: 'another element covers it'};
-	if (e.disabled) return {n: 1, err: 'it is disabled'};
+	if (e.disabled || e.getAttribute('aria-disabled') === 'true') return {n: 1, err: 'it is disabled'};
 	return {n: 1, x: x, y: y};
 }`
 

@@ -38,6 +38,17 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 			return fmt.Errorf("%w: %s shows %q", ErrAlreadyDone, in.Kind, state)
 		}
 	}
+	// Wait until the click can reach the control: an editor disables its
+	// button while it saves, a panel slides in over its page. A control
+	// that never becomes clickable is refused as the click would be.
+	if err := tab.WaitClickable(ctx, a.Submit.Selector, 0); err != nil && !errors.Is(err, browser.ErrTabGone) && !errors.Is(err, browser.ErrBrowserGone) {
+		if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
+			return hardStop(StopSelectorAmbiguous, err, "submit control")
+		}
+		return err
+	} else if err != nil {
+		return err
+	}
 	landed, err := tab.ClickOnceAndLand(ctx, a.Submit.Selector, landingOf(a.Landed))
 	if err != nil {
 		if errors.Is(err, browser.ErrOutcomeUnknown) {

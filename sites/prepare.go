@@ -150,6 +150,9 @@ func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []St
 			}
 		}
 		if st.Click != "" {
+			if err := tab.WaitClickable(ctx, st.Click, 0); err != nil {
+				return stepErr(what+": click", st.Click, err)
+			}
 			if err := tab.ClickOnce(ctx, st.Click); err != nil {
 				return stepErr(what+": click", st.Click, err)
 			}

@@ -40,7 +40,7 @@ var wpSetup sync.Once
 
 // wordpress returns the shared site, set up for publishing as alice:
 // comments need no approval and are not held back by the flood check.
-func wordpress(t *testing.T) *wpsite.Site {
+func wordpress(t testing.TB) *wpsite.Site {
 	site := wp.Site(t)
 	wpSetup.Do(func() {
 		ctx := context.Background()
@@ -52,7 +52,7 @@ func wordpress(t *testing.T) *wpsite.Site {
 }
 
 // wpTab opens a tab signed in to site as alice.
-func wpTab(t *testing.T, site *wpsite.Site) *browser.Tab {
+func wpTab(t testing.TB, site *wpsite.Site) *browser.Tab {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -70,7 +70,7 @@ func wpTab(t *testing.T, site *wpsite.Site) *browser.Tab {
 }
 
 // wpCarolPost publishes a post by carol to act on and returns its address.
-func wpCarolPost(t *testing.T, site *wpsite.Site) (url string, id int) {
+func wpCarolPost(t testing.TB, site *wpsite.Site) (url string, id int) {
 	t.Helper()
 	id, err := site.InsertPost(context.Background(), wpsite.Post{Author: "carol", Title: fmt.Sprintf("Carol's post %d", time.Now().UnixNano()),
 		Content: "<!-- wp:paragraph -->\n<p>Something to reply to.</p>\n<!-- /wp:paragraph -->"})

@@ -29,6 +29,13 @@ const (
 	// settleTime is the demo adapter's settle: longer than any delay the
 	// schedule gives the site before a post shows (slow + visibility_delay).
 	settleTime = 3 * time.Second
+	// surfaceWithin is the demo adapter's bound on how late a submission
+	// may surface: well past the slowest answer the schedule gives (slow
+	// past the action timeout, then a visibility delay), so that a pass
+	// proves an uncertain action absent only once it truly cannot surface,
+	// the late click of a dead pass's browser included (the bound counts
+	// from the proof that its tab is gone).
+	surfaceWithin = 20 * time.Second
 	// runBound is how long one operator may take before the harness calls
 	// it hung and kills it.
 	runBound = 90 * time.Second
@@ -224,7 +231,7 @@ func (w *world) writeAdapter() error {
 		return errors.New("the bundled demo adapter changed: update torture's writeAdapter")
 	}
 	y = strings.Replace(y, "http://127.0.0.1:8787", w.base, 1)
-	y = strings.Replace(y, "settle: 15s", "settle: "+settleTime.String(), 1)
+	y = strings.Replace(y, "settle: 15s", "settle: "+settleTime.String()+"\n  surface_within: "+surfaceWithin.String(), 1)
 	return os.WriteFile(filepath.Join(w.dir, "sites", "demo.yaml"), []byte(y), 0o600)
 }
 
