@@ -3,7 +3,7 @@ GO ?= go
 # Chromium tests need time on a 2-core machine under the race detector.
 TEST_FLAGS ?= -race -timeout 25m
 
-.PHONY: demo test check bench build setup
+.PHONY: demo test check bench bench-wordpress build setup
 
 setup:
 	scripts/setup.sh
@@ -11,7 +11,8 @@ setup:
 demo: setup
 	$(GO) run ./cmd/browserop demo
 
-test: setup check
+test: check
+	scripts/setup.sh --tests
 	$(GO) test $(TEST_FLAGS) ./...
 
 check:
@@ -21,6 +22,11 @@ check:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 200x ./ledger/ ./budgets/
+
+# One WordPress post and comment through the adapter and through bare
+# chromedp, on a real WordPress (needs scripts/setup.sh --tests).
+bench-wordpress:
+	$(GO) test -run '^$$' -bench WordPress -benchtime 10x -count 3 ./sites/
 
 build:
 	$(GO) build -o bin/browserop ./cmd/browserop

@@ -17,13 +17,17 @@ fi
 command -v systemd-analyze >/dev/null 2>&1 || need_apt+=(systemd)
 # internal/wpsite: WordPress 6.1 and its theme from Debian, MariaDB, PHP with
 # mysqli. Without their recommendations (more servers and translations).
+# The tests (scripts/setup.sh --tests) also need a real WordPress: its
+# Debian packages, MariaDB and PHP. The demo does not.
 need_wp=()
+if [ "${1:-}" = "--tests" ]; then
 [ -f /usr/share/wordpress/wp-settings.php ] || need_wp+=(wordpress)
 [ -f /usr/share/wordpress/wp-content/themes/twentytwentythree/theme.json ] \
   || need_wp+=(wordpress-theme-twentytwentythree)
 { command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; } || need_wp+=(mariadb-server)
 command -v php >/dev/null 2>&1 || need_wp+=(php-cli)
 { command -v php >/dev/null 2>&1 && php -r 'exit(extension_loaded("mysqli") ? 0 : 1);'; } || need_wp+=(php-mysql)
+fi
 if [ ${#need_apt[@]} -gt 0 ] || [ ${#need_wp[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
