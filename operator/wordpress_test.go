@@ -165,7 +165,9 @@ func unique(what string) string { return fmt.Sprintf("%s %d", what, time.Now().U
 func TestWordPressPublishesOnce(t *testing.T) {
 	w := newWordPressWorld(t)
 	target, _ := w.carolPost()
-	title, body, reply := unique("A real post"), "Its body, in a paragraph block.", unique("A real comment")
+	// WordPress shows the comment texturized (don’t, …, –): verified
+	// through the adapter's transforms.
+	title, body, reply := unique("A real post"), "Its body, in a paragraph block.", unique("A real comment")+": don't stop... it - works"
 	w.entries(wpPost("p1", title, body), wpReply("r1", target, reply))
 	sum := w.pass()
 	require.Equal(t, 2, sum.Counts["verified"], "%+v", sum)
