@@ -142,6 +142,20 @@ func newSite(t testing.TB) *site {
 		}
 		fmt.Fprintf(w, pageHTML, overlay)
 	})
+	mux.HandleFunc("GET /sliding", func(w http.ResponseWriter, r *http.Request) {
+		// A button that slides in for 600ms, aria-disabled for its first
+		// 300ms, and one that stays disabled.
+		io.WriteString(w, `<!doctype html><body>
+<button id="sliding" aria-disabled="true" style="position:fixed;top:10px;left:600px;transition:left 600ms linear">Publish</button>
+<p style="margin-top:120px"><button id="off" disabled>Off</button></p>
+<script>
+const b = document.getElementById('sliding');
+b.onclick = () => { b.dataset.clicked = 'yes'; };
+b.addEventListener('transitionend', () => { b.dataset.arrived = 'yes'; });
+requestAnimationFrame(() => requestAnimationFrame(() => { b.style.left = '20px'; }));
+setTimeout(() => b.removeAttribute('aria-disabled'), 300);
+</script></body>`)
+	})
 	mux.HandleFunc("GET /missing", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, `<!doctype html><h1 id="nf">not found</h1>`)

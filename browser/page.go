@@ -386,31 +386,41 @@ func pressKey(actx context.Context, key string, code int64) error {
 
 // WaitClickable waits up to timeout (the action timeout when zero) until
 // exactly one element matches sel and a click at its centre would reach it:
-// it has a box, nothing covers it (a panel still sliding in, a dialog), and
-// it is neither disabled nor aria-disabled (an editor disables its button
-// while it saves). It sends no input. When the wait ends first it returns
-// the last reason: a *SelectorError or an error wrapping ErrNotClickable,
-// with ErrTimeout.
+// it has a box, it stands still (its centre is the same on two looks 50ms
+// apart: a panel that slides in is not clicked on its way), nothing covers
+// it (a dialog), and it is neither disabled nor aria-disabled (an editor
+// disables its button while it saves). It sends no input. When the wait
+// ends first it returns the last reason: a *SelectorError or an error
+// wrapping ErrNotClickable, with ErrTimeout.
 func (t *Tab) WaitClickable(ctx context.Context, sel string, timeout time.Duration) error {
 	var last error
 	err := t.run(ctx, fmt.Sprintf("wait until %q is clickable", sel), timeout, func(actx context.Context) error {
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
+		var prevX, prevY float64
+		seen := false
 		for {
 			var pt struct {
-				N   int    `json:"n"`
-				Err string `json:"err"`
+				N   int     `json:"n"`
+				X   float64 `json:"x"`
+				Y   float64 `json:"y"`
+				Err string  `json:"err"`
 			}
 			err := t.eval(actx, jsClickPoint, &pt, sel)
 			switch {
 			case err != nil && !isStaleContext(err):
 				return err
-			case err == nil && pt.N != 1:
-				last = &SelectorError{Selector: sel, Count: pt.N}
-			case err == nil && pt.Err != "":
-				last = fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, pt.Err)
-			case err == nil:
+			case err != nil:
+				seen = false
+			case pt.N != 1:
+				last, seen = &SelectorError{Selector: sel, Count: pt.N}, false
+			case pt.Err != "":
+				last, seen = fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, pt.Err), false
+			case seen && pt.X == prevX && pt.Y == prevY:
 				return nil
+			default:
+				last = fmt.Errorf("%w: %q: it is moving", ErrNotClickable, sel)
+				prevX, prevY, seen = pt.X, pt.Y, true
 			}
 			select {
 			case <-tick.C:

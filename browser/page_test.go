@@ -441,3 +441,38 @@ func TestFillFrame(t *testing.T) {
 		require.Equal(t, "one\ntwo", v)
 	})
 }
+
+// TestWaitClickable: it waits while the element slides in, is disabled or
+// aria-disabled, or is covered, and sends no input; it ends when the
+// element can be clicked, or times out naming the last reason.
+func TestWaitClickable(t *testing.T) {
+	s := newSite(t)
+	_, tab := newTab(t, s.URL+"/sliding")
+	ctx := ctxT(t)
+	require.NoError(t, tab.WaitClickable(ctx, "#sliding", 5*time.Second))
+	_, err := tab.Attr(ctx, "#sliding", "aria-disabled")
+	require.ErrorIs(t, err, browser.ErrNotFound, "not while aria-disabled")
+	arrived, err := tab.Attr(ctx, "#sliding", "data-arrived")
+	require.NoError(t, err, "not while it slides")
+	require.Equal(t, "yes", arrived)
+	_, err = tab.Attr(ctx, "#sliding", "data-clicked")
+	require.ErrorIs(t, err, browser.ErrNotFound, "waiting clicks nothing")
+	require.NoError(t, tab.ClickOnce(ctx, "#sliding"))
+	clicked, err := tab.Attr(ctx, "#sliding", "data-clicked")
+	require.NoError(t, err)
+	require.Equal(t, "yes", clicked, "the click after the wait reaches it")
+
+	err = tab.WaitClickable(ctx, "#off", 300*time.Millisecond)
+	require.ErrorIs(t, err, browser.ErrNotClickable)
+	require.ErrorIs(t, err, browser.ErrTimeout)
+	require.ErrorContains(t, err, "disabled")
+	_, err = tab.Navigate(ctx, s.URL+"/page")
+	require.NoError(t, err)
+	err = tab.WaitClickable(ctx, "button.dup", 300*time.Millisecond)
+	require.ErrorIs(t, err, browser.ErrSelectorAmbiguous)
+	_, err = tab.Navigate(ctx, s.URL+"/page?covered")
+	require.NoError(t, err)
+	err = tab.WaitClickable(ctx, "#go", 300*time.Millisecond)
+	require.ErrorIs(t, err, browser.ErrNotClickable)
+	require.ErrorContains(t, err, "covers it")
+}
