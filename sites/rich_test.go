@@ -126,3 +126,33 @@ func TestRichStepFailsBeforeTheClick(t *testing.T) {
 	require.NotErrorIs(t, err, sites.ErrOutcomeUnknown)
 	require.Empty(t, demo.Effects())
 }
+
+// TestFrameEditorAndTextSearch: an editor inside a same-origin iframe
+// (TinyMCE's shape) is filled and read back through the adapter, and the
+// published text is found by a search whose URL carries it ({text}).
+func TestFrameEditorAndTextSearch(t *testing.T) {
+	e := setup(t, demosite.Faults{})
+	d, err := sites.Load("testdata/frame.yaml")
+	require.NoError(t, err)
+	d, err = d.WithOrigins(base)
+	require.NoError(t, err)
+	text := "In a frame & found by its text?"
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: text}
+	_, err = d.Open(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	got, err := d.Fill(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	require.Equal(t, text, got)
+	require.NoError(t, d.Submit(e.ctx, e.tab, in))
+	obs, err := d.Result(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	require.Equal(t, text, obs.Text)
+	require.Len(t, demo.Effects(), 1)
+
+	res, err := d.Search(e.ctx, e.tab, sites.Query{Kind: kind.Post, Actor: "alice", Text: text})
+	require.NoError(t, err)
+	require.Len(t, withText(res.Items, text), 1)
+	u, err := e.tab.URL(e.ctx)
+	require.NoError(t, err)
+	require.Equal(t, base+"/u/alice?q=In+a+frame+%26+found+by+its+text%3F", u, "the text is query-escaped into the search URL")
+}
