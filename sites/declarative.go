@@ -96,6 +96,19 @@ func (d *Declarative) checkOrigin(ctx context.Context, tab *browser.Tab) (string
 	return u, nil
 }
 
+// OpenLogin navigates to the site's sign-in page (identity.login_url),
+// else to the identity page, for a person to sign in.
+func (d *Declarative) OpenLogin(ctx context.Context, tab *browser.Tab) (int, error) {
+	if d.spec.Identity.LoginURL == "" {
+		return d.OpenHome(ctx, tab)
+	}
+	u, err := d.expandURL(d.spec.Identity.LoginURL, "", "")
+	if err != nil {
+		return 0, err
+	}
+	return d.navigate(ctx, tab, u)
+}
+
 // OpenHome navigates to the identity page.
 func (d *Declarative) OpenHome(ctx context.Context, tab *browser.Tab) (int, error) {
 	u, err := d.expandURL(d.spec.Identity.URL, "", "")

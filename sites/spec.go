@@ -51,7 +51,10 @@ type Spec struct {
 // Shows says which of the account's names it is: "login" (the default),
 // "slug" or "name" (see Spec.Accounts).
 type IdentitySpec struct {
-	URL       string `yaml:"url"`
+	URL string `yaml:"url"`
+	// LoginURL, when set, is the site's sign-in page, which `browserop
+	// login` shows the person (else it shows URL).
+	LoginURL  string `yaml:"login_url"`
 	Selector  string `yaml:"selector"`
 	Attribute string `yaml:"attribute"`
 	Shows     string `yaml:"shows"`
@@ -346,6 +349,12 @@ func (s *Spec) validate() problems {
 		p.add("identity.url", "required")
 	} else {
 		checkTemplate(&p, "identity.url", s.Identity.URL, origins, false)
+	}
+	if s.Identity.LoginURL != "" {
+		checkTemplate(&p, "identity.login_url", s.Identity.LoginURL, origins, false)
+		if strings.Contains(s.Identity.LoginURL, "{actor") {
+			p.add("identity.login_url", "the sign-in page is the same for every account: no {actor}")
+		}
 	}
 	checkSelector(&p, "identity.selector", s.Identity.Selector, true)
 	checkName(&p, "identity.attribute", s.Identity.Attribute)

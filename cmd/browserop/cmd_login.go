@@ -83,7 +83,13 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	own = append(own, shown)
-	if _, err := site.OpenHome(ctx, shown); err != nil {
+	open := site.OpenHome
+	if lp, ok := site.(interface {
+		OpenLogin(context.Context, *browser.Tab) (int, error)
+	}); ok {
+		open = lp.OpenLogin
+	}
+	if _, err := open(ctx, shown); err != nil {
 		return err
 	}
 	// A second, background tab checks who is signed in, so the person's
@@ -101,6 +107,7 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	} else {
 		fmt.Fprintf(e.stdout, "Sign in to %s in the browser window (profile %s).\n", site.Name(), bc.ProfileDir)
 	}
+	fmt.Fprintln(e.stdout, `If the site offers "Remember me" or "Keep me signed in", tick it: browserop starts its browser again for each run, and a session that lasts only as long as the browser is lost then.`)
 	fmt.Fprintf(e.stdout, "browserop waits until you are signed in (at most %s; Ctrl-C to stop).\n", *timeout)
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -189,6 +190,9 @@ func printCheck(e *env, rep sites.CheckReport, actor string) {
 		}
 		if p.Error != "" {
 			fmt.Fprintf(w, "  error: %s\n", clean(p.Error))
+		}
+		if strings.HasPrefix(p.Key, "actions.") && slices.ContainsFunc(p.Selectors, func(s sites.SelectorCount) bool { return s.Count == 0 }) {
+			fmt.Fprintln(w, "  (an element that only shows after a step, such as a dialog's field or a panel's button, matches nothing here: nothing is clicked)")
 		}
 		tw := table(w)
 		for _, s := range p.Selectors {
