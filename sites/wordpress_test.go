@@ -153,3 +153,32 @@ func postID(t *testing.T, target string) int {
 func phpQuote(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
+
+// TestWordPressThreadedComments: a comment with replies under it (WordPress
+// nests them in the comment's own list) is read as one item with its own
+// fields, and so is each reply: no item is unreadable, so a search of a
+// threaded page can still prove absence.
+func TestWordPressThreadedComments(t *testing.T) {
+	site := wordpress(t)
+	d := wordpressAdapter(t, site)
+	tab := wpTab(t, site)
+	ctx := context.Background()
+	target, id := wpCarolPost(t, site)
+	out, err := site.PHP(ctx, fmt.Sprintf(`echo wp_insert_comment(array('comment_post_ID' => %d, 'user_id' => %d, 'comment_author' => %s, 'comment_author_email' => %s, 'comment_content' => 'the first word', 'comment_approved' => 1));`,
+		id, site.UserID("alice"), phpQuote(wpsite.Alice.DisplayName()), phpQuote(wpsite.Alice.Email)))
+	require.NoError(t, err)
+	parent := strings.TrimSpace(out)
+	_, err = site.PHP(ctx, fmt.Sprintf(`wp_insert_comment(array('comment_post_ID' => %d, 'comment_parent' => %s, 'user_id' => %d, 'comment_author' => 'carol', 'comment_author_email' => 'carol@example.test', 'comment_content' => 'an answer under it', 'comment_approved' => 1));`,
+		id, parent, site.UserID("carol")))
+	require.NoError(t, err)
+	res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Reply, Actor: "alice", Target: target})
+	require.NoError(t, err)
+	require.Len(t, res.Items, 2)
+	for _, it := range res.Items {
+		require.True(t, it.OK(), "%+v", it)
+	}
+	require.Equal(t, "alice", res.Items[0].Author)
+	require.Equal(t, "the first word", strings.TrimSpace(res.Items[0].Text))
+	require.Equal(t, "carol", res.Items[1].Author)
+	require.True(t, res.Complete)
+}
