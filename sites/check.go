@@ -3,6 +3,7 @@ package sites
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/kind"
@@ -132,6 +133,11 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 		}
 		sc := SearchCheck{Kind: k}
 		s := d.searchOf(a)
+		if actor == "" && strings.Contains(s.URL, "{actor") {
+			sc.Skipped = "needs an account: sign in (browserop login), or give --actor"
+			rep.Searches = append(rep.Searches, sc)
+			continue
+		}
 		if s.URL == "{target}" && target == "" {
 			sc.Skipped = "needs a target (--target URL)"
 			rep.Searches = append(rep.Searches, sc)
