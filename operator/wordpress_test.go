@@ -3,7 +3,6 @@ package operator_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
-	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/internal/faultproxy"
 	"github.com/browserop/browserop/internal/wpsite"
 	"github.com/browserop/browserop/ledger"
@@ -70,22 +68,21 @@ func newWordPressWorld(t *testing.T) *wordpressWorld {
 	}, map[string]budgets.GroupLimit{"original": {Formats: []string{budgets.PostText, budgets.PostImage, budgets.Thread}, Max: 100, Window: 24 * time.Hour}})
 	require.NoError(t, err)
 	w.cfg = operator.Config{CalendarDir: w.calDir, ActionTimeout: 20 * time.Second, Heartbeat: time.Second, LeaseTTL: 2 * time.Minute}
-	w.site = wordpressAdapter(t, site.URL(), "")
+	w.site = wordpressAdapter(t, site)
 	ww := &wordpressWorld{world: w, site: site, proxy: wpProxy, alice: site.UserID("alice")}
 	ww.signIn()
 	return ww
 }
 
-// wordpressAdapter is the bundled WordPress adapter on base with a short
-// settle and alice's display name declared; extra is appended YAML.
-func wordpressAdapter(t testing.TB, base, extra string) sites.Adapter {
+// wordpressAdapter is the bundled WordPress adapter on site, its accounts
+// declared, with a short settle.
+func wordpressAdapter(t testing.TB, site *wpsite.Site) sites.Adapter {
 	t.Helper()
-	raw, err := fs.ReadFile(configs.Sites, "sites/wordpress.yaml")
+	raw, err := site.AdapterYAML()
 	require.NoError(t, err)
-	y := strings.Replace(string(raw), "  - http://127.0.0.1:8080\n", "  - "+base+"\n", 1)
+	y := string(raw)
 	require.Equal(t, 2, strings.Count(y, "settle: 10s"))
 	y = strings.ReplaceAll(y, "settle: 10s", "settle: "+wpSettle.String())
-	y += fmt.Sprintf("\naccounts:\n  alice:\n    name: %q\n", wpsite.Alice.DisplayName()) + extra
 	d, err := sites.Parse("wordpress.yaml", []byte(y))
 	require.NoError(t, err)
 	return d
@@ -274,8 +271,7 @@ func TestWordPressRefusals(t *testing.T) {
 	w := newWordPressWorld(t)
 	ctx := context.Background()
 	insertComment := func(postID int, text string) {
-		_, err := w.site.PHP(ctx, fmt.Sprintf(`wp_insert_comment(array('comment_post_ID' => %d, 'user_id' => %d, 'comment_author' => %s, 'comment_author_email' => %s, 'comment_content' => %s, 'comment_approved' => 1));`,
-			postID, w.alice, phpString(wpsite.Alice.DisplayName()), phpString(wpsite.Alice.Email), phpString(text)))
+		_, err := w.site.InsertComment(ctx, wpsite.Comment{PostID: postID, Author: "alice", Content: text})
 		require.NoError(t, err)
 	}
 	dropSession := func() {
@@ -393,9 +389,4 @@ func (b *beforeClick) undo() {
 	if b.undoFn != nil {
 		b.undoFn()
 	}
-}
-
-// phpString writes s as a PHP single-quoted string.
-func phpString(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }

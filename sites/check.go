@@ -66,7 +66,7 @@ const checkItems = 5
 // one ("" skips them). Selectors that only show after a submission (the
 // landing, refusals, moderation) and those after a step are counted where
 // they are, which may be 0 before any click. Errors of a page are in the
-// report; only a lost tab or browser is returned.
+// report; only a lost tab or browser (tab.Err) is returned.
 func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target string) (CheckReport, error) {
 	rep := CheckReport{Site: d.name}
 	home := PageCheck{Key: "identity.url"}
@@ -94,7 +94,7 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 		}
 	}
 	rep.Pages = append(rep.Pages, home)
-	if err := gone(tab); err != nil {
+	if err := tab.Err(); err != nil {
 		return rep, err
 	}
 
@@ -121,7 +121,7 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 			pc.Selectors = countAll(ctx, tab, actionSelectors(a, "actions."+string(k)))
 		}
 		rep.Pages = append(rep.Pages, pc)
-		if err := gone(tab); err != nil {
+		if err := tab.Err(); err != nil {
 			return rep, err
 		}
 	}
@@ -151,7 +151,7 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 		sc.Pages, sc.Complete, sc.Total = res.Pages, res.Complete, len(res.Items)
 		sc.Items = res.Items[:min(len(res.Items), checkItems)]
 		rep.Searches = append(rep.Searches, sc)
-		if err := gone(tab); err != nil {
+		if err := tab.Err(); err != nil {
 			return rep, err
 		}
 	}
@@ -205,10 +205,4 @@ func countAll(ctx context.Context, tab *browser.Tab, sels []SelectorCount) []Sel
 		}
 	}
 	return sels
-}
-
-// gone returns the tab's loss, the one failure Check does not report in
-// place.
-func gone(tab *browser.Tab) error {
-	return tab.Err()
 }

@@ -32,13 +32,7 @@ func TestDemoConformance(t *testing.T) {
 	sitetest.Run(t, sitetest.Harness{
 		Adapter: e.site,
 		Actor:   "alice",
-		Tab: func(t *testing.T) *browser.Tab {
-			tab, err := e.b.NewTab(e.ctx, "")
-			require.NoError(t, err)
-			t.Cleanup(func() { _, _ = e.b.CloseTab(context.Background(), tab) })
-			tab.SetActionTimeout(10 * time.Second)
-			return tab
-		},
+		Tab:     e.newTab,
 		Target: func(t *testing.T, k kind.Kind) string {
 			if k == kind.Follow {
 				return base + "/u/bob"
@@ -69,4 +63,15 @@ func TestDemoConformance(t *testing.T) {
 			},
 		},
 	})
+}
+
+// newTab opens another tab of e's browser for a subtest, closed when it
+// ends: the conformance suite's Harness.Tab.
+func (e *env) newTab(t *testing.T) *browser.Tab {
+	t.Helper()
+	tab, err := e.b.NewTab(e.ctx, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = e.b.CloseTab(context.Background(), tab) })
+	tab.SetActionTimeout(10 * time.Second)
+	return tab
 }

@@ -41,23 +41,15 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 	// Wait until the click can reach the control: an editor disables its
 	// button while it saves, a panel slides in over its page. A control
 	// that never becomes clickable is refused as the click would be.
-	if err := tab.WaitClickable(ctx, a.Submit.Selector, 0); err != nil && !errors.Is(err, browser.ErrTabGone) && !errors.Is(err, browser.ErrBrowserGone) {
-		if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
-			return hardStop(StopSelectorAmbiguous, err, "submit control")
-		}
-		return err
-	} else if err != nil {
-		return err
+	if err := tab.WaitClickable(ctx, a.Submit.Selector, 0); err != nil {
+		return submitRefused(err)
 	}
 	landed, err := tab.ClickOnceAndLand(ctx, a.Submit.Selector, landingOf(a.Landed))
 	if err != nil {
 		if errors.Is(err, browser.ErrOutcomeUnknown) {
 			return err
 		}
-		if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
-			return hardStop(StopSelectorAmbiguous, err, "submit control")
-		}
-		return err
+		return submitRefused(err)
 	}
 	// The click was sent: from here every failure is ambiguous, except a
 	// refusal the site's answer proves.
@@ -78,6 +70,16 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 		return fmt.Errorf("%w: the site answered %d to the submission", ErrOutcomeUnknown, landed.Status)
 	}
 	return nil
+}
+
+// submitRefused makes a refusal before the click (a selector that does
+// not name one clickable control) a HardStop; other errors stay as they
+// are.
+func submitRefused(err error) error {
+	if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
+		return hardStop(StopSelectorAmbiguous, err, "submit control")
+	}
+	return err
 }
 
 // landingOf turns a validated LandedSpec into what the browser waits for.

@@ -1,14 +1,12 @@
 package sites_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
@@ -35,13 +33,7 @@ func TestRichConformance(t *testing.T) {
 	sitetest.Run(t, sitetest.Harness{
 		Adapter: d,
 		Actor:   "alice",
-		Tab: func(t *testing.T) *browser.Tab {
-			tab, err := e.b.NewTab(e.ctx, "")
-			require.NoError(t, err)
-			t.Cleanup(func() { _, _ = e.b.CloseTab(context.Background(), tab) })
-			tab.SetActionTimeout(10 * time.Second)
-			return tab
-		},
+		Tab:     e.newTab,
 		Count: func(t *testing.T, k kind.Kind, text string) int {
 			n := 0
 			for _, ef := range demo.Effects() {

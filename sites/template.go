@@ -190,17 +190,13 @@ func (d *Declarative) onOrigin(raw string) error {
 }
 
 // resolve turns a link read from the page into an absolute URL on a site
-// origin, relative to the page it was read on.
+// origin, relative to the page it was read on, in its canonical form.
 func (d *Declarative) resolve(pageURL, ref string) (string, error) {
-	base, err := url.Parse(pageURL)
+	abs, err := absolute(pageURL, ref)
 	if err != nil {
 		return "", err
 	}
-	r, err := url.Parse(strings.TrimSpace(ref))
-	if err != nil || ref == "" {
-		return "", fmt.Errorf("link %q is not a URL", excerpt(ref))
-	}
-	s := d.Canonical(base.ResolveReference(r).String())
+	s := d.Canonical(abs.String())
 	if err := d.onOrigin(s); err != nil {
 		return "", err
 	}
@@ -211,21 +207,29 @@ func (d *Declarative) resolve(pageURL, ref string) (string, error) {
 // on a site origin. Unlike resolve it keeps the whole query: paging lives
 // there.
 func (d *Declarative) resolvePage(pageURL, ref string) (string, error) {
-	base, err := url.Parse(pageURL)
+	abs, err := absolute(pageURL, ref)
 	if err != nil {
 		return "", err
 	}
-	r, err := url.Parse(strings.TrimSpace(ref))
-	if err != nil || ref == "" {
-		return "", fmt.Errorf("link %q is not a URL", excerpt(ref))
-	}
-	abs := base.ResolveReference(r)
-	abs.Fragment = ""
+	abs.Fragment, abs.RawFragment = "", ""
 	s := abs.String()
 	if err := d.onOrigin(s); err != nil {
 		return "", err
 	}
 	return s, nil
+}
+
+// absolute resolves ref against the page it was read on.
+func absolute(pageURL, ref string) (*url.URL, error) {
+	base, err := url.Parse(pageURL)
+	if err != nil {
+		return nil, err
+	}
+	r, err := url.Parse(strings.TrimSpace(ref))
+	if err != nil || ref == "" {
+		return nil, fmt.Errorf("link %q is not a URL", excerpt(ref))
+	}
+	return base.ResolveReference(r), nil
 }
 
 // excerpt shortens page text for an error message.

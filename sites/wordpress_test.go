@@ -3,7 +3,6 @@ package sites_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/browser"
-	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/internal/wpsite"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
@@ -27,11 +25,9 @@ var wp = wpsite.NewShared()
 // site's accounts declared (alice's display name is not her login).
 func wordpressAdapter(t testing.TB, site *wpsite.Site) *sites.Declarative {
 	t.Helper()
-	raw, err := fs.ReadFile(configs.Sites, "sites/wordpress.yaml")
+	y, err := site.AdapterYAML()
 	require.NoError(t, err)
-	y := strings.Replace(string(raw), "  - http://127.0.0.1:8080\n", "  - "+site.URL()+"\n", 1)
-	y += fmt.Sprintf("\naccounts:\n  alice:\n    name: %q\n", wpsite.Alice.DisplayName())
-	d, err := sites.Parse("wordpress.yaml", []byte(y))
+	d, err := sites.Parse("wordpress.yaml", y)
 	require.NoError(t, err)
 	return d
 }
@@ -112,15 +108,13 @@ func TestWordPressConformance(t *testing.T) {
 			sites.RefusedDuplicate: func(t *testing.T, in sites.Intent) func() {
 				// WordPress's duplicate check matches the post, the author's
 				// name or e-mail and the text.
-				_, err := site.PHP(ctx, fmt.Sprintf(`wp_insert_comment(array('comment_post_ID' => %d, 'user_id' => %d, 'comment_author' => %s, 'comment_author_email' => %s, 'comment_content' => %s, 'comment_approved' => 1));`,
-					postID(t, in.Target), alice, phpQuote(wpsite.Alice.DisplayName()), phpQuote(wpsite.Alice.Email), phpQuote(in.Text)))
+				_, err := site.InsertComment(ctx, wpsite.Comment{PostID: postID(t, in.Target), Author: "alice", Content: in.Text})
 				require.NoError(t, err)
 				return func() {}
 			},
 			sites.RefusedRateLimit: func(t *testing.T, in sites.Intent) func() {
 				require.NoError(t, site.SetOption(ctx, "browserop_test_flood", "on"))
-				_, err := site.PHP(ctx, fmt.Sprintf(`wp_insert_comment(array('comment_post_ID' => %d, 'user_id' => %d, 'comment_author' => 'Alice Liddell', 'comment_author_email' => 'alice@example.test', 'comment_content' => 'a moment ago', 'comment_approved' => 1));`,
-					postID(t, in.Target), alice))
+				_, err := site.InsertComment(ctx, wpsite.Comment{PostID: postID(t, in.Target), Author: "alice", Content: "a moment ago"})
 				require.NoError(t, err)
 				return func() { require.NoError(t, site.SetOption(ctx, "browserop_test_flood", "off")) }
 			},
@@ -149,11 +143,6 @@ func postID(t *testing.T, target string) int {
 	return id
 }
 
-// phpQuote writes s as a PHP single-quoted string.
-func phpQuote(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
-}
-
 // TestWordPressThreadedComments: a comment with replies under it (WordPress
 // nests them in the comment's own list) is read as one item with its own
 // fields, and so is each reply: no item is unreadable, so a search of a
@@ -164,12 +153,9 @@ func TestWordPressThreadedComments(t *testing.T) {
 	tab := wpTab(t, site)
 	ctx := context.Background()
 	target, id := wpCarolPost(t, site)
-	out, err := site.PHP(ctx, fmt.Sprintf(`echo wp_insert_comment(array('comment_post_ID' => %d, 'user_id' => %d, 'comment_author' => %s, 'comment_author_email' => %s, 'comment_content' => 'the first word', 'comment_approved' => 1));`,
-		id, site.UserID("alice"), phpQuote(wpsite.Alice.DisplayName()), phpQuote(wpsite.Alice.Email)))
+	parent, err := site.InsertComment(ctx, wpsite.Comment{PostID: id, Author: "alice", Content: "the first word"})
 	require.NoError(t, err)
-	parent := strings.TrimSpace(out)
-	_, err = site.PHP(ctx, fmt.Sprintf(`wp_insert_comment(array('comment_post_ID' => %d, 'comment_parent' => %s, 'user_id' => %d, 'comment_author' => 'carol', 'comment_author_email' => 'carol@example.test', 'comment_content' => 'an answer under it', 'comment_approved' => 1));`,
-		id, parent, site.UserID("carol")))
+	_, err = site.InsertComment(ctx, wpsite.Comment{PostID: id, Parent: parent, Author: "carol", Content: "an answer under it"})
 	require.NoError(t, err)
 	res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Reply, Actor: "alice", Target: target})
 	require.NoError(t, err)

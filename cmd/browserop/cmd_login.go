@@ -30,20 +30,9 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	adapters, err := loadSites(cfg)
+	site, err := configuredSite(cfg, *siteName, "--site")
 	if err != nil {
 		return err
-	}
-	var site sites.Adapter
-	var names []string
-	for _, a := range adapters {
-		names = append(names, a.Name())
-		if a.Name() == *siteName || *siteName == "" && site == nil {
-			site = a
-		}
-	}
-	if site == nil {
-		return usageError("--site %q is not configured (sites: %s)", *siteName, strings.Join(names, ", "))
 	}
 	bc, err := browserConfig(cfg, e.environ)
 	if err != nil {

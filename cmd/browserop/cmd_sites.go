@@ -117,20 +117,13 @@ func sitesCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	adapters, err := loadSites(cfg)
+	site, err := configuredSite(cfg, pos[0], "site")
 	if err != nil {
 		return err
 	}
-	var d *sites.Declarative
-	var names []string
-	for _, a := range adapters {
-		names = append(names, a.Name())
-		if a.Name() == pos[0] {
-			d, _ = a.(*sites.Declarative)
-		}
-	}
-	if d == nil {
-		return usageError("site %q is not configured (sites: %s)", pos[0], strings.Join(names, ", "))
+	d, ok := site.(*sites.Declarative)
+	if !ok {
+		return usageError("site %q is not a declarative adapter: sites check reads its YAML", pos[0])
 	}
 	bc, err := browserConfig(cfg, e.environ)
 	if err != nil {

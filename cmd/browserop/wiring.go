@@ -82,6 +82,24 @@ func loadSites(cfg Config) ([]sites.Adapter, error) {
 	return out, nil
 }
 
+// configuredSite returns the configured site called name ("" is the
+// first), or a usage error that names it as what ("--site", "site") and
+// lists the configured sites.
+func configuredSite(cfg Config, name, what string) (sites.Adapter, error) {
+	adapters, err := loadSites(cfg)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(adapters))
+	for _, a := range adapters {
+		if a.Name() == name || name == "" {
+			return a, nil
+		}
+		names = append(names, a.Name())
+	}
+	return nil, usageError("%s %q is not configured (sites: %s)", what, name, strings.Join(names, ", "))
+}
+
 // browserConfig is the browser part of the configuration.
 func browserConfig(cfg Config, environ []string) (browser.Config, error) {
 	profile, err := cfg.profileDir(envLookup(environ))

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/browserop/browserop/configs"
 )
 
 // Query runs one SQL statement on WordPress's database (as MariaDB's root,
@@ -175,4 +179,62 @@ update_user_meta( $u->ID, $key, $cur );`, nil)
 		return fmt.Errorf("set preferences of %s: %w", login, err)
 	}
 	return nil
+}
+
+// Comment is a comment InsertComment writes straight into WordPress (not
+// through the comment form): an earlier comment a test needs on a page.
+type Comment struct {
+	PostID int
+	// Author is the login of the user who wrote it: the comment carries
+	// the user's display name and e-mail, as the comment form writes them
+	// (WordPress's duplicate and flood checks look at those).
+	Author  string
+	Content string
+	// Parent is the comment this one answers, 0 for none.
+	Parent int
+}
+
+// InsertComment creates c, approved, with wp_insert_comment and returns
+// its ID.
+func (s *Site) InsertComment(ctx context.Context, c Comment) (int, error) {
+	in := map[string]any{"post": c.PostID, "author": c.Author, "content": c.Content, "parent": c.Parent}
+	var id int
+	err := s.phpJSON(ctx, in, `
+$u = get_user_by( 'login', $in['author'] );
+if ( ! $u ) { fwrite( STDERR, "no user " . $in['author'] ); exit( 1 ); }
+$id = wp_insert_comment( wp_slash( array( 'comment_post_ID' => $in['post'], 'comment_parent' => $in['parent'], 'user_id' => $u->ID,
+	'comment_author' => $u->display_name, 'comment_author_email' => $u->user_email, 'comment_content' => $in['content'], 'comment_approved' => 1 ) ) );
+if ( ! $id ) { fwrite( STDERR, "wp_insert_comment failed" ); exit( 1 ); }
+echo json_encode( $id );`, &id)
+	if err != nil {
+		return 0, fmt.Errorf("insert comment on post %d: %w", c.PostID, err)
+	}
+	return id, nil
+}
+
+// AdapterYAML returns the bundled WordPress adapter (configs/sites/
+// wordpress.yaml) pointed at this site, with the display names of the
+// site's users that differ from their logins declared under accounts, as
+// a person installing it would write it.
+func (s *Site) AdapterYAML() ([]byte, error) {
+	raw, err := fs.ReadFile(configs.Sites, "sites/wordpress.yaml")
+	if err != nil {
+		return nil, err
+	}
+	const origin = "  - http://127.0.0.1:8080\n"
+	y := string(raw)
+	if strings.Count(y, origin) != 1 {
+		return nil, errors.New("wpsite: the bundled WordPress adapter's origin changed")
+	}
+	y = strings.Replace(y, origin, "  - "+s.URL()+"\n", 1)
+	var accounts strings.Builder
+	for _, u := range Users {
+		if u.DisplayName() != u.Login {
+			fmt.Fprintf(&accounts, "  %s:\n    name: %q\n", u.Login, u.DisplayName())
+		}
+	}
+	if accounts.Len() > 0 {
+		y += "\naccounts:\n" + accounts.String()
+	}
+	return []byte(y), nil
 }
