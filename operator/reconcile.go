@@ -256,6 +256,10 @@ func (p *pass) reconcile() error {
 // they do for any action. It never stops the pass otherwise: a held effect
 // waits for the site's moderators, not for the person.
 func (p *pass) recheckModerated(a ledger.Action) error {
+	// A hard stop while looking (a blocker on its site's search) concerns
+	// that site only: a held action never stops the pass otherwise.
+	p.site = a.Site
+	defer func() { p.site = "" }()
 	in, err := fromAction(a)
 	if err != nil {
 		p.problem(err.Error())

@@ -103,6 +103,13 @@ func (d *Declarative) refusal(ctx context.Context, tab *browser.Tab, rules []Ref
 		if r.Status != 0 && r.Status != status {
 			continue
 		}
+		if r.Status == 0 && status >= 500 {
+			// A server error may come after the site wrote (a fatal error
+			// in a hook that runs after the insert): a screen that looks
+			// like a refusal proves nothing then, unless its own status
+			// is declared.
+			continue
+		}
 		detail := fmt.Sprintf("status %d", status)
 		if r.Selector != "" {
 			n, err := tab.Count(ctx, r.Selector)

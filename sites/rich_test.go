@@ -148,3 +148,26 @@ func TestFrameEditorAndTextSearch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, base+"/u/alice?q=In+a+frame+%26+found+by+its+text%3F", u, "the text is query-escaped into the search URL")
 }
+
+// TestRefusalScreenOnAServerErrorProvesNothing: a refusal rule without a
+// status does not match an answer of 500 or more (the site may have
+// written before it failed), so a committed post answered by a 500 page
+// that the rule's selector matches stays an unknown outcome.
+func TestRefusalScreenOnAServerErrorProvesNothing(t *testing.T) {
+	e := setup(t, demosite.Faults{})
+	y := string(mustRead(t, demoPath)) + "\n  - kind: validation\n    selector: \"h1#server-error\"\n"
+	d, err := sites.Parse("demo.yaml", []byte(y))
+	require.NoError(t, err)
+	d, err = d.WithOrigins(base)
+	require.NoError(t, err)
+	require.NoError(t, demo.SetFaults(demosite.Faults{Error500AfterCommit: true}))
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: "committed, then a 500"}
+	_, err = d.Open(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	_, err = d.Fill(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	err = d.Submit(e.ctx, e.tab, in)
+	require.Nil(t, sites.AsRefusal(err), "not a refusal: %v", err)
+	require.ErrorIs(t, err, sites.ErrOutcomeUnknown)
+	require.Len(t, demo.Effects(), 1, "the post was committed")
+}
