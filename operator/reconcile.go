@@ -83,6 +83,11 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landin
 			return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the search failed: " + errorClass(err)}
 		}
 		opts.Settle, opts.SurfaceWithin = res.Settle, res.SurfaceWithin
+		if in.kind.Creates() && st.site.Moderates(in.performed()) {
+			// The item may exist, held for moderation, where no search
+			// sees it: its absence is never proven, however long ago.
+			vin.MaySurface, opts.SurfaceWithin = true, 0
+		}
 		now := p.r.now()
 		var v verify.Verdict
 		if in.kind.Creates() {

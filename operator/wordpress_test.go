@@ -77,12 +77,20 @@ func newWordPressWorld(t *testing.T) *wordpressWorld {
 // wordpressAdapter is the bundled WordPress adapter on site, its accounts
 // declared, with a short settle.
 func wordpressAdapter(t testing.TB, site *wpsite.Site) sites.Adapter {
+	return wordpressAdapterWith(t, site, "surface_within: 10m")
+}
+
+// wordpressAdapterWith is wordpressAdapter with each search's
+// surface_within line replaced by surface.
+func wordpressAdapterWith(t testing.TB, site *wpsite.Site, surface string) sites.Adapter {
 	t.Helper()
 	raw, err := site.AdapterYAML()
 	require.NoError(t, err)
 	y := string(raw)
 	require.Equal(t, 2, strings.Count(y, "settle: 10s"))
 	y = strings.ReplaceAll(y, "settle: 10s", "settle: "+wpSettle.String())
+	require.Equal(t, 2, strings.Count(y, "surface_within: 10m"))
+	y = strings.ReplaceAll(y, "surface_within: 10m", surface)
 	d, err := sites.Parse("wordpress.yaml", []byte(y))
 	require.NoError(t, err)
 	return d
@@ -389,4 +397,41 @@ func (b *beforeClick) undo() {
 	if b.undoFn != nil {
 		b.undoFn()
 	}
+}
+
+// TestWordPressHeldCommentNeverProvenAbsent: when the landed page is not
+// read (the pass lost it between the click and the reading), a comment
+// WordPress holds for moderation is in no search; since the adapter says
+// comments may be held, its absence is never proven: it waits for a
+// person instead of being failed and posted a second time.
+func TestWordPressHeldCommentNeverProvenAbsent(t *testing.T) {
+	w := newWordPressWorld(t)
+	ctx := context.Background()
+	require.NoError(t, w.site.SetOption(ctx, "comment_moderation", "1"))
+	t.Cleanup(func() { require.NoError(t, w.site.SetOption(ctx, "comment_moderation", "0")) })
+	// A short bound on how late a submission surfaces: without the rule
+	// it would prove the held comment absent once passed.
+	site := wordpressAdapterWith(t, w.site, "surface_within: "+wpSettle.String())
+	target, _ := w.carolPost()
+	text := unique("held, landing unread")
+	w.entries(wpReply("r", target, text))
+	w.useRunner(nil, &landingLost{Adapter: site})
+	sum := w.pass()
+	require.Equal(t, ledger.Ambiguous, w.only().Status, "%+v", sum)
+	time.Sleep(2 * wpSettle)
+	w.useRunner(nil, site)
+	for i := 0; i < 2; i++ {
+		sum = w.pass()
+		a := w.only()
+		require.Equal(t, ledger.Ambiguous, a.Status, "pass %d: a held comment is never proven absent: %+v", i+2, sum)
+		require.Equal(t, 1, w.comments(text), "never posted again")
+	}
+}
+
+// landingLost loses what the landed page said: Result fails after the
+// click, as when the pass loses its tab before reading it.
+type landingLost struct{ sites.Adapter }
+
+func (l *landingLost) Result(context.Context, *browser.Tab, sites.Intent) (sites.Observed, error) {
+	return sites.Observed{}, fmt.Errorf("%w: the tab went away before the landed page was read", sites.ErrOutcomeUnknown)
 }

@@ -186,6 +186,12 @@ type Adapter interface {
 	// transforms the site declares (a signature expanded, a link
 	// shortened). Verification compares this, never the raw text.
 	Expected(k kind.Kind, text string) string
+	// Moderates reports whether the site may hold what an action of kind
+	// creates for its moderation: shown to its author only, marked as
+	// held, until a moderator approves it. Such an item is never the
+	// exact match a search looks for while it is held, so its absence
+	// from a search proves nothing.
+	Moderates(k kind.Kind) bool
 	// Canonical returns the canonical form of a URL on the site: the parts
 	// that identify a result kept (a declared fragment or query key), the
 	// rest dropped, as the adapter declares. Links read by Result and

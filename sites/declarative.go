@@ -61,6 +61,20 @@ func (d *Declarative) StateLabels(k kind.Kind) (done, notDone string, ok bool) {
 	return a.State.DoneValue, a.State.NotDoneValue, true
 }
 
+// Moderates reports whether the site may hold what an action of kind k
+// creates for moderation (the action's moderation, else the site's).
+func (d *Declarative) Moderates(k kind.Kind) bool {
+	a := d.spec.Actions.get(k)
+	return a != nil && k.Creates() && d.moderationOf(a) != nil
+}
+
+func (d *Declarative) moderationOf(a *ActionSpec) *ModerationSpec {
+	if a.Moderation != nil {
+		return a.Moderation
+	}
+	return d.spec.Moderation
+}
+
 // Supports reports whether the site configures the kind.
 func (d *Declarative) Supports(k kind.Kind) bool { return d.spec.Actions.get(k) != nil }
 
@@ -262,8 +276,8 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 	if status >= 400 {
 		return obs, fmt.Errorf("the landed page answered %d", status)
 	}
-	if d.spec.Moderation != nil {
-		n, err := tab.Count(ctx, d.spec.Moderation.Selector)
+	if m := d.moderationOf(a); m != nil {
+		n, err := tab.Count(ctx, m.Selector)
 		if err != nil {
 			return obs, err
 		}

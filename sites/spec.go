@@ -164,6 +164,8 @@ type ActionSpec struct {
 	Steps  []StepSpec   `yaml:"steps"`
 	Submit SelectorSpec `yaml:"submit"`
 	Landed *LandedSpec  `yaml:"landed"`
+	// Moderation, when set, replaces the site's moderation for this kind.
+	Moderation *ModerationSpec `yaml:"moderation"`
 	// Refusals, when set, replace the site's refusals for this kind: a
 	// status that proves a form refused may prove nothing for an editor
 	// that retries by itself.
@@ -487,6 +489,12 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 	checkSelector(p, path+".submit.selector", a.Submit.Selector, true)
 	a.Landed.validate(p, path+".landed")
 	checkRefusals(p, path+".refusals", a.Refusals)
+	if a.Moderation != nil {
+		checkSelector(p, path+".moderation.selector", a.Moderation.Selector, true)
+		if !k.Creates() {
+			p.add(path+".moderation", "%s creates nothing a site could hold", k)
+		}
+	}
 	if a.Search != nil {
 		if !k.Creates() {
 			p.add(path+".search", "like and follow read their control on the target")
