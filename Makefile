@@ -26,6 +26,7 @@ bench:
 # One WordPress post and comment through the adapter and through bare
 # chromedp, on a real WordPress (needs scripts/setup.sh --tests).
 bench-wordpress:
+	scripts/setup.sh --tests
 	$(GO) test -run '^$$' -bench WordPress -benchtime 10x -count 3 ./sites/
 
 build:

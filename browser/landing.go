@@ -131,7 +131,10 @@ func (t *Tab) watchRequest(ev *network.EventRequestWillBeSent) {
 	t.mu.Lock()
 	w, main := t.nav.land, t.nav.mainFrame
 	t.mu.Unlock()
-	if w == nil || w.match == nil || (ev.Type == network.ResourceTypeDocument && ev.FrameID == main) {
+	if w == nil || w.match == nil || (ev.Type == network.ResourceTypeDocument && ev.FrameID == main) ||
+		ev.Type == network.ResourceTypePreflight {
+		// A CORS preflight is answered before the request itself is sent:
+		// its answer says nothing about the submission.
 		return
 	}
 	if !w.match.matches(ev.Request.Method, ev.Request.URL) {

@@ -147,7 +147,7 @@ func newSite(t testing.TB) *site {
 		// 300ms, and one that stays disabled.
 		io.WriteString(w, `<!doctype html><body>
 <button id="sliding" aria-disabled="true" style="position:fixed;top:10px;left:600px;transition:left 600ms linear">Publish</button>
-<p style="margin-top:120px"><button id="off" disabled>Off</button></p>
+<p style="margin-top:120px"><button id="off" disabled>Off</button> <button id="aria-off" aria-disabled="true">Aria off</button></p>
 <script>
 const b = document.getElementById('sliding');
 b.onclick = () => { b.dataset.clicked = 'yes'; };

@@ -429,7 +429,9 @@ func (t *Tab) WaitClickable(ctx context.Context, sel string, timeout time.Durati
 			}
 		}
 	})
-	if err != nil && last != nil {
+	if errors.Is(err, ErrTimeout) && last != nil {
+		// The wait ran out: say what kept the element from being
+		// clickable. A cancellation or a lost tab is reported as itself.
 		return fmt.Errorf("%w (%w)", last, err)
 	}
 	return err

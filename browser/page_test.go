@@ -462,10 +462,12 @@ func TestWaitClickable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "yes", clicked, "the click after the wait reaches it")
 
-	err = tab.WaitClickable(ctx, "#off", 300*time.Millisecond)
-	require.ErrorIs(t, err, browser.ErrNotClickable)
-	require.ErrorIs(t, err, browser.ErrTimeout)
-	require.ErrorContains(t, err, "disabled")
+	for _, sel := range []string{"#off", "#aria-off"} {
+		err = tab.WaitClickable(ctx, sel, 300*time.Millisecond)
+		require.ErrorIs(t, err, browser.ErrNotClickable, sel)
+		require.ErrorIs(t, err, browser.ErrTimeout, sel)
+		require.ErrorContains(t, err, "disabled", sel)
+	}
 	_, err = tab.Navigate(ctx, s.URL+"/page")
 	require.NoError(t, err)
 	err = tab.WaitClickable(ctx, "button.dup", 300*time.Millisecond)

@@ -7,6 +7,11 @@
 # Go itself must already be on PATH.
 set -euo pipefail
 
+case "${1:-}" in
+  ""|--tests) ;;
+  *) echo "setup: unknown argument ${1}: use no argument (the demo) or --tests" >&2; exit 2 ;;
+esac
+
 need_apt=()
 command -v gcc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \

@@ -12,7 +12,7 @@ import (
 
 // ErrNotInstalled is returned by Start and Installed when a program or
 // package the site needs is missing: WordPress, its twentytwentythree theme,
-// MariaDB, or PHP with mysqli (scripts/setup.sh installs them).
+// MariaDB, or PHP with mysqli (scripts/setup.sh --tests installs them).
 var ErrNotInstalled = errors.New("wordpress test site: not installed")
 
 // WordPressDir is where Debian's wordpress package installs WordPress.
@@ -83,7 +83,7 @@ func findPrograms(ctx context.Context) (programs, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return p, fmt.Errorf("%w: missing %s (run scripts/setup.sh)", ErrNotInstalled, strings.Join(missing, ", "))
+		return p, fmt.Errorf("%w: missing %s (run scripts/setup.sh --tests)", ErrNotInstalled, strings.Join(missing, ", "))
 	}
 	return p, nil
 }

@@ -15,7 +15,7 @@ const startTimeout = 3 * time.Minute
 
 // missing skips tb because err (wrapping ErrNotInstalled) says a package is
 // missing, or fails it when the CI environment variable is set: CI installs
-// them (scripts/setup.sh), so there the test runs.
+// them (scripts/setup.sh --tests), so there the test runs.
 func missing(tb testing.TB, err error) {
 	tb.Helper()
 	if os.Getenv("CI") != "" {
