@@ -407,7 +407,10 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 			return Action{}, fmt.Errorf("%w: only a definitive failure may be replanned; this one is %q", ErrIllegalTransition, a.FailureClass)
 		}
 		a.Attempt++
-		a.OtherAccounts = nil
+		// What the last attempt's submission left open is settled (a
+		// complete view after the site's bound, or a person's word): the
+		// new attempt's own submission says whether it may surface late.
+		a.OtherAccounts, a.MaySurface = nil, false
 		a.FailureReason, a.FailureClass, a.CanonicalResult = "", "", ""
 		a.ExecutingAt, a.SettledAt = time.Time{}, time.Time{}
 	}

@@ -290,6 +290,21 @@ func TestResolveByPerson(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, got.Attempt)
 
+	// A submission that could surface late, found absent by the person
+	// and tried again: the new attempt starts with nothing left open.
+	may := walk(t, db, l.Fence(), "may", ledger.Executing)
+	may, err = db.Transition(ctx, l.Fence(), may.ID, ledger.Change{To: ledger.Ambiguous, Reason: "timed out", MaySurface: true})
+	require.NoError(t, err)
+	require.True(t, may.MaySurface)
+	_, err = db.Resolve(ctx, may.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "absent: try again"})
+	require.NoError(t, err)
+	got, err = db.Transition(ctx, l.Fence(), may.ID, ledger.Change{To: ledger.Planned, Reason: "replanned"})
+	require.NoError(t, err)
+	require.False(t, got.MaySurface, "the replanned attempt does not inherit may_surface")
+	got, err = db.GetAction(ctx, may.ID)
+	require.NoError(t, err)
+	require.False(t, got.MaySurface, "as stored")
+
 	// A moderated action: rejected by the moderators (a person's word),
 	// or found public.
 	mod := walk(t, db, l.Fence(), "mod", ledger.Executing, ledger.Moderated)

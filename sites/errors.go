@@ -23,9 +23,9 @@ var (
 	ErrSelectorAmbiguous = browser.ErrSelectorAmbiguous
 
 	// ErrAlreadyDone means a like or follow control already shows the done
-	// state, so Submit clicked nothing (a click would undo it). It is
-	// definitive for this attempt; whether the state is this action's effect
-	// is for reconciliation to decide.
+	// state, so Submit clicked nothing (a click would undo it). The
+	// operator takes it as done: the effect is in place, read right after
+	// the preflight checked who is signed in (docs/operator.md).
 	ErrAlreadyDone = errors.New("control already in the done state")
 
 	// ErrUnsupported means the adapter has no configuration for the kind.
