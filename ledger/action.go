@@ -739,3 +739,10 @@ func (db *DB) inFencedAction(ctx context.Context, f Fence, id string, fn func(tx
 	})
 	return out, err
 }
+
+// Replannable reports whether a pass plans the action again: it failed
+// definitively (not abandoned) and has had fewer than maxAttempts
+// attempts. The operator's passes and its outcomes read it the same way.
+func (a Action) Replannable(maxAttempts int) bool {
+	return a.Status == Failed && a.FailureClass == Definitive && a.Attempt < maxAttempts
+}

@@ -150,7 +150,7 @@ func outcomeOf(ref intentRef, acts []ledger.Action, maxAttempts int) IntentOutco
 		return o
 	}
 	for _, a := range acts {
-		if a.Status == ledger.Failed && (a.FailureClass == ledger.Abandoned || a.Attempt >= maxAttempts) {
+		if a.Status == ledger.Failed && !a.Replannable(maxAttempts) {
 			o.Outcome, o.Failure = OutcomeNotDone, a.FailureReason
 			if verified > 0 {
 				o.Failure += " (published before it: " + itoa(verified) + " of " + itoa(ref.parts) + " parts)"

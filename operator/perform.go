@@ -81,7 +81,7 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 			}
 			return a, nil
 		case ledger.Failed:
-			if a.FailureClass != ledger.Definitive || a.Attempt >= p.r.cfg.MaxAttempts || late {
+			if !a.Replannable(p.r.cfg.MaxAttempts) || late {
 				p.report(a, entry, "failed_before")
 				return a, nil
 			}
