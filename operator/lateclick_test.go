@@ -233,3 +233,25 @@ func TestLateClickHandedOffTabIsNotTheClickingTab(t *testing.T) {
 	require.Equal(t, 2, got.Attempt, "proven absent, then performed once")
 	require.Len(t, w.effects(demosite.EffectLike), 1)
 }
+
+// A submission answered by a server error the adapter does not declare a
+// refusal (demosite commits, then answers 500) has landed on the site: the
+// effect may be there, not shown yet. Its absence is not proven after the
+// settle time, so the hidden post is not published a second time.
+func TestServerErrorAfterCommitMaySurface(t *testing.T) {
+	w := newWorld(t, demosite.Faults{Error500AfterCommit: true, VisibilityDelay: 30 * time.Second})
+	w.calendar("entries:\n" + post("err", "committed, answered 500, hidden for thirty seconds"))
+	sum := w.pass()
+	as := w.actions()
+	require.Len(t, as, 1)
+	require.Equal(t, ledger.Ambiguous, as[0].Status, "%+v", sum)
+	require.True(t, as[0].MaySurface, "a 500 page on the site is a landing that may surface")
+
+	require.NoError(t, w.srv.SetFaults(demosite.Faults{VisibilityDelay: 30 * time.Second}))
+	time.Sleep(settle + 200*time.Millisecond)
+	sum = w.pass()
+	as = w.actions()
+	require.Len(t, as, 1)
+	require.Equal(t, ledger.Ambiguous, as[0].Status, "absence is not proven: %s (%+v)", as[0].FailureReason, sum)
+	require.Len(t, w.effects(demosite.EffectPost), 1, "published once")
+}
