@@ -109,11 +109,22 @@ type Payload struct {
 	// from 0, so it is a pointer: part 0 still names its place).
 	Thread   string `json:"thread,omitempty"`
 	Position *int   `json:"position,omitempty"`
+	// Media lists the attached media items in order, each by the SHA-256
+	// of its bytes, its type and its alt text: an image changed after
+	// the action was reserved is another intent, as an edited text is.
+	Media []PayloadMedia `json:"media,omitempty"`
+}
+
+// PayloadMedia is one attached media item in a Payload.
+type PayloadMedia struct {
+	SHA256 string `json:"sha256"`
+	Type   string `json:"type"`
+	Alt    string `json:"alt"`
 }
 
 // JSON returns the payload as stored in Intent.Payload.
 func (p Payload) JSON() json.RawMessage {
-	raw, _ := json.Marshal(p) // strings and an int: it cannot fail
+	raw, _ := json.Marshal(p) // strings and ints: it cannot fail
 	return raw
 }
 

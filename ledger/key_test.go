@@ -15,6 +15,7 @@ import (
 type payloadFields struct {
 	Intent, Text, Parent, Thread string
 	Position                     *int
+	Media                        []ledger.PayloadMedia
 }
 
 // TestPayloadKeysGolden pins ledger.Payload's encoding and the keys of

@@ -5,17 +5,25 @@ The keys are computed here, independently of the Go code: the canonical JSON
 of {"action_type", "actor", "target_url", "payload"} with sorted keys, no
 spaces and UTF-8 strings, then sha256. The payload is ledger.Payload as the
 operator writes it: "intent" always, "text", "parent" and "thread" when not
-empty, "position" for a thread part (0 included).
+empty, "position" for a thread part (0 included), "media" when the action
+attaches any: a list of {"sha256", "type", "alt"} in order, alt always
+written (an empty alt included).
 """
 import hashlib, json, os
 
-def payload(intent, text="", parent="", thread="", position=None):
+def payload(intent, text="", parent="", thread="", position=None, media=None):
     p = {"intent": intent}
     if text: p["text"] = text
     if parent: p["parent"] = parent
     if thread: p["thread"] = thread
     if position is not None: p["position"] = position
+    if media: p["media"] = [{"sha256": hashlib.sha256(data).hexdigest(), "type": t, "alt": alt} for data, t, alt in media]
     return p
+
+# The media files of the vectors: their bytes are hashed here, and the
+# operator's test writes the same bytes to a media directory.
+PNG = bytes.fromhex("89504e470d0a1a0a") + b"browserop test image one"
+JPEG = bytes.fromhex("ffd8ffe0") + b"browserop test image two"
 
 def canon(v):
     return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -44,6 +52,15 @@ cases = [
      dict(type="thread_part", format="", target_url="", payload=payload("calendar:story", text="two", parent="https://demo.example/p/10", thread="calendar:story", position=1))),
     ("thread under a target", dict(origin="task:int_02", type="thread", actor="alice", target=P, parts=["a", "b"], part=0, parent=P),
      dict(type="thread_part", format="thread", target_url="", payload=payload("task:int_02", text="a", parent=P, thread="task:int_02", position=0))),
+    ("post with an image", dict(origin="calendar:pic", type="post", actor="alice", text="Look",
+                                media=[dict(file="one.png", data=PNG.hex(), alt="A red square")]),
+     dict(type="post", format="post_image", target_url="", payload=payload("calendar:pic", text="Look", media=[(PNG, "png", "A red square")]))),
+    ("post with two images, one without alt", dict(origin="calendar:pics", type="post", actor="alice", text="Two",
+                                media=[dict(file="b.jpg", data=JPEG.hex(), alt=""), dict(file="a.png", data=PNG.hex(), alt="café ☕")]),
+     dict(type="post", format="post_image", target_url="", payload=payload("calendar:pics", text="Two", media=[(JPEG, "jpeg", ""), (PNG, "png", "café ☕")]))),
+    ("reply with an image", dict(origin="task:int_03", type="reply", actor="bob", target=P, text="this",
+                                media=[dict(file="one.png", data=PNG.hex(), alt="A red square")]),
+     dict(type="reply", format="reply", target_url=P, payload=payload("task:int_03", text="this", parent=P, media=[(PNG, "png", "A red square")]))),
 ]
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -52,7 +69,7 @@ for name, req, want in cases:
     p = want["payload"]
     k = key(want["type"], req["actor"], want["target_url"], p)
     fields = {"Intent": p["intent"], "Text": p.get("text", ""), "Parent": p.get("parent", ""),
-              "Thread": p.get("thread", ""), "Position": p.get("position")}
+              "Thread": p.get("thread", ""), "Position": p.get("position"), "Media": p.get("media")}
     ledger_vectors.append({"name": name, "action_type": want["type"], "actor": req["actor"],
                            "target_url": want["target_url"], "fields": fields, "payload": canon(p), "key": k})
     operator_vectors.append({"name": name, "request": req, "type": want["type"], "format": want["format"],
