@@ -565,6 +565,9 @@ type Field struct {
 	Selector string
 	// Attr is the attribute to read; "" reads the text content.
 	Attr string
+	// All reads every element the selector matches, in document order,
+	// into Found.Values, not only the first.
+	All bool
 }
 
 // Found is a value Extract read: from the first element that matched the
@@ -574,6 +577,9 @@ type Found struct {
 	Value   string
 	Count   int
 	Present bool // an element matched and, for an attribute, has it
+	// Values, for a field with All, holds each match's value in document
+	// order; "" for a match without the attribute.
+	Values []string
 }
 
 // Extract reads fields from every element matching itemSel, in document
@@ -583,14 +589,16 @@ func (t *Tab) Extract(ctx context.Context, itemSel string, fields []Field) ([]ma
 		Name string `json:"name"`
 		Sel  string `json:"sel"`
 		Attr string `json:"attr"`
+		All  bool   `json:"all"`
 	}
 	spec := make([]jsField, len(fields))
 	for i, f := range fields {
-		spec[i] = jsField{f.Name, f.Selector, f.Attr}
+		spec[i] = jsField{f.Name, f.Selector, f.Attr, f.All}
 	}
 	var raw []map[string]struct {
-		N int     `json:"n"`
-		V *string `json:"v"`
+		N  int       `json:"n"`
+		V  *string   `json:"v"`
+		VS []*string `json:"vs"`
 	}
 	err := t.run(ctx, fmt.Sprintf("read items %q", itemSel), 0, func(actx context.Context) error {
 		return t.eval(actx, jsExtract, &raw, itemSel, spec)
@@ -605,6 +613,13 @@ func (t *Tab) Extract(ctx context.Context, itemSel string, fields []Field) ([]ma
 			f := Found{Count: v.N, Present: v.V != nil}
 			if v.V != nil {
 				f.Value = *v.V
+			}
+			for _, x := range v.VS {
+				if x == nil {
+					f.Values = append(f.Values, "")
+				} else {
+					f.Values = append(f.Values, *x)
+				}
 			}
 			m[k] = f
 		}

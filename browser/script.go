@@ -304,7 +304,8 @@ const (
 
 	// jsExtract reads fields of every item: for each field, the first
 	// match of its selector inside the item (or the item itself), its text
-	// or attribute, and how many elements matched.
+	// or attribute, and how many elements matched; with all, every
+	// match's value too.
 	jsExtract = `function(itemSel, fields){
 	return Array.from(document.querySelectorAll(itemSel), it => {
 		const o = {};
@@ -313,6 +314,7 @@ const (
 			let v = null;
 			if (l.length > 0) v = f.attr ? l[0].getAttribute(f.attr) : l[0].textContent;
 			o[f.name] = {n: l.length, v: v};
+			if (f.all) o[f.name].vs = Array.from(l, e => f.attr ? e.getAttribute(f.attr) : e.textContent);
 		}
 		return o;
 	});

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/media"
 )
 
 // Entry is one item of the content calendar: something to publish or do at
@@ -33,6 +34,11 @@ type Entry struct {
 	Parts []string
 	// Target is the URL a reply answers, a like likes or a follow follows.
 	Target string
+	// Media are the images a post or reply attaches, read from the media
+	// directory when the calendar was loaded; PartMedia[i] those thread
+	// part i attaches (shorter than Parts when the last parts take none).
+	Media     []media.Item
+	PartMedia [][]media.Item
 
 	File string
 	Line int

@@ -5,11 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/browserop/browserop/authority"
+	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/verify"
 )
@@ -26,6 +29,10 @@ type intent struct {
 	// part, the previous part), the post liked, the profile followed.
 	target string
 	text   string
+	// media are the files the action attaches, in order (read from the
+	// media directory when the entry or intent was loaded); rebuilt from
+	// a recorded action, they have no File, only what verification needs.
+	media  []media.Item
 	thread *ledger.ThreadRef
 }
 
@@ -40,6 +47,9 @@ func (in intent) performed() kind.Kind {
 
 func (in intent) ledgerIntent(runID string) ledger.Intent {
 	p := ledger.Payload{Intent: in.origin, Text: in.text}
+	for _, m := range in.media {
+		p.Media = append(p.Media, ledger.PayloadMedia{SHA256: m.SHA256, Type: m.Type, Alt: m.Alt})
+	}
 	if in.kind.HasParent() {
 		p.Parent = in.target
 	}
@@ -54,7 +64,7 @@ func (in intent) ledgerIntent(runID string) ledger.Intent {
 }
 
 func (in intent) sitesIntent() sites.Intent {
-	return sites.Intent{Kind: in.performed(), Actor: in.actor, Target: in.target, Text: in.text}
+	return sites.Intent{Kind: in.performed(), Actor: in.actor, Target: in.target, Text: in.text, Media: in.media}
 }
 
 // fromAction rebuilds what verification needs from a recorded action.
@@ -67,6 +77,9 @@ func fromAction(a ledger.Action) (intent, error) {
 		return intent{}, fmt.Errorf("action %s: type %q cannot be verified", a.ID, a.Type)
 	}
 	in := intent{origin: p.Intent, site: a.Site, kind: a.Type, format: a.Format, actor: a.Actor, text: p.Text, target: a.TargetURL}
+	for _, m := range p.Media {
+		in.media = append(in.media, media.Item{SHA256: m.SHA256, Type: m.Type, Alt: m.Alt})
+	}
 	if a.Type.HasParent() {
 		in.target = p.Parent
 	}
@@ -79,6 +92,9 @@ func fromAction(a ledger.Action) (intent, error) {
 // The ledger keeps the raw intent: its idempotency key never changes.
 func (in intent) verifyIntent(site sites.Adapter, executingAt time.Time) verify.Intent {
 	v := verify.Intent{Kind: in.kind, Actor: in.actor, Text: site.Expected(in.performed(), in.text), NotBefore: executingAt}
+	for _, m := range in.media {
+		v.Media = append(v.Media, verify.Media{Type: m.Type, Alt: m.Alt})
+	}
 	switch {
 	case in.kind.HasParent():
 		if in.target != "" {
@@ -93,8 +109,12 @@ func (in intent) verifyIntent(site sites.Adapter, executingAt time.Time) verify.
 // entryIntent returns the intent of a single-action entry (not a thread).
 func entryIntent(e Entry, task ledger.Task, origin string) intent {
 	k, _ := kind.OfRequest(e.Type) // the entry was checked when it was read
-	return intent{origin: origin, task: task, site: e.Site, actor: e.Actor, target: e.Target, text: e.Text,
-		kind: k, format: k.Format()}
+	in := intent{origin: origin, task: task, site: e.Site, actor: e.Actor, target: e.Target, text: e.Text,
+		media: e.Media, kind: k, format: k.Format()}
+	if k == kind.Post && len(e.Media) > 0 {
+		in.format = budgets.PostImage
+	}
+	return in
 }
 
 // threadPart returns part i of a thread entry, replying to parent ("" for a
@@ -103,24 +123,51 @@ func entryIntent(e Entry, task ledger.Task, origin string) intent {
 func threadPart(e Entry, task ledger.Task, origin string, i int, parent string) intent {
 	in := intent{origin: origin, task: task, site: e.Site, actor: e.Actor, kind: kind.ThreadPart, text: e.Parts[i],
 		target: parent, thread: &ledger.ThreadRef{ThreadID: origin, Position: i, ExpectedParent: parent}}
+	if i < len(e.PartMedia) {
+		in.media = e.PartMedia[i]
+	}
 	if i == 0 {
 		in.format = kind.ThreadPart.Format()
 	}
 	return in
 }
 
-// entryInput is an entry as recorded in its task's request.
+// entryInput is an entry as recorded in its task's request. Media are
+// recorded by their bytes' SHA-256, type and alt text: an image replaced
+// after an action of the entry was performed is an edit, as a changed
+// text is.
 func entryInput(e Entry) json.RawMessage {
+	type mediaInput struct {
+		SHA256 string `json:"sha256"`
+		Type   string `json:"type"`
+		Alt    string `json:"alt"`
+	}
+	of := func(items []media.Item) []mediaInput {
+		var out []mediaInput
+		for _, m := range items {
+			out = append(out, mediaInput{m.SHA256, m.Type, m.Alt})
+		}
+		return out
+	}
+	var partMedia [][]mediaInput
+	for _, pm := range e.PartMedia {
+		partMedia = append(partMedia, of(pm))
+	}
+	if !slices.ContainsFunc(partMedia, func(m []mediaInput) bool { return len(m) > 0 }) {
+		partMedia = nil
+	}
 	raw, _ := json.Marshal(struct {
-		ID     string   `json:"id"`
-		Site   string   `json:"site"`
-		Actor  string   `json:"actor"`
-		Type   string   `json:"type"`
-		At     string   `json:"at"`
-		Text   string   `json:"text,omitempty"`
-		Parts  []string `json:"parts,omitempty"`
-		Target string   `json:"target,omitempty"`
-	}{e.ID, e.Site, e.Actor, e.Type, e.At.UTC().Format(time.RFC3339Nano), e.Text, e.Parts, e.Target})
+		ID        string         `json:"id"`
+		Site      string         `json:"site"`
+		Actor     string         `json:"actor"`
+		Type      string         `json:"type"`
+		At        string         `json:"at"`
+		Text      string         `json:"text,omitempty"`
+		Parts     []string       `json:"parts,omitempty"`
+		Target    string         `json:"target,omitempty"`
+		Media     []mediaInput   `json:"media,omitempty"`
+		PartMedia [][]mediaInput `json:"part_media,omitempty"`
+	}{e.ID, e.Site, e.Actor, e.Type, e.At.UTC().Format(time.RFC3339Nano), e.Text, e.Parts, e.Target, of(e.Media), partMedia})
 	return raw
 }
 

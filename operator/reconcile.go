@@ -34,7 +34,8 @@ type landing struct {
 // fields the adapter read count.
 func landedOf(o sites.Observed) verify.Landed {
 	return verify.Landed{Text: o.Text, ReadText: slices.Contains(o.Read, "text"),
-		Author: o.Author, ReadAuthor: slices.Contains(o.Read, "author")}
+		Author: o.Author, ReadAuthor: slices.Contains(o.Read, "author"),
+		Media: mediaSeen(o.Media), ReadMedia: slices.Contains(o.Read, "media")}
 }
 
 // verifyLive searches the live site for the action's exact result and
@@ -170,9 +171,18 @@ func toSearch(res sites.SearchResult, now time.Time) verify.Search {
 			s.Unread = append(s.Unread, problems)
 			continue
 		}
-		s.Items = append(s.Items, verify.Item{Author: it.Author, Text: it.Text, Parent: it.Parent, URL: it.Link, At: it.Time})
+		s.Items = append(s.Items, verify.Item{Author: it.Author, Text: it.Text, Parent: it.Parent, URL: it.Link, At: it.Time, Media: mediaSeen(it.Media)})
 	}
 	return s
+}
+
+// mediaSeen is the media a page showed, as verify compares them.
+func mediaSeen(ms []sites.MediaSeen) []verify.Media {
+	var out []verify.Media
+	for _, m := range ms {
+		out = append(out, verify.Media{Type: m.Type, Alt: m.Alt, AltShown: m.AltRead})
+	}
+	return out
 }
 
 // itemFields are the fields an adapter reads from a search item.

@@ -38,6 +38,9 @@ type Config struct {
 	Skew time.Duration
 	// CalendarDir holds the calendar's YAML files; "" means no calendar.
 	CalendarDir string
+	// MediaDir holds the media files calendar entries and agents' intents
+	// attach; "" means CalendarDir. A file outside it is refused.
+	MediaDir string
 	// Grace is how late a calendar entry may still be published (default
 	// 15m); older entries are reported missed unless PublishLate.
 	Grace       time.Duration

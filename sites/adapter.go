@@ -11,10 +11,15 @@ package sites
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/media"
 )
 
 // Intent is one action as the adapter needs it.
@@ -28,6 +33,49 @@ type Intent struct {
 	Target string
 	// Text is the exact payload of post, reply and thread_part.
 	Text string
+	// Media are the files a post, reply or thread part attaches, in
+	// order, each with its alt text; at most the site's MediaLimits.Max.
+	Media []media.Item
+}
+
+// MediaLimits are what a site takes as media on one action: at most Max
+// items (0: none), of Types, each at most MaxBytes long.
+type MediaLimits struct {
+	Max      int
+	Types    []string
+	MaxBytes int64
+}
+
+// Check returns why items cannot be attached to one action under the
+// limits, naming the item at fault, or nil.
+func (l MediaLimits) Check(items []media.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	if l.Max == 0 {
+		return errors.New("the site takes no media on this action")
+	}
+	if len(items) > l.Max {
+		return fmt.Errorf("%d media items, the site takes at most %d", len(items), l.Max)
+	}
+	for i, it := range items {
+		switch {
+		case !slices.Contains(l.Types, it.Type):
+			return fmt.Errorf("media[%d]: the site does not take %s images (it takes %s)", i, it.Type, strings.Join(l.Types, ", "))
+		case l.MaxBytes > 0 && it.Size > l.MaxBytes:
+			return fmt.Errorf("media[%d]: %d bytes is over the site's limit of %d", i, it.Size, l.MaxBytes)
+		}
+	}
+	return nil
+}
+
+// MediaSeen is one media item a page shows on a post: its type, as the
+// page says it (a file extension, a MIME or type name; "" when it says
+// none), and its alt text when the adapter reads it (AltRead).
+type MediaSeen struct {
+	Type    string
+	Alt     string
+	AltRead bool
 }
 
 // BlockerKind names a screen that stops a run.
@@ -70,6 +118,9 @@ type Observed struct {
 	// it is the done value.
 	State string
 	Done  bool
+	// Media are the media items the result shows, in order, when the
+	// adapter reads them ("media" in Read).
+	Media []MediaSeen
 	// Moderated is true when the landed page says the created item is held
 	// for the site's moderation: it exists, it is not public yet.
 	Moderated bool
@@ -103,6 +154,8 @@ type Item struct {
 	Time   time.Time // zero when missing or unparsable
 	State  string    // like and follow: the control state
 	Done   bool      // like and follow: State is the done value
+	// Media are the item's media, in order, when the adapter reads them.
+	Media []MediaSeen
 	// Problems lists fields that were missing, doubled, unparsable or
 	// offsite. An item with problems is never an exact match.
 	Problems []string
@@ -186,6 +239,9 @@ type Adapter interface {
 	// transforms the site declares (a signature expanded, a link
 	// shortened). Verification compares this, never the raw text.
 	Expected(k kind.Kind, text string) string
+	// MediaLimits returns what the site takes as media on an action of
+	// kind k; the zero MediaLimits when it takes none.
+	MediaLimits(k kind.Kind) MediaLimits
 	// Moderates reports whether the site may hold what an action of kind
 	// creates for its moderation: shown to its author only, marked as
 	// held, until a moderator approves it. Such an item is never the

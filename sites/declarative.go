@@ -292,7 +292,7 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 	if err := tab.WaitVisible(ctx, r.Item, 0); err != nil {
 		return obs, fmt.Errorf("no result on the landed page (status %d): %w", status, err)
 	}
-	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{title: r.Title, text: r.Text, author: r.Author, time: r.Time, parent: r.Parent, link: r.Link})
+	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{title: r.Title, text: r.Text, author: r.Author, time: r.Time, parent: r.Parent, link: r.Link, media: r.Media})
 	if err != nil {
 		return obs, err
 	}
@@ -303,7 +303,7 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 	if !it.OK() {
 		return obs, fmt.Errorf("result not readable: %s", strings.Join(it.Problems, "; "))
 	}
-	obs.URL, obs.Author, obs.Text, obs.Parent, obs.Time = it.Link, it.Author, it.Text, it.Parent, it.Time
+	obs.URL, obs.Author, obs.Text, obs.Parent, obs.Time, obs.Media = it.Link, it.Author, it.Text, it.Parent, it.Time, it.Media
 	for _, f := range []struct {
 		name string
 		fs   *FieldSpec
@@ -311,6 +311,9 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 		if f.fs.set() {
 			obs.Read = append(obs.Read, f.name)
 		}
+	}
+	if r.Media != nil {
+		obs.Read = append(obs.Read, "media")
 	}
 	return obs, nil
 }
@@ -322,6 +325,7 @@ func StopKindOf(k BlockerKind) HardStopKind { return HardStopKind(k) }
 // item is the actor's (author implied by the page).
 type itemFields struct {
 	title, text, author, time, parent, link *FieldSpec
+	media                                   *MediaReadSpec
 	own                                     bool
 	actor                                   string
 }
@@ -341,6 +345,7 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 	add("time", f.time)
 	add("parent", f.parent)
 	add("link", f.link)
+	fields = append(fields, mediaFields(f.media)...)
 	raw, err := tab.Extract(ctx, itemSel, fields)
 	if err != nil {
 		return nil, err
@@ -400,6 +405,9 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 				it.Link = u
 			}
 		}
+		var problems []string
+		it.Media, problems = readMedia(f.media, m)
+		it.Problems = append(it.Problems, problems...)
 		items = append(items, it)
 	}
 	return items, nil
@@ -460,7 +468,7 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 	if err != nil {
 		return res, err
 	}
-	fields := itemFields{title: s.Title, text: s.Text, author: s.Author, time: s.Time, parent: s.Parent, link: s.Link, own: s.Own, actor: q.Actor}
+	fields := itemFields{title: s.Title, text: s.Text, author: s.Author, time: s.Time, parent: s.Parent, link: s.Link, media: s.Media, own: s.Own, actor: q.Actor}
 	for res.Pages < s.MaxPages {
 		status, err := d.navigate(ctx, tab, next)
 		if err != nil {

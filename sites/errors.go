@@ -36,6 +36,11 @@ var (
 	// confirmation panel) did not show what it should. It is definitive:
 	// nothing was published, because the committing click was not sent.
 	ErrStepFailed = errors.New("a step before the committing click failed")
+
+	// ErrUploadFailed means a media upload failed or did not finish in
+	// time. It is a failed preparation (errors.Is(err, ErrStepFailed)
+	// holds): the committing click was not sent, nothing was published.
+	ErrUploadFailed = fmt.Errorf("%w: a media upload failed", ErrStepFailed)
 )
 
 // RefusalKind names how a site refused a submission.

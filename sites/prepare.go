@@ -17,8 +17,10 @@ const stepTimeout = 15 * time.Second
 // Fill prepares an action for its committing click. It waits until the
 // page is ready (the action's ready, else the site's), runs the steps
 // before filling, fills each field with its part of the intent's text and
-// reads it back, runs the steps before the click, and reads every field
-// back once more: a step must not have changed what was filled. A
+// reads it back, attaches the intent's media (MediaSpec: upload, alt text,
+// read back), runs the steps before the click, and reads every field and
+// the attached media back once more: a step must not have changed what
+// was filled. A failed or unfinished upload returns ErrUploadFailed. A
 // read-back that differs from the intended value (compared as verify
 // compares texts) returns ErrReadBackMismatch; a page that never became
 // ready or a step that did not work returns ErrStepFailed. Nothing is
@@ -47,6 +49,9 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		}
 		got[i] = v
 	}
+	if err := d.attach(ctx, tab, a, in.Media); err != nil {
+		return "", err
+	}
 	if err := d.runSteps(ctx, tab, a.Steps, "steps"); err != nil {
 		return "", err
 	}
@@ -57,6 +62,11 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		}
 		if err := compareFill(i, fillValue(f, in.Text), v); err != nil {
 			return v, err
+		}
+	}
+	if len(in.Media) > 0 && len(a.Steps) > 0 {
+		if err := a.Media.readBack(ctx, tab, in.Media); err != nil {
+			return "", err
 		}
 	}
 	return strings.Join(got, "\n"), nil

@@ -156,11 +156,14 @@ func (a *ActionsSpec) get(k kind.Kind) *ActionSpec {
 // state (like, follow). Search, when set, replaces the site's search for
 // this kind.
 type ActionSpec struct {
-	Open   string       `yaml:"open"`
-	Ready  *ReadySpec   `yaml:"ready"`
-	Before []StepSpec   `yaml:"before"`
-	Fill   *FillSpec    `yaml:"fill"`
-	Fields []FillSpec   `yaml:"fields"`
+	Open   string     `yaml:"open"`
+	Ready  *ReadySpec `yaml:"ready"`
+	Before []StepSpec `yaml:"before"`
+	Fill   *FillSpec  `yaml:"fill"`
+	Fields []FillSpec `yaml:"fields"`
+	// Media, when set, says how the action attaches media (post, reply,
+	// thread part); without it the action takes none.
+	Media  *MediaSpec   `yaml:"media"`
 	Steps  []StepSpec   `yaml:"steps"`
 	Submit SelectorSpec `yaml:"submit"`
 	Landed *LandedSpec  `yaml:"landed"`
@@ -264,6 +267,8 @@ type ResultSpec struct {
 	Time   *FieldSpec `yaml:"time"`
 	Parent *FieldSpec `yaml:"parent"`
 	Link   *FieldSpec `yaml:"link"`
+	// Media reads the item's media; required when the action takes media.
+	Media *MediaReadSpec `yaml:"media"`
 }
 
 // StateSpec reads a toggle control: the Attribute of the one element at
@@ -286,21 +291,24 @@ type StateSpec struct {
 // take to show a new post; SurfaceWithin, the longest a submission can take
 // to surface at all (none when unset).
 type SearchSpec struct {
-	URL            string     `yaml:"url"`
-	Item           string     `yaml:"item"`
-	Own            bool       `yaml:"own"`
-	Title          *FieldSpec `yaml:"title"`
-	Text           *FieldSpec `yaml:"text"`
-	Author         *FieldSpec `yaml:"author"`
-	Time           *FieldSpec `yaml:"time"`
-	Parent         *FieldSpec `yaml:"parent"`
-	Link           *FieldSpec `yaml:"link"`
-	Next           string     `yaml:"next"`
-	CompleteMarker string     `yaml:"complete_marker"`
-	MaxPages       int        `yaml:"max_pages"`
-	Lookback       Duration   `yaml:"lookback"`
-	Settle         *Duration  `yaml:"settle"`
-	SurfaceWithin  *Duration  `yaml:"surface_within"`
+	URL    string     `yaml:"url"`
+	Item   string     `yaml:"item"`
+	Own    bool       `yaml:"own"`
+	Title  *FieldSpec `yaml:"title"`
+	Text   *FieldSpec `yaml:"text"`
+	Author *FieldSpec `yaml:"author"`
+	Time   *FieldSpec `yaml:"time"`
+	Parent *FieldSpec `yaml:"parent"`
+	Link   *FieldSpec `yaml:"link"`
+	// Media reads each item's media; required when an action this search
+	// reconciles takes media.
+	Media          *MediaReadSpec `yaml:"media"`
+	Next           string         `yaml:"next"`
+	CompleteMarker string         `yaml:"complete_marker"`
+	MaxPages       int            `yaml:"max_pages"`
+	Lookback       Duration       `yaml:"lookback"`
+	Settle         *Duration      `yaml:"settle"`
+	SurfaceWithin  *Duration      `yaml:"surface_within"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("48h").
@@ -390,6 +398,14 @@ func (s *Spec) validate() problems {
 	for _, k := range kind.All {
 		if a := s.Actions.get(k); a != nil && k.Creates() && a.Search == nil && s.Search == nil {
 			p.add("search", "required: %s needs a search to reconcile (here or in actions.%s.search)", k, k)
+		}
+		if a := s.Actions.get(k); a != nil && a.Media != nil {
+			switch {
+			case a.Search != nil && a.Search.Media == nil:
+				p.add("actions."+string(k)+".search.media", "required: %s takes media, and its search must read them", k)
+			case a.Search == nil && s.Search != nil && s.Search.Media == nil:
+				p.add("search.media", "required: %s takes media, and the search that reconciles it must read them", k)
+			}
 		}
 	}
 	if s.Search != nil {
@@ -530,7 +546,20 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 			p.add(path+".result.item", "required to read fields other than a page link")
 		}
 		checkPageOnly(p, path+".result", r.Text, r.Title, r.Author, r.Time)
+		r.Media.validate(p, path+".result.media")
+		if a.Media != nil {
+			a.Media.validate(p, path+".media")
+			if r.Media == nil {
+				p.add(path+".result.media", "required: an action that takes media reads them on its result")
+			}
+			if r.Item == "" {
+				p.add(path+".result.item", "required to read the result's media")
+			}
+		}
 		return
+	}
+	if a.Media != nil {
+		p.add(path+".media", "%s attaches no media", k)
 	}
 	if a.Fill != nil || len(a.Fields) > 0 {
 		p.add(path+".fill", "%s has nothing to fill", k)
@@ -686,6 +715,7 @@ func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool)
 	checkField(p, path+".link", s.Link, true, origins)
 	checkField(p, path+".parent", s.Parent, false, origins)
 	checkPageOnly(p, path, s.Text, s.Title, s.Author, s.Time)
+	s.Media.validate(p, path+".media")
 	if s.Link != nil && s.Link.Page {
 		p.add(path+".link", "each item needs its own link: page is only for parent")
 	}

@@ -20,8 +20,9 @@ type Intent struct {
 	Actor string
 	// Text is the intended text, compared after Normalize.
 	Text string
-	// MediaCount is the number of attached media items.
-	MediaCount int
+	// Media are the attached media items, in order: each one's type and
+	// alt text.
+	Media []Media
 	// ExpectedParent is the URL the result must reply to: required for a
 	// reply, the previous part (or the thread's root target, "" for a new
 	// top-level thread) for a thread part, and empty for a post.
@@ -64,16 +65,18 @@ func (in Intent) SettleStart() time.Time {
 }
 
 // BaselineOf returns the canonical URLs of the items in s identical to in
-// (author, text, media, parent; time ignored), for Intent.Baseline. ok is
+// (author, text, parent; time ignored; any media), for Intent.Baseline. ok is
 // false when s is not complete: then there is no baseline.
 func BaselineOf(in Intent, s Search) (urls []string, ok bool) {
 	if !s.Complete {
 		return nil, false
 	}
-	want := payload{author: handle(in.Actor), text: Normalize(in.Text), media: in.MediaCount, parent: NormalizeURL(in.ExpectedParent)}
+	want := payloadOf(in)
 	urls = []string{}
 	for _, it := range s.Items {
-		if want.matches(it) {
+		// An item with the intended text and other media that was there
+		// before is no more this action's result than an identical one.
+		if want.sameButMedia(it) {
 			if u := NormalizeURL(it.URL); !slices.Contains(urls, u) {
 				urls = append(urls, u)
 			}
@@ -94,8 +97,9 @@ type Item struct {
 	// URL is the item's canonical permalink, "" when the page did not show
 	// one.
 	URL string
-	// MediaCount is the number of media items attached.
-	MediaCount int
+	// Media are the item's media, in page order, as far as the page
+	// shows them.
+	Media []Media
 	// At is the item's publication time, zero when unknown.
 	At time.Time
 }
@@ -164,7 +168,8 @@ const (
 	reasonUnknownType      = "unknown intent type"
 	reasonNoActor          = "intent has no actor"
 	reasonNoTime           = "intent has no execution time"
-	reasonBadMedia         = "intent has a negative media count"
+	reasonBadMedia         = "intent has a media item without a type"
+	reasonOtherMedia       = "no exact match, but an item with the intended text and other media: the site may have changed the media of this action's result"
 	reasonEmptyPayload     = "intent has neither text nor media"
 	reasonReplyNoParent    = "reply intent has no expected parent"
 	reasonPostWithParent   = "post intent has an expected parent"
@@ -210,20 +215,19 @@ func classify(in Intent, s Search, o Options) Verdict {
 	}
 	suspectFrom := earliest.Add(-suspectWindow)
 
-	want := payload{
-		author: handle(in.Actor),
-		text:   Normalize(in.Text),
-		media:  in.MediaCount,
-		parent: NormalizeURL(in.ExpectedParent),
-	}
+	want := payloadOf(in)
 	var exact []string
-	unclear, suspect := 0, 0
+	unclear, suspect, otherMedia := 0, 0, 0
 	var before []string
 	for _, u := range in.Baseline {
 		before = append(before, NormalizeURL(u))
 	}
 	for _, it := range s.Items {
 		if !want.matches(it) {
+			if want.sameButMedia(it) && !slices.Contains(before, NormalizeURL(it.URL)) &&
+				(in.HaveBaseline || it.At.IsZero() || !it.At.Before(earliest)) {
+				otherMedia++
+			}
 			continue
 		}
 		if in.HaveBaseline {
@@ -271,6 +275,8 @@ func classify(in Intent, s Search, o Options) Verdict {
 		return Verdict{Outcome: Ambiguous, Reason: reasonUnclearMatch}
 	case suspect > 0:
 		return Verdict{Outcome: Ambiguous, Reason: reasonSuspectOlder}
+	case otherMedia > 0:
+		return Verdict{Outcome: Ambiguous, Reason: reasonOtherMedia}
 	case !s.Complete:
 		return Verdict{Outcome: Ambiguous, Reason: reasonIncomplete}
 	case s.ObservedAt.Before(in.SettleStart().Add(settle)):
@@ -361,9 +367,9 @@ func checkPostIntent(in Intent) string {
 		return reasonNoActor
 	case in.NotBefore.IsZero():
 		return reasonNoTime
-	case in.MediaCount < 0:
+	case slices.ContainsFunc(in.Media, func(m Media) bool { return m.Type == "" }):
 		return reasonBadMedia
-	case Normalize(in.Text) == "" && in.MediaCount == 0:
+	case Normalize(in.Text) == "" && len(in.Media) == 0:
 		return reasonEmptyPayload
 	case in.Kind == kind.Reply && NormalizeURL(in.ExpectedParent) == "":
 		return reasonReplyNoParent
@@ -376,13 +382,21 @@ func checkPostIntent(in Intent) string {
 // payload is the normalized part of an intent an item must equal exactly.
 type payload struct {
 	author, text, parent string
-	media                int
+	media                []Media
+}
+
+func payloadOf(in Intent) payload {
+	return payload{author: handle(in.Actor), text: Normalize(in.Text), media: in.Media, parent: NormalizeURL(in.ExpectedParent)}
 }
 
 // matches compares everything but time and URL.
 func (p payload) matches(it Item) bool {
+	return p.sameButMedia(it) && SameMedia(p.media, it.Media)
+}
+
+// sameButMedia compares author, text and parent.
+func (p payload) sameButMedia(it Item) bool {
 	return handle(it.Author) == p.author &&
-		it.MediaCount == p.media &&
 		NormalizeURL(it.Parent) == p.parent &&
 		Normalize(it.Text) == p.text
 }

@@ -18,6 +18,24 @@ func postIntent() verify.Intent {
 	return verify.Intent{Kind: kind.Post, Actor: "@alice", Text: "Hello, world 🚀", NotBefore: t0}
 }
 
+// twoImages is what imageIntent attaches.
+var twoImages = []verify.Media{{Type: "png", Alt: "A red square"}, {Type: "jpeg"}}
+
+// shown is media as a page that shows alt texts reads them.
+func shown(ms []verify.Media) []verify.Media {
+	out := make([]verify.Media, len(ms))
+	for i, m := range ms {
+		out[i] = verify.Media{Type: m.Type, Alt: m.Alt, AltShown: true}
+	}
+	return out
+}
+
+func imageIntent() verify.Intent {
+	in := postIntent()
+	in.Media = twoImages
+	return in
+}
+
 func replyIntent() verify.Intent {
 	return verify.Intent{Kind: kind.Reply, Actor: "alice", Text: "Agreed.", ExpectedParent: "https://site.test/bob/status/1", NotBefore: t0}
 }
@@ -60,8 +78,14 @@ func TestClassify(t *testing.T) {
 		{name: "VerifiedNFDvsNFC", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "caf\u00e9", NotBefore: t0},
 			search: complete(with(item(u1), func(i *verify.Item) { i.Text = "cafe\u0301" })), want: verify.Verified, wantURL: u1, wantN: 1},
 		{name: "VerifiedReply", in: replyIntent(), search: complete(verify.Item{Author: "@alice", Text: "Agreed.", Parent: "https://SITE.test/bob/status/1", URL: u1, At: t0}), want: verify.Verified, wantURL: u1, wantN: 1},
-		{name: "VerifiedMediaOnly", in: verify.Intent{Kind: kind.Post, Actor: "alice", MediaCount: 2, NotBefore: t0},
-			search: complete(verify.Item{Author: "alice", MediaCount: 2, URL: u1, At: t0}), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedMediaOnly", in: verify.Intent{Kind: kind.Post, Actor: "alice", Media: twoImages, NotBefore: t0},
+			search: complete(verify.Item{Author: "alice", Media: shown(twoImages), URL: u1, At: t0}), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedMediaAltHidden", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "Hello, world 🚀", Media: twoImages, NotBefore: t0},
+			search: complete(with(item(u1), func(i *verify.Item) { i.Media = []verify.Media{{Type: "png"}, {Type: "jpeg"}} })), want: verify.Verified, wantURL: u1, wantN: 1},
+		{name: "VerifiedMediaAltNormalized", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "Hello, world 🚀", Media: twoImages, NotBefore: t0},
+			search: complete(with(item(u1), func(i *verify.Item) {
+				i.Media = []verify.Media{{Type: "png", Alt: "A  red\u00a0square ", AltShown: true}, {Type: "jpeg", AltShown: true}}
+			})), want: verify.Verified, wantURL: u1, wantN: 1},
 
 		{name: "DuplicateTwoExactMatches", in: postIntent(), search: complete(item(u1), item(u2)), want: verify.Duplicate, wantN: 2},
 		{name: "DuplicateFragmentsNameTwoComments", in: postIntent(), search: complete(item(u1+"#comment-1"), item(u1+"#comment-2")), want: verify.Duplicate, wantN: 2},
@@ -75,7 +99,16 @@ func TestClassify(t *testing.T) {
 		{name: "AbsentTextCaseDiffers", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "hello, world 🚀" })), want: verify.Absent},
 		{name: "AbsentVaguelySimilar", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀!" })), want: verify.Absent},
 		{name: "AbsentEmojiDiffers", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀🚀" })), want: verify.Absent},
-		{name: "AbsentMediaCountDiffers", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.MediaCount = 1 })), want: verify.Absent},
+		{name: "AbsentIdenticalTextOtherMediaOlderIgnored", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Media = shown(twoImages); i.At = t0.Add(-time.Hour) })), want: verify.Absent},
+		{name: "AmbiguousTextMatchButMediaAdded", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Media = shown(twoImages) })), want: verify.Ambiguous},
+		{name: "AmbiguousMediaReencoded", in: imageIntent(), search: complete(with(item(u1), func(i *verify.Item) {
+			i.Media = []verify.Media{{Type: "jpeg", Alt: "A red square", AltShown: true}, {Type: "jpeg", AltShown: true}}
+		})), want: verify.Ambiguous},
+		{name: "AmbiguousMediaAltDropped", in: imageIntent(), search: complete(with(item(u1), func(i *verify.Item) {
+			i.Media = []verify.Media{{Type: "png", AltShown: true}, {Type: "jpeg", AltShown: true}}
+		})), want: verify.Ambiguous},
+		{name: "AmbiguousMediaMissing", in: imageIntent(), search: complete(item(u1)), want: verify.Ambiguous},
+		{name: "AmbiguousMediaOtherMatchNoTime", in: imageIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = time.Time{} })), want: verify.Ambiguous},
 		{name: "AbsentPostVsReply", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Parent = "https://site.test/bob/status/1" })), want: verify.Absent},
 		{name: "AbsentReplyWrongParent", in: replyIntent(), search: complete(verify.Item{Author: "alice", Text: "Agreed.", Parent: "https://site.test/bob/status/2", URL: u1, At: t0}), want: verify.Absent},
 
@@ -91,7 +124,7 @@ func TestClassify(t *testing.T) {
 		{name: "AmbiguousNoActor", in: verify.Intent{Kind: kind.Post, Actor: "@", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
 		{name: "AmbiguousNoNotBefore", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "x"}, search: complete(), want: verify.Ambiguous},
 		{name: "AmbiguousEmptyPayload", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "  ", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
-		{name: "AmbiguousNegativeMedia", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "x", MediaCount: -1, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
+		{name: "AmbiguousMediaWithoutType", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "x", Media: []verify.Media{{Alt: "a"}}, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
 		{name: "AmbiguousReplyWithoutParent", in: verify.Intent{Kind: kind.Reply, Actor: "alice", Text: "x", NotBefore: t0}, search: complete(), want: verify.Ambiguous},
 		{name: "AmbiguousPostWithParent", in: verify.Intent{Kind: kind.Post, Actor: "alice", Text: "x", ExpectedParent: u2, NotBefore: t0}, search: complete(), want: verify.Ambiguous},
 	}
@@ -309,6 +342,28 @@ func TestCheckLanded(t *testing.T) {
 		{"OtherAuthor", verify.Landed{Author: "mallory", ReadAuthor: true}, false},
 		{"AuthorCaseDiffers", verify.Landed{Author: "Alice", ReadAuthor: true}, false},
 		{"BothRight", verify.Landed{Text: "Hello, world 🚀", ReadText: true, Author: "alice", ReadAuthor: true}, true},
+		{"MediaNotRead", verify.Landed{Media: shown(twoImages)}, true},
+		{"NoMediaRead", verify.Landed{ReadMedia: true}, true},
+		{"MediaWhereNoneIntended", verify.Landed{Media: shown(twoImages), ReadMedia: true}, false},
+	}
+	images := []struct {
+		name string
+		l    verify.Landed
+		ok   bool
+	}{
+		{"SameMedia", verify.Landed{Media: shown(twoImages), ReadMedia: true}, true},
+		{"AltHidden", verify.Landed{Media: []verify.Media{{Type: "png"}, {Type: "jpeg"}}, ReadMedia: true}, true},
+		{"Reencoded", verify.Landed{Media: []verify.Media{{Type: "jpeg", Alt: "A red square", AltShown: true}, {Type: "jpeg", AltShown: true}}, ReadMedia: true}, false},
+		{"AltDropped", verify.Landed{Media: []verify.Media{{Type: "png", AltShown: true}, {Type: "jpeg", AltShown: true}}, ReadMedia: true}, false},
+		{"OneLost", verify.Landed{Media: shown(twoImages)[:1], ReadMedia: true}, false},
+	}
+	for _, tt := range images {
+		t.Run("Image"+tt.name, func(t *testing.T) {
+			t.Parallel()
+			if why := verify.CheckLanded(imageIntent(), tt.l); (why == "") != tt.ok {
+				t.Fatalf("got %q, want ok=%v", why, tt.ok)
+			}
+		})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,16 +9,20 @@ type Landed struct {
 	ReadText   bool
 	Author     string
 	ReadAuthor bool
+	Media      []Media
+	ReadMedia  bool
 }
 
 const (
 	reasonLandedText   = "the landed page shows a text other than the intended text as the site renders it"
 	reasonLandedAuthor = "the landed page names an author other than the actor"
+	reasonLandedMedia  = "the landed page shows other media than the intended (count, type or alt text)"
 )
 
 // CheckLanded returns why the landed page contradicts the intent: the text
-// it read is not the intended text (both after Normalize), or the author it
-// read is not the actor (ignoring one leading "@"). It returns "" when
+// it read is not the intended text (both after Normalize), the author it
+// read is not the actor (ignoring one leading "@"), or the media it read
+// are not the intended ones (SameMedia). It returns "" when
 // nothing it read does. A landed page that contradicts the intent is not
 // this action's proof: whatever a search finds, the action is not verified
 // on it, and since the submission evidently created something, it is not
@@ -29,6 +33,8 @@ func CheckLanded(in Intent, l Landed) string {
 		return reasonLandedText
 	case l.ReadAuthor && handle(l.Author) != handle(in.Actor):
 		return reasonLandedAuthor
+	case l.ReadMedia && !SameMedia(in.Media, l.Media):
+		return reasonLandedMedia
 	}
 	return ""
 }

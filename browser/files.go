@@ -1,0 +1,94 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// ErrNotFileInput means SetFiles's selector matched one element that is not
+// an enabled <input type=file>.
+var ErrNotFileInput = errors.New("not a file input")
+
+// jsFileInput returns the one element sel matches when it is an enabled
+// file input, else the number of matches (-1: one match, not a file input).
+const jsFileInput = `function(sel){
+	const l = document.querySelectorAll(sel);
+	if (l.length !== 1) return l.length;
+	const e = l[0];
+	if (!(e instanceof HTMLInputElement) || e.type !== 'file' || e.disabled) return -1;
+	return e;
+}`
+
+// SetFiles sets the files of the one file input matching sel to paths, as
+// a person choosing them in the file dialog would: through CDP
+// DOM.setFileInputFiles, never a native dialog, and the page gets its
+// change and input events. Each path must be an absolute path to a regular
+// file. A selector that matches zero or several elements returns a
+// *SelectorError; one that matches something other than an enabled file
+// input returns ErrNotFileInput. Setting files uploads nothing by itself:
+// the page decides what its change event does.
+func (t *Tab) SetFiles(ctx context.Context, sel string, paths []string) error {
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("set files %q: %q is not an absolute path", sel, p)
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("set files %q: %w", sel, err)
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("set files %q: %q is not a regular file", sel, p)
+		}
+	}
+	return t.run(ctx, fmt.Sprintf("set files %q", sel), 0, func(actx context.Context) error {
+		for attempt := 0; ; attempt++ {
+			cid, err := t.worldID(actx)
+			if err != nil {
+				return err
+			}
+			arg, _ := json.Marshal(sel) // a string: it cannot fail
+			res, err := chromedp.Call(actx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+				FunctionDeclaration: jsFileInput,
+				Arguments:           []*runtime.CallArgument{{Value: arg}},
+				ExecutionContextID:  cid,
+				Silent:              new(true),
+			})
+			if err != nil {
+				if attempt == 0 && isStaleContext(err) {
+					t.resetWorld(cid)
+					continue
+				}
+				return err
+			}
+			if res.ExceptionDetails != nil {
+				return fmt.Errorf("page script: %w", &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails})
+			}
+			obj := res.Result
+			if obj == nil {
+				return fmt.Errorf("set files %q: no answer from the page", sel)
+			}
+			if obj.Type == runtime.RemoteObjectTypeNumber {
+				n, _ := strconv.Atoi(string(obj.Value))
+				if n == -1 {
+					return fmt.Errorf("%w: %q", ErrNotFileInput, sel)
+				}
+				return &SelectorError{Selector: sel, Count: n}
+			}
+			if obj.ObjectID == "" {
+				return fmt.Errorf("set files %q: the page answered %s", sel, obj.Type)
+			}
+			defer chromedp.Call(actx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.ObjectID}) //nolint:errcheck // the world goes with the document anyway
+			_, err = chromedp.Call(actx, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj.ObjectID})
+			return err
+		}
+	})
+}

@@ -1,0 +1,390 @@
+package sites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/media"
+)
+
+// MediaSpec says how an action attaches media, one item after another, in
+// the intent's order. Every selector and step may name the item's slot as
+// {n} (1 for the first item): "input#media-file-{n}".
+//
+// For item n: the Before steps run (insert an image block, open a slot);
+// Input, the one file input, gets the file (CDP DOM.setFileInputFiles,
+// never a file dialog); the upload has finished when Uploaded shows and
+// Progress matches nothing, and has failed when Failed shows, or when
+// neither happens within Timeout. Then AltSteps run (open the alt text
+// dialog), Alt is filled with the item's alt text and read back, and the
+// After steps run (close the dialog). When every item is attached, the
+// composer must show exactly as many Attached elements as items, and each
+// alt text must read back: by AttachedAlt inside each Attached element
+// when set, else by Alt again.
+//
+// Max, Types and MaxBytes are what the site takes; the calendar and the
+// API refuse more, other types or larger files before anything is
+// reserved.
+type MediaSpec struct {
+	Max      int        `yaml:"max"`
+	Types    []string   `yaml:"types"`
+	MaxBytes int64      `yaml:"max_bytes"`
+	Before   []StepSpec `yaml:"before"`
+	Input    string     `yaml:"input"`
+	Uploaded string     `yaml:"uploaded"`
+	Progress string     `yaml:"progress"`
+	Failed   string     `yaml:"failed"`
+	Timeout  *Duration  `yaml:"timeout"`
+	AltSteps []StepSpec `yaml:"alt_steps"`
+	Alt      *FillSpec  `yaml:"alt"`
+	After    []StepSpec `yaml:"after"`
+	Attached string     `yaml:"attached"`
+	// AttachedAlt reads an attached item's alt text inside its Attached
+	// element (an image's alt attribute in the editor).
+	AttachedAlt *FieldSpec `yaml:"attached_alt"`
+}
+
+// MediaReadSpec reads the media of a result or search item: each element
+// matching Selector inside the item is one media item, in page order. Its
+// type is read from the attribute Type ("src" by default): a type name, a
+// MIME type, or a URL whose extension names it. Its alt text is the
+// attribute Alt ("alt" by default), unless HidesAlt says the site does not
+// show alt texts: then alt texts are not compared (see verify/doc.go).
+type MediaReadSpec struct {
+	Selector string `yaml:"selector"`
+	Type     string `yaml:"type"`
+	Alt      string `yaml:"alt"`
+	HidesAlt bool   `yaml:"hides_alt"`
+}
+
+// DefaultUploadTimeout is how long one upload may take when an adapter
+// does not say.
+const DefaultUploadTimeout = 60 * time.Second
+
+// maxMediaPerAction bounds MediaSpec.Max.
+const maxMediaPerAction = 20
+
+func (m *MediaSpec) validate(p *problems, path string) {
+	if m.Max < 1 || m.Max > maxMediaPerAction {
+		p.add(path+".max", "required: 1 to %d items per action", maxMediaPerAction)
+	}
+	if len(m.Types) == 0 {
+		p.add(path+".types", "required: the image types the site takes (%s)", strings.Join(media.Types, ", "))
+	}
+	for i, t := range m.Types {
+		if !media.Known(t) {
+			p.add(fmt.Sprintf("%s.types[%d]", path, i), "%q is not one of %s", t, strings.Join(media.Types, ", "))
+		}
+	}
+	if m.MaxBytes < 0 || m.MaxBytes > media.MaxBytes {
+		p.add(path+".max_bytes", "must be 1 to %d (0: %d)", media.MaxBytes, media.MaxBytes)
+	}
+	slot := func(sel string) string { return strings.ReplaceAll(sel, "{n}", "1") }
+	checkSelector(p, path+".input", slot(m.Input), true)
+	checkSelector(p, path+".uploaded", slot(m.Uploaded), false)
+	checkSelector(p, path+".progress", slot(m.Progress), false)
+	checkSelector(p, path+".failed", slot(m.Failed), false)
+	checkSelector(p, path+".attached", slot(m.Attached), true)
+	if m.Uploaded == "" && m.Progress == "" {
+		p.add(path+".uploaded", "required (or progress): what shows the upload finished")
+	}
+	if m.Timeout != nil && (*m.Timeout <= 0 || time.Duration(*m.Timeout) > 30*time.Minute) {
+		p.add(path+".timeout", "must be more than 0s and at most 30m")
+	}
+	for i, st := range m.Before {
+		st.validate(p, fmt.Sprintf("%s.before[%d]", path, i))
+	}
+	for i, st := range m.AltSteps {
+		st.validate(p, fmt.Sprintf("%s.alt_steps[%d]", path, i))
+	}
+	for i, st := range m.After {
+		st.validate(p, fmt.Sprintf("%s.after[%d]", path, i))
+	}
+	if m.Alt != nil {
+		checkSelector(p, path+".alt.selector", slot(m.Alt.Selector), true)
+		checkSelector(p, path+".alt.frame", slot(m.Alt.Frame), false)
+		if m.Alt.Value != "" && m.Alt.Value != "{alt}" {
+			p.add(path+".alt.value", "%q: an alt field takes {alt}", m.Alt.Value)
+		}
+	}
+	if m.AttachedAlt != nil {
+		checkSelector(p, path+".attached_alt.selector", m.AttachedAlt.Selector, false)
+		checkName(p, path+".attached_alt.attribute", m.AttachedAlt.Attribute)
+		if m.Alt == nil {
+			p.add(path+".attached_alt", "reads back alt texts, and needs alt to fill them")
+		}
+		if m.AttachedAlt.Template != "" || m.AttachedAlt.Page || m.AttachedAlt.Layout != "" {
+			p.add(path+".attached_alt", "takes only selector and attribute")
+		}
+	}
+}
+
+func (r *MediaReadSpec) validate(p *problems, path string) {
+	if r == nil {
+		return
+	}
+	checkSelector(p, path+".selector", r.Selector, true)
+	checkName(p, path+".type", r.Type)
+	checkName(p, path+".alt", r.Alt)
+	if r.HidesAlt && r.Alt != "" {
+		p.add(path+".alt", "a site that hides alt texts has no alt attribute to read")
+	}
+}
+
+func (r *MediaReadSpec) typeAttr() string {
+	if r.Type == "" {
+		return "src"
+	}
+	return r.Type
+}
+
+func (r *MediaReadSpec) altAttr() string {
+	if r.Alt == "" {
+		return "alt"
+	}
+	return r.Alt
+}
+
+// MediaLimits returns what the action of kind k takes as media.
+func (d *Declarative) MediaLimits(k kind.Kind) MediaLimits {
+	a := d.spec.Actions.get(k)
+	if a == nil || a.Media == nil {
+		return MediaLimits{}
+	}
+	l := MediaLimits{Max: a.Media.Max, Types: append([]string(nil), a.Media.Types...), MaxBytes: a.Media.MaxBytes}
+	if l.MaxBytes == 0 {
+		l.MaxBytes = media.MaxBytes
+	}
+	return l
+}
+
+// slotted puts item n's slot into a selector.
+func slotted(sel string, n int) string { return strings.ReplaceAll(sel, "{n}", strconv.Itoa(n)) }
+
+func slottedSteps(steps []StepSpec, n int) []StepSpec {
+	out := make([]StepSpec, len(steps))
+	for i, st := range steps {
+		out[i] = StepSpec{Click: slotted(st.Click, n), If: slotted(st.If, n), Wait: slotted(st.Wait, n), Gone: slotted(st.Gone, n)}
+	}
+	return out
+}
+
+func (m *MediaSpec) altField(n int) FillSpec {
+	return FillSpec{Selector: slotted(m.Alt.Selector, n), Frame: slotted(m.Alt.Frame, n), Value: "{alt}"}
+}
+
+// attach uploads and describes every media item of the intent, then reads
+// back what the composer holds. A failed or unfinished upload returns
+// ErrUploadFailed; an alt text or a count that reads back otherwise,
+// ErrReadBackMismatch. Nothing is submitted.
+func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, a *ActionSpec, items []media.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	m := a.Media
+	if m == nil {
+		return fmt.Errorf("%w: the site takes no media on this action", ErrStepFailed)
+	}
+	if err := d.MediaLimits(kindOfAction(d, a)).Check(items); err != nil {
+		return fmt.Errorf("%w: %v", ErrStepFailed, err)
+	}
+	for i, it := range items {
+		n := i + 1
+		what := fmt.Sprintf("media[%d]", i)
+		if err := d.runSteps(ctx, tab, slottedSteps(m.Before, n), what+".before"); err != nil {
+			return err
+		}
+		input := slotted(m.Input, n)
+		// A file input is often hidden behind a styled button: it need
+		// only be in the page.
+		err := pollUntil(ctx, func() (bool, error) {
+			c, err := tab.Count(ctx, input)
+			return c > 0, err
+		}, func(err error) error { return stepErr(what+": file input", input, err) })
+		if err != nil {
+			return err
+		}
+		if err := tab.SetFiles(ctx, input, []string{it.File}); err != nil {
+			if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotFileInput) {
+				return hardStop(StopSelectorAmbiguous, err, "file input")
+			}
+			return stepErr(what+": file input", input, err)
+		}
+		if err := m.waitUploaded(ctx, tab, n, what); err != nil {
+			return err
+		}
+		if err := d.runSteps(ctx, tab, slottedSteps(m.AltSteps, n), what+".alt_steps"); err != nil {
+			return err
+		}
+		if m.Alt != nil {
+			f := m.altField(n)
+			got, err := fillField(ctx, tab, f, it.Alt)
+			if err != nil {
+				return stepErr(what+": alt", f.Selector, err)
+			}
+			if !sameFill(it.Alt, got) {
+				return fmt.Errorf("%w: %s alt: %s", ErrReadBackMismatch, what, describeMismatch(it.Alt, got))
+			}
+		}
+		if err := d.runSteps(ctx, tab, slottedSteps(m.After, n), what+".after"); err != nil {
+			return err
+		}
+	}
+	return m.readBack(ctx, tab, items)
+}
+
+// kindOfAction finds the kind a's spec configures.
+func kindOfAction(d *Declarative, a *ActionSpec) kind.Kind {
+	for _, k := range kind.All {
+		if d.spec.Actions.get(k) == a {
+			return k
+		}
+	}
+	return ""
+}
+
+// waitUploaded waits until item n's upload finished or failed.
+func (m *MediaSpec) waitUploaded(ctx context.Context, tab *browser.Tab, n int, what string) error {
+	timeout := DefaultUploadTimeout
+	if m.Timeout != nil {
+		timeout = time.Duration(*m.Timeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	uploaded, progress, failed := slotted(m.Uploaded, n), slotted(m.Progress, n), slotted(m.Failed, n)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if failed != "" {
+			c, err := tab.Count(ctx, failed)
+			if err != nil {
+				return uploadErr(what, err)
+			}
+			if c > 0 {
+				return fmt.Errorf("%w: %s: the page shows the upload failed (%q)", ErrUploadFailed, what, failed)
+			}
+		}
+		done := true
+		if uploaded != "" {
+			c, err := tab.Count(ctx, uploaded)
+			if err != nil {
+				return uploadErr(what, err)
+			}
+			done = c > 0
+		}
+		if done && progress != "" {
+			c, err := tab.Count(ctx, progress)
+			if err != nil {
+				return uploadErr(what, err)
+			}
+			done = c == 0
+		}
+		if done {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			if err := context.Cause(ctx); errors.Is(err, context.Canceled) {
+				return err
+			}
+			return fmt.Errorf("%w: %s: the upload did not finish within %s", ErrUploadFailed, what, timeout)
+		}
+	}
+}
+
+func uploadErr(what string, err error) error {
+	if errors.Is(err, browser.ErrTabGone) || errors.Is(err, browser.ErrBrowserGone) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browser.ErrTimeout) {
+		return fmt.Errorf("%w: %s: the upload did not finish in time: %v", ErrUploadFailed, what, err)
+	}
+	return fmt.Errorf("%w: %s: %v", ErrUploadFailed, what, err)
+}
+
+// readBack checks that the composer holds exactly the items, each with its
+// alt text.
+func (m *MediaSpec) readBack(ctx context.Context, tab *browser.Tab, items []media.Item) error {
+	attached := slotted(m.Attached, len(items))
+	if m.AttachedAlt == nil {
+		c, err := tab.Count(ctx, attached)
+		if err != nil {
+			return stepErr("media: attached", attached, err)
+		}
+		if c != len(items) {
+			return fmt.Errorf("%w: the composer holds %d media items, want %d", ErrReadBackMismatch, c, len(items))
+		}
+		if m.Alt == nil {
+			return nil
+		}
+		for i, it := range items {
+			got, err := readField(ctx, tab, m.altField(i+1))
+			if err != nil {
+				return stepErr(fmt.Sprintf("media[%d]: alt read back", i), m.altField(i+1).Selector, err)
+			}
+			if !sameFill(it.Alt, got) {
+				return fmt.Errorf("%w: media[%d] alt: %s", ErrReadBackMismatch, i, describeMismatch(it.Alt, got))
+			}
+		}
+		return nil
+	}
+	raw, err := tab.Extract(ctx, attached, []browser.Field{{Name: "alt", Selector: m.AttachedAlt.Selector, Attr: m.AttachedAlt.Attribute}})
+	if err != nil {
+		return stepErr("media: attached", attached, err)
+	}
+	if len(raw) != len(items) {
+		return fmt.Errorf("%w: the composer holds %d media items, want %d", ErrReadBackMismatch, len(raw), len(items))
+	}
+	for i, it := range items {
+		v := raw[i]["alt"]
+		if v.Count != 1 {
+			return fmt.Errorf("%w: media[%d] alt: %d elements hold it, want 1", ErrReadBackMismatch, i, v.Count)
+		}
+		if !sameFill(it.Alt, v.Value) {
+			return fmt.Errorf("%w: media[%d] alt: %s", ErrReadBackMismatch, i, describeMismatch(it.Alt, v.Value))
+		}
+	}
+	return nil
+}
+
+// mediaFields are the Extract fields that read an item's media.
+func mediaFields(r *MediaReadSpec) []browser.Field {
+	if r == nil {
+		return nil
+	}
+	f := []browser.Field{{Name: "media.type", Selector: r.Selector, Attr: r.typeAttr(), All: true}}
+	if !r.HidesAlt {
+		f = append(f, browser.Field{Name: "media.alt", Selector: r.Selector, Attr: r.altAttr(), All: true})
+	}
+	return f
+}
+
+// readMedia turns what mediaFields read into the item's media, and a
+// problem for a media item whose type cannot be read.
+func readMedia(r *MediaReadSpec, m map[string]browser.Found) ([]MediaSeen, []string) {
+	if r == nil {
+		return nil, nil
+	}
+	types := m["media.type"].Values
+	alts := m["media.alt"].Values
+	var out []MediaSeen
+	var problems []string
+	for i, tv := range types {
+		seen := MediaSeen{Type: media.TypeOf(tv), AltRead: !r.HidesAlt}
+		if seen.Type == "" {
+			problems = append(problems, "media type unreadable")
+		}
+		if !r.HidesAlt && i < len(alts) {
+			seen.Alt = alts[i]
+		}
+		out = append(out, seen)
+	}
+	return out, problems
+}
