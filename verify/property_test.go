@@ -129,11 +129,11 @@ func TestPropClassify(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		typ := rapid.SampledFrom([]kind.Kind{kind.Post, kind.Reply, kind.ThreadPart}).Draw(t, "type")
 		in := verify.Intent{
-			Kind:       typ,
-			Actor:      rapid.SampledFrom([]string{"alice", "@alice"}).Draw(t, "actor"),
-			Text:       texts[0],
-			Media:      rapid.SampledFrom(mediaPool).Draw(t, "media"),
-			NotBefore:  t0,
+			Kind:      typ,
+			Actor:     rapid.SampledFrom([]string{"alice", "@alice"}).Draw(t, "actor"),
+			Text:      texts[0],
+			Media:     rapid.SampledFrom(mediaPool).Draw(t, "media"),
+			NotBefore: t0,
 		}
 		if typ != kind.Post {
 			in.ExpectedParent = rapid.SampledFrom([]string{parent, ""}).Draw(t, "parent")
@@ -149,10 +149,10 @@ func TestPropClassify(t *testing.T) {
 		}
 		items := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) verify.Item {
 			it := verify.Item{
-				Author:     pick(t, "author", in.Actor, authors),
-				Text:       pick(t, "text", in.Text, texts),
-				Parent:     pick(t, "parent", in.ExpectedParent, parents),
-				URL:        rapid.SampledFrom(urls).Draw(t, "url"),
+				Author: pick(t, "author", in.Actor, authors),
+				Text:   pick(t, "text", in.Text, texts),
+				Parent: pick(t, "parent", in.ExpectedParent, parents),
+				URL:    rapid.SampledFrom(urls).Draw(t, "url"),
 			}
 			for _, m := range in.Media {
 				it.Media = append(it.Media, verify.Media{Type: m.Type, Alt: m.Alt, AltShown: true})
