@@ -242,6 +242,24 @@ t.addEventListener('input', () => { if (!t.value.startsWith('DRAFT ')) t.value =
 		_, _ = io.Copy(io.Discard, r.Body)
 		<-r.Context().Done()
 	})
+	mux.HandleFunc("GET /files", func(w http.ResponseWriter, r *http.Request) {
+		// A hidden file input whose change event reads the chosen file, a
+		// second file input, a disabled one and a text input.
+		io.WriteString(w, `<!doctype html><body>
+<input type="file" id="pick" style="display:none" multiple>
+<input type="file" class="many"><input type="file" class="many">
+<input type="file" id="off" disabled><input type="text" id="text">
+<p id="got"></p>
+<figure class="item"><img src="/a.png" alt="first"><img src="/b.jpg"></figure>
+<figure class="item"></figure>
+<script>
+document.getElementById('pick').addEventListener('change', async e => {
+	const parts = [];
+	for (const f of e.target.files) parts.push(f.name + ':' + f.size + ':' + (await f.text()).slice(0, 8));
+	document.getElementById('got').textContent = parts.join(',');
+});
+</script></body>`)
+	})
 	mux.HandleFunc("GET /api/other", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{}`)
 	})

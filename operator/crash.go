@@ -29,6 +29,7 @@ const PauseEnv = "BROWSEROP_PAUSE_AT"
 // CrashPoints lists every crash point along the action and tab paths.
 var CrashPoints = []string{
 	"after-reserve",
+	"after-upload",
 	"after-executing",
 	"after-click-sent",
 	"after-click-returned",

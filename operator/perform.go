@@ -259,13 +259,21 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 // it fills the exact payload of an action that creates an item and reads
 // it back, and runs the steps the site declares before the click (a like's
 // or a follow's too). A mismatch, or a step that failed, fails the action
-// definitively: nothing was sent. Any other error is a hard stop.
+// definitively: nothing was sent; so does a media upload that failed or
+// did not finish (upload_failed). Any other error is a hard stop.
 func (p *pass) prepare(m *mutation) (bool, error) {
 	_, err := m.site.Fill(p.ctx, m.tab, m.si)
 	switch {
 	case errors.Is(err, sites.ErrReadBackMismatch):
 		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive,
 			"the editor's read-back differs from the intended text; nothing was submitted", "read_back_mismatch")
+		return true, err
+	case errors.Is(err, sites.ErrUploadFailed):
+		reason := "a media upload failed"
+		if detail := afterSentinel(err, sites.ErrUploadFailed); detail != err.Error() {
+			reason += ": " + printable(detail)
+		}
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, reason+"; nothing was submitted", "upload_failed")
 		return true, err
 	case errors.Is(err, sites.ErrStepFailed):
 		reason := "a step before the click failed"
@@ -276,6 +284,12 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 		return true, err
 	case err != nil:
 		return true, p.stopOn(err, m.a, m.entry)
+	}
+	if len(m.in.media) > 0 {
+		// Uploaded (the site may keep the files in its library), not
+		// published: a crash here leaves a planned action, prepared again
+		// by the next pass.
+		crashPoint("after-upload")
 	}
 	return false, nil
 }

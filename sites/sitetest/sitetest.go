@@ -222,7 +222,11 @@ func toVerify(res sites.SearchResult) verify.Search {
 		if !it.OK() {
 			continue
 		}
-		s.Items = append(s.Items, verify.Item{Author: it.Author, Text: it.Text, Parent: it.Parent, URL: it.Link, At: it.Time})
+		vi := verify.Item{Author: it.Author, Text: it.Text, Parent: it.Parent, URL: it.Link, At: it.Time}
+		for _, m := range it.Media {
+			vi.Media = append(vi.Media, verify.Media{Type: m.Type, Alt: m.Alt, AltShown: m.AltRead})
+		}
+		s.Items = append(s.Items, vi)
 	}
 	return s
 }
