@@ -85,6 +85,35 @@
 // incomplete) and without times, an identical item proves nothing at all
 // and the verdict stays Ambiguous.
 //
+// # Media
+//
+// An action's media are part of its payload: an exact match shows as many
+// media items as the intent attaches, in the same order, each of the
+// intended type (SameMedia). Where the page shows alt texts (an img's alt
+// attribute, Media.AltShown), each equals the intended alt text after
+// Normalize; an item with no media matches only an intent with none.
+//
+// An item with the intended author, text and parent but other media (one
+// image fewer, a type the site re-encoded to, an alt text the site
+// dropped) is not a match, so it never verifies the action; and since it
+// may be this action's result as the site changed it, its presence never
+// lets a view prove absence either: the verdict stays Ambiguous and a
+// person decides. An identical-but-for-media item older than the action
+// (before NotBefore - Skew, or in the baseline) is an older post, as an
+// identical one is.
+//
+// What is proven when a site hides alt texts (the adapter declares
+// hides_alt, so AltShown is false): the count and the type of each item,
+// in order, and nothing about alt texts. The operator then relies on the
+// read-back before the click (the composer held the intended alt text for
+// each attached item) for them; a site that drops an alt text after the
+// click cannot be caught on such a site. Types are read from what the page
+// shows (a file extension in the image's URL, a MIME type, or a type
+// name); the bytes are not compared, so two different images of one type
+// under the same text and alt texts are indistinguishable here, and the
+// intended bytes are pinned by the idempotency key instead (their SHA-256
+// is in the payload).
+//
 // # Text transforms
 //
 // The text compared is the intended text as the site renders it: the
