@@ -29,7 +29,6 @@ const PauseEnv = "BROWSEROP_PAUSE_AT"
 // CrashPoints lists every crash point along the action and tab paths.
 var CrashPoints = []string{
 	"after-reserve",
-	"after-upload",
 	"after-executing",
 	"after-click-sent",
 	"after-click-returned",
@@ -38,6 +37,8 @@ var CrashPoints = []string{
 	"before-budget-commit",
 	"tab-created",
 	"tab-close",
+	// Reached only by an action with media: uploaded, not yet clicked.
+	"after-upload",
 }
 
 var armed = parseCrashEnv(os.Getenv(CrashEnv))

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/browserop/browserop/demosite"
-	"github.com/browserop/browserop/operator"
 )
 
 // Browser modes of a seed.
@@ -195,6 +193,22 @@ func Plan(seed uint64) Schedule {
 	return s
 }
 
+// drawnCrashPoints are the crash points a run draws from: the ones every
+// action reaches, in a fixed list, so that a seed's schedule stays the
+// same when a point is added (the regression tests replay seeds).
+// "after-upload" is armed by the media stream (planMedia).
+var drawnCrashPoints = []string{
+	"after-reserve",
+	"after-executing",
+	"after-click-sent",
+	"after-click-returned",
+	"after-verification",
+	"after-verified",
+	"before-budget-commit",
+	"tab-created",
+	"tab-close",
+}
+
 func planRun(rng *rand.Rand, mode string) RunSpec {
 	var r RunSpec
 	if rng.IntN(2) == 0 {
@@ -207,16 +221,16 @@ func planRun(rng *rand.Rand, mode string) RunSpec {
 		r.LocalAhead = []time.Duration{10 * time.Second, 2 * time.Minute, time.Hour}[rng.IntN(3)]
 	}
 	if rng.IntN(100) < 60 {
-		r.Crash = []string{operator.CrashPoints[rng.IntN(len(operator.CrashPoints))]}
+		r.Crash = []string{drawnCrashPoints[rng.IntN(len(drawnCrashPoints))]}
 		if rng.IntN(6) == 0 {
-			r.Crash = appendUnique(r.Crash, operator.CrashPoints[rng.IntN(len(operator.CrashPoints))])
+			r.Crash = appendUnique(r.Crash, drawnCrashPoints[rng.IntN(len(drawnCrashPoints))])
 		}
 	}
 	if rng.IntN(5) == 0 {
 		r.Race = true
 		r.RaceDelay = time.Duration(rng.IntN(800)) * time.Millisecond
 		if rng.IntN(3) == 0 {
-			r.RaceCrash = []string{operator.CrashPoints[rng.IntN(len(operator.CrashPoints))]}
+			r.RaceCrash = []string{drawnCrashPoints[rng.IntN(len(drawnCrashPoints))]}
 		}
 	}
 	if mode == ModeLaunch && rng.IntN(5) < 2 {
@@ -264,10 +278,18 @@ func drawClock(rng *rand.Rand) time.Duration {
 // browserop's preflight proved the actor, which no client can prevent.
 var midRunUnsafe = map[string]bool{"switch_account": true}
 
+// drawnFaults are the switches a run draws from, in a fixed list: a seed's
+// schedule stays the same when the site gains a switch (the regression
+// tests replay seeds). The media switches are drawn by the media stream
+// (planMedia).
+var drawnFaults = []string{"editor_append", "visibility_delay", "drop_after_commit", "hang_after_commit",
+	"error_500_after_commit", "slow", "session_expired", "captcha", "rate_limit", "restricted", "switch_account",
+	"offsite_redirect", "injection", "refuse_duplicates"}
+
 // drawFaults draws n distinct fault switches with values.
 func drawFaults(rng *rand.Rand, n int, midRun bool) []Fault {
 	var names []string
-	for _, name := range demosite.FaultNames() {
+	for _, name := range drawnFaults {
 		if !midRun || !midRunUnsafe[name] {
 			names = append(names, name)
 		}
