@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
 )
 
 // Browser modes of a seed.
@@ -38,6 +37,18 @@ type Entry struct {
 	// Due is when the entry falls due, after the first run starts: later
 	// runs find new work.
 	Due time.Duration
+	// Media are the images the entry attaches: a post's or a reply's, a
+	// thread's first part's. Drawn by the media stream (planMedia).
+	Media []MediaItem
+}
+
+// MediaItem is one image of an entry, written to the media directory
+// before the first run: its bytes are drawn from the seed, unique to the
+// seed, the entry and the item.
+type MediaItem struct {
+	Name string // the file's name in the media directory
+	Type string // png, gif or jpeg: the type its bytes are
+	Alt  string
 }
 
 // texts returns the texts the entry publishes, in order.
@@ -190,7 +201,55 @@ func Plan(seed uint64) Schedule {
 	for range runs {
 		s.Runs = append(s.Runs, planRun(rng, s.Mode))
 	}
+	planMedia(&s)
 	return s
+}
+
+// mediaFaults are the site's media switches.
+var mediaFaults = []string{"upload_fail", "upload_delay", "drop_alt", "reencode"}
+
+// planMedia draws, from a stream of its own (so that the rest of a seed's
+// schedule is what it was before media were drawn), the images entries
+// attach and, for a schedule with any, the media switches of its runs and
+// the crash point between an upload and its click.
+func planMedia(s *Schedule) {
+	rng := rand.New(rand.NewPCG(s.Seed, 0x6d65646961212121))
+	types := []string{"png", "png", "gif", "jpeg"}
+	attached := false
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		if e.Type != "post" && e.Type != "reply" && e.Type != "thread" || rng.IntN(3) != 0 {
+			continue
+		}
+		for k := range 1 + rng.IntN(2) {
+			t := types[rng.IntN(len(types))]
+			ext := map[string]string{"png": "png", "gif": "gif", "jpeg": "jpg"}[t]
+			alt := fmt.Sprintf("torture image %d/%d/%d: %s", s.Seed, i, k, words[rng.IntN(len(words))])
+			if rng.IntN(5) == 0 {
+				alt = ""
+			}
+			e.Media = append(e.Media, MediaItem{Name: fmt.Sprintf("%s-%d.%s", e.ID, k, ext), Type: t, Alt: alt})
+		}
+		attached = true
+	}
+	if !attached {
+		return
+	}
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		if rng.IntN(4) == 0 {
+			r.Crash = appendUnique(r.Crash, "after-upload")
+		}
+		if rng.IntN(3) == 0 {
+			name := mediaFaults[rng.IntN(len(mediaFaults))]
+			v := "true"
+			if name == "upload_delay" {
+				v = (time.Duration(200+rng.IntN(1800)) * time.Millisecond).String()
+			}
+			r.Faults = append(r.Faults, Fault{Name: name, Value: v})
+			slices.SortFunc(r.Faults, func(a, b Fault) int { return strings.Compare(a.Name, b.Name) })
+		}
+	}
 }
 
 // drawnCrashPoints are the crash points a run draws from: the ones every
@@ -387,6 +446,9 @@ func (s Schedule) String() string {
 		}
 		for _, t := range e.texts() {
 			fmt.Fprintf(&b, " %q", t)
+		}
+		for _, m := range e.Media {
+			fmt.Fprintf(&b, " media=%s:%q", m.Name, m.Alt)
 		}
 		b.WriteString("\n")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -233,5 +234,63 @@ func TestCheckHistory(t *testing.T) {
 		if len(redone) != tc.redone || len(stale) != tc.stale {
 			t.Errorf("%s: redone %v, stale %v", tc.name, redone, stale)
 		}
+	}
+}
+
+// Media are drawn from a stream of their own: with them taken out, a
+// seed's schedule is the one it drew before media existed, so the
+// regression seeds replay the schedules that found their bugs
+// (testdata/plans_before_media.txt was printed by that version).
+func TestPlanStableWithoutMedia(t *testing.T) {
+	raw, err := os.ReadFile("testdata/plans_before_media.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(raw), "== ")[1:]
+	if len(blocks) < 10 {
+		t.Fatalf("%d plans in the file", len(blocks))
+	}
+	for _, blk := range blocks {
+		head, want, _ := strings.Cut(blk, "\n")
+		seed, err := strconv.ParseUint(head, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := withoutMedia(Plan(seed)).String() + "\n"
+		if got != want {
+			t.Errorf("seed %d: the schedule without media changed:\n got: %s\nwant: %s", seed, got, want)
+		}
+	}
+}
+
+// withoutMedia is s without what planMedia added.
+func withoutMedia(s Schedule) Schedule {
+	s.Entries = slices.Clone(s.Entries)
+	for i := range s.Entries {
+		s.Entries[i].Media = nil
+	}
+	s.Runs = slices.Clone(s.Runs)
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		r.Faults = slices.DeleteFunc(slices.Clone(r.Faults), func(f Fault) bool { return slices.Contains(mediaFaults, f.Name) })
+		r.Crash = slices.DeleteFunc(slices.Clone(r.Crash), func(c string) bool { return c == "after-upload" })
+	}
+	return s
+}
+
+// The drawn lists name real switches and crash points.
+func TestDrawnListsAreReal(t *testing.T) {
+	for _, f := range append(slices.Clone(drawnFaults), mediaFaults...) {
+		if !slices.Contains(demosite.FaultNames(), f) {
+			t.Errorf("fault %s is not a demosite switch", f)
+		}
+	}
+	for _, c := range append(slices.Clone(drawnCrashPoints), "after-upload") {
+		if !slices.Contains(operator.CrashPoints, c) {
+			t.Errorf("crash point %s is not the operator's", c)
+		}
+	}
+	if len(drawnCrashPoints)+1 != len(operator.CrashPoints) {
+		t.Errorf("the operator has crash points the schedules never arm: %v", operator.CrashPoints)
 	}
 }
