@@ -82,6 +82,7 @@ func TestComposeImage(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, id)
 	require.Equal(t, 3, count(t, ctx, tab, `#compose-media .media-slot[data-state="empty"]`))
+	require.Equal(t, 1, demosite.UploadCount(st.Server), "one file, one upload (input and change both fire)")
 
 	alt := "A red square, slightly transparent at the left"
 	got, err := tab.Fill(ctx, "#media-alt-1", alt)
