@@ -25,9 +25,12 @@ type apiPost struct {
 	Body  string `json:"body"`
 }
 
-// isAPI reports whether r is for the JSON API, which answers JSON and never
-// redirects to the login page.
-func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+// isAPI reports whether r is for the JSON API or is an upload (POST
+// /media): both are sent with fetch, answer JSON and never redirect to the
+// login page.
+func isAPI(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, "/api/") || (r.Method == http.MethodPost && r.URL.Path == "/media")
+}
 
 func apiError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]string{"error": msg})

@@ -13,11 +13,16 @@
 // history.replaceState) and /compose/frame (the editor in a same-origin
 // iframe, as TinyMCE's).
 //
+// The compose and reply forms take up to four images with alt text: the page
+// uploads a chosen file at once (POST /media, fetch) and the form carries the
+// upload's id, as X, Bluesky and Mastodon do.
+//
 // Every committed side effect (post, reply, like, unlike, follow, unfollow) is
-// recorded as an [Effect]. Tests read them through [Server.Effects] or, when
+// recorded as an [Effect], a post's images as [EffectMedia]. Tests read them through [Server.Effects] or, when
 // the server was built with [Options.Oracle], through GET /_oracle/effects.
 // [Faults] switch on misbehaviour that browserop must survive without ever
 // doing anything twice: lost responses, hung requests, delayed visibility,
-// blocker screens, a different signed-in account, prompt injection, and an
-// editor that keeps a saved draft in front of whatever is typed.
+// blocker screens, a different signed-in account, prompt injection, an
+// editor that keeps a saved draft in front of whatever is typed, and uploads
+// that fail, are slow, lose their alt text or are re-encoded.
 package demosite

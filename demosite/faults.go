@@ -72,6 +72,20 @@ type Faults struct {
 	// reply, seeded ones included) within [DuplicateWindow] by the site's
 	// clock, as X and Bluesky do. Forms are not affected.
 	RefuseDuplicates bool `json:"refuse_duplicates"`
+	// UploadFail makes every upload (POST /media) answer 500 with a JSON
+	// error and store nothing, so the composer's slot shows failed.
+	UploadFail bool `json:"upload_fail"`
+	// UploadDelay holds every upload's answer this long, after its checks
+	// and before anything is stored; an upload whose client goes away
+	// meanwhile stores nothing.
+	UploadDelay time.Duration `json:"upload_delay"`
+	// DropAlt stores the alt text of every image attached to a post or
+	// reply as "", whatever the form sent.
+	DropAlt bool `json:"drop_alt"`
+	// Reencode re-encodes every uploaded PNG or GIF as JPEG: the site stores
+	// and serves type jpeg (.jpg), while the effect's SHA256 stays that of
+	// the bytes uploaded. JPEG and WebP uploads are stored as they are.
+	Reencode bool `json:"reencode"`
 }
 
 // faultField describes one switch of Faults, found by reflection so that the

@@ -20,6 +20,7 @@ func TestFaultNames(t *testing.T) {
 		"editor_append", "visibility_delay", "drop_after_commit", "hang_after_commit",
 		"error_500_after_commit", "slow", "session_expired", "captcha", "rate_limit",
 		"restricted", "switch_account", "offsite_redirect", "injection", "refuse_duplicates",
+		"upload_fail", "upload_delay", "drop_alt", "reencode",
 	}, demosite.FaultNames())
 }
 
@@ -33,7 +34,8 @@ func TestFaultsSet(t *testing.T) {
 			{"session_expired", "true"}, {"captcha", "true"}, {"rate_limit", "true"},
 			{"restricted", "true"}, {"switch_account", "bob"},
 			{"offsite_redirect", "https://evil.example/landing"}, {"injection", "true"},
-			{"refuse_duplicates", "true"},
+			{"refuse_duplicates", "true"}, {"upload_fail", "true"}, {"upload_delay", "2s"},
+			{"drop_alt", "true"}, {"reencode", "true"},
 		} {
 			require.NoError(t, f.Set(kv[0], kv[1]), kv[0])
 		}
@@ -42,7 +44,8 @@ func TestFaultsSet(t *testing.T) {
 			HangAfterCommit: true, Error500AfterCommit: true, Slow: 250 * time.Millisecond,
 			SessionExpired: true, Captcha: true, RateLimit: true, Restricted: true,
 			SwitchAccount: "bob", OffsiteRedirect: "https://evil.example/landing", Injection: true,
-			RefuseDuplicates: true,
+			RefuseDuplicates: true, UploadFail: true, UploadDelay: 2 * time.Second, DropAlt: true,
+			Reencode: true,
 		}, f)
 		require.Equal(t, demosite.FaultNames(), f.Active())
 
@@ -69,6 +72,8 @@ func TestFaultsSet(t *testing.T) {
 			{"slow", "3"},
 			{"slow", "fast"},
 			{"visibility_delay", "-1s"},
+			{"upload_delay", "-1s"},
+			{"upload_fail", "maybe"},
 			{"switch_account", "zed"},
 			{"offsite_redirect", "/relative"},
 			{"offsite_redirect", "ftp://evil.example/"},
@@ -93,6 +98,8 @@ func TestFaultsSet(t *testing.T) {
 		require.NoError(t, json.Unmarshal(b, &back))
 		require.Equal(t, f, back)
 
+		require.NoError(t, json.Unmarshal([]byte(`{"upload_delay":"250ms","reencode":true,"drop_alt":true,"upload_fail":true}`), &back))
+		require.Equal(t, demosite.Faults{VisibilityDelay: 3 * time.Second, Captcha: true, SwitchAccount: "bob", UploadDelay: 250 * time.Millisecond, Reencode: true, DropAlt: true, UploadFail: true}, back, "only the named switches change")
 		require.NoError(t, json.Unmarshal([]byte(`{"slow":1000000}`), &back))
 		require.Equal(t, time.Millisecond, back.Slow, "integer nanoseconds")
 

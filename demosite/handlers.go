@@ -15,6 +15,9 @@ const (
 	perPage = 20
 	// maxForm bounds a form body; a full text of 4-byte runes fits easily.
 	maxForm = 64 << 10
+	// maxPostForm bounds the body of a post or reply form: a full text and
+	// four full alt texts of 4-byte runes, percent-encoded, fit.
+	maxPostForm = 128 << 10
 )
 
 const (
@@ -46,6 +49,8 @@ func (s *Server) routes() *http.ServeMux {
 	m.HandleFunc("POST /p/{id}/reply", s.handleReply)
 	m.HandleFunc("POST /p/{id}/like", s.handleLike(true))
 	m.HandleFunc("POST /p/{id}/unlike", s.handleLike(false))
+	m.HandleFunc("POST /media", s.handleUpload)
+	m.HandleFunc("GET /media/{file}", s.handleMedia)
 	m.HandleFunc("/", s.handleNotFound)
 	return m
 }
@@ -198,7 +203,7 @@ func (s *Server) draft(r *http.Request) string {
 // readText parses the form field text, turns "\r\n" into "\n" and checks it.
 // The message is for the person who typed it.
 func readText(w http.ResponseWriter, r *http.Request) (string, string) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	r.Body = http.MaxBytesReader(w, r.Body, maxPostForm)
 	if err := r.ParseForm(); err != nil {
 		return "", "Could not read the form (is the text far too long?)."
 	}
@@ -246,15 +251,20 @@ func (s *Server) commitThen(w http.ResponseWriter, r *http.Request, commit func(
 	}
 }
 
-// handlePost commits a post from a form and redirects (303) to its
-// permalink. A text the site refuses comes back on page (the form's own),
-// with 400; next is that page, for the login wall.
+// handlePost commits a post from a form, with the images it attaches, and
+// redirects (303) to its permalink. A text or an image the site refuses
+// comes back on page (the form's own), with 400; next is that page, for the
+// login wall.
 func (s *Server) handlePost(page, next string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !requireSession(w, r, next) {
 			return
 		}
 		text, problem := readText(w, r)
+		var media []attachment
+		if problem == "" {
+			media, problem = s.readMedia(r)
+		}
 		if problem != "" {
 			s.render(w, r, http.StatusBadRequest, page, pageData{Title: "Compose", Text: text, Error: problem})
 			return
@@ -262,7 +272,7 @@ func (s *Server) handlePost(page, next string) http.HandlerFunc {
 		v := visitFrom(r)
 		s.commitThen(w, r, func() (string, bool) {
 			now := s.clock()
-			p, err := s.store.addPost(v.me, 0, text, now, now.Add(v.faults.VisibilityDelay), false)
+			p, err := s.store.addPost(v.me, 0, text, media, now, now.Add(v.faults.VisibilityDelay), false)
 			if err != nil {
 				s.render(w, r, http.StatusInternalServerError, "servererror", pageData{Title: "Something went wrong"})
 				return "", false
@@ -316,6 +326,10 @@ func (s *Server) handleReply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text, problem := readText(w, r)
+	var media []attachment
+	if problem == "" {
+		media, problem = s.readMedia(r)
+	}
 	if problem != "" {
 		d := s.permalinkData(r, parent)
 		d.Text, d.Error = text, problem
@@ -325,7 +339,7 @@ func (s *Server) handleReply(w http.ResponseWriter, r *http.Request) {
 	v := visitFrom(r)
 	s.commitThen(w, r, func() (string, bool) {
 		now := s.clock()
-		p, err := s.store.addPost(v.me, parent.ID, text, now, now.Add(v.faults.VisibilityDelay), false)
+		p, err := s.store.addPost(v.me, parent.ID, text, media, now, now.Add(v.faults.VisibilityDelay), false)
 		if err != nil { // the parent went away in between (reset)
 			s.handleNotFound(w, r)
 			return "", false

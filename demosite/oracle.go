@@ -75,7 +75,7 @@ func (s *Server) seed(author string, parentID int64, text string, at time.Time) 
 		at = s.clock()
 	}
 	at = at.UTC().Truncate(time.Millisecond)
-	p, err := s.store.addPost(author, parentID, strings.ReplaceAll(text, "\r\n", "\n"), at, time.Time{}, true)
+	p, err := s.store.addPost(author, parentID, strings.ReplaceAll(text, "\r\n", "\n"), nil, at, time.Time{}, true)
 	if err != nil {
 		return 0, fmt.Errorf("parent %d: %w", parentID, err)
 	}

@@ -73,6 +73,14 @@ type postView struct {
 	Text     string
 	Datetime string
 	Display  string
+	Media    []mediaView
+}
+
+// mediaView is one img.post-media.
+type mediaView struct {
+	URL  string
+	Alt  string
+	Type string
 }
 
 func viewPost(p *post) postView {
@@ -85,6 +93,9 @@ func viewPost(p *post) postView {
 	}
 	if p.ParentID != 0 {
 		pv.ParentID = strconv.FormatInt(p.ParentID, 10)
+	}
+	for _, m := range p.Media {
+		pv.Media = append(pv.Media, mediaView{URL: m.url(), Alt: m.Alt, Type: m.Type})
 	}
 	return pv
 }

@@ -55,6 +55,23 @@ type Effect struct {
 	Text string `json:"text"`
 	// At is the commit time, UTC, at millisecond precision.
 	At time.Time `json:"at"`
+	// Media are the images attached to a post or reply, in slot order; nil
+	// (and absent from the JSON) when it has none.
+	Media []EffectMedia `json:"media,omitempty"`
+}
+
+// EffectMedia is one image attached to a post or reply, as the site stored
+// it.
+type EffectMedia struct {
+	// SHA256 is the lowercase hex SHA-256 of the bytes as they were
+	// uploaded, before the reencode fault changed them.
+	SHA256 string `json:"sha256"`
+	// Type is the stored type, one of "png", "jpeg", "gif", "webp": "jpeg"
+	// for a PNG or GIF that the reencode fault re-encoded.
+	Type string `json:"type"`
+	// Alt is the stored alt text: "" when none was given, and always under
+	// the drop_alt fault.
+	Alt string `json:"alt"`
 }
 
 // post is a post or a reply.
@@ -66,6 +83,9 @@ type post struct {
 	At        time.Time
 	VisibleAt time.Time
 	Seeded    bool
+	// Media are the attached images in slot order; never changed after the
+	// commit, so copies of a post may share the slice.
+	Media []attachment
 }
 
 func (p *post) visible(now time.Time) bool { return !now.Before(p.VisibleAt) }
@@ -87,6 +107,7 @@ type store struct {
 	follows  map[string]map[string]bool
 	effects  []Effect
 	sessions map[string]string // token -> handle
+	uploads  map[string]*upload
 }
 
 func newStore() *store {
@@ -95,13 +116,14 @@ func newStore() *store {
 	return st
 }
 
-// reset drops content and effects; sessions survive so a signed-in browser
+// reset drops content (uploads included) and effects; sessions survive so a signed-in browser
 // stays signed in across test cases.
 func (st *store) reset() {
 	st.posts = map[int64]*post{}
 	st.likes = map[int64]map[string]bool{}
 	st.follows = map[string]map[string]bool{}
 	st.effects = nil
+	st.uploads = map[string]*upload{}
 }
 
 func (st *store) Reset() {
@@ -143,15 +165,16 @@ func (st *store) endSession(token string) {
 	delete(st.sessions, token)
 }
 
-// addPost commits a post (parentID 0) or a reply. A reply needs a parent that
-// is visible at now. Seeded posts record no effect and are visible at once.
-func (st *store) addPost(author string, parentID int64, text string, at, visibleAt time.Time, seeded bool) (*post, error) {
+// addPost commits a post (parentID 0) or a reply, with media attached in
+// order. A reply needs a parent that is visible at now. Seeded posts record
+// no effect and are visible at once.
+func (st *store) addPost(author string, parentID int64, text string, media []attachment, at, visibleAt time.Time, seeded bool) (*post, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.addPostLocked(author, parentID, text, at, visibleAt, seeded)
+	return st.addPostLocked(author, parentID, text, media, at, visibleAt, seeded)
 }
 
-func (st *store) addPostLocked(author string, parentID int64, text string, at, visibleAt time.Time, seeded bool) (*post, error) {
+func (st *store) addPostLocked(author string, parentID int64, text string, media []attachment, at, visibleAt time.Time, seeded bool) (*post, error) {
 	if parentID != 0 {
 		parent, ok := st.posts[parentID]
 		if !ok || (!seeded && !parent.visible(at)) {
@@ -159,14 +182,18 @@ func (st *store) addPostLocked(author string, parentID int64, text string, at, v
 		}
 	}
 	st.lastID++
-	p := &post{ID: st.lastID, Author: author, ParentID: parentID, Text: text, At: at, VisibleAt: visibleAt, Seeded: seeded}
+	p := &post{ID: st.lastID, Author: author, ParentID: parentID, Text: text, At: at, VisibleAt: visibleAt, Seeded: seeded, Media: slices.Clip(media)}
 	st.posts[p.ID] = p
 	if !seeded {
 		kind := EffectPost
 		if parentID != 0 {
 			kind = EffectReply
 		}
-		st.record(Effect{Kind: kind, Author: author, PostID: p.ID, ParentID: parentID, Text: text, At: at})
+		e := Effect{Kind: kind, Author: author, PostID: p.ID, ParentID: parentID, Text: text, At: at}
+		for _, m := range media {
+			e.Media = append(e.Media, EffectMedia{SHA256: m.SHA256, Type: m.Type, Alt: m.Alt})
+		}
+		st.record(e)
 	}
 	cp := *p
 	return &cp, nil
@@ -188,7 +215,7 @@ func (st *store) addPostOnce(author, text string, at, visibleAt time.Time, windo
 			}
 		}
 	}
-	return st.addPostLocked(author, 0, text, at, visibleAt, false)
+	return st.addPostLocked(author, 0, text, nil, at, visibleAt, false)
 }
 
 // visiblePost returns a copy of the post with id if it is visible at now.
