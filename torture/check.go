@@ -1,7 +1,9 @@
 package torture
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"net/url"
@@ -319,7 +321,11 @@ func (w *world) check() error {
 			found := byAuthor(effectsOf(in, effects), "alice")
 			switch a.Status {
 			case ledger.Verified:
-				if why := w.falseVerified(in, a, effects, byIntent); why != "" {
+				why := w.falseVerified(in, a, effects, byIntent)
+				if why == "" && !verifiedByPerson(events[a.ID]) {
+					why = w.otherMedia(in, a, effects)
+				}
+				if why != "" {
 					w.violation(InvFalseVer, "%s: action %s verified at %s: %s", in.name(), a.ID, a.CanonicalResult, why)
 				}
 			case ledger.Failed:
@@ -499,6 +505,57 @@ func (w *world) falseVerified(in intentRef, a ledger.Action, effects []demosite.
 		return "the effect is a reply, not a post"
 	case wantParent != 0 && (e.Kind != demosite.EffectReply || e.ParentID != wantParent):
 		return fmt.Sprintf("the effect answers %d, not %d", e.ParentID, wantParent)
+	}
+	return ""
+}
+
+// verifiedByPerson reports whether a person, not browserop, verified the
+// action: one who looked at the site and said it was published, whatever
+// the site did to its media.
+func verifiedByPerson(evs []ledger.Event) bool {
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].To == ledger.Verified {
+			return evs[i].By == ledger.ByPerson
+		}
+	}
+	return false
+}
+
+// otherMedia returns why the effect a verified action names does not carry
+// the intended media (the bytes uploaded, the type they are, the alt
+// text), or "": browserop must never verify a post whose image the site
+// re-encoded or whose alt text it dropped.
+func (w *world) otherMedia(in intentRef, a ledger.Action, effects []demosite.Effect) string {
+	var want []MediaItem
+	if in.kind == kind.Post || in.kind == kind.Reply {
+		if in.entry.Type != kind.Thread || in.part == 0 {
+			want = in.entry.Media
+		}
+	}
+	id := w.postID(a.CanonicalResult)
+	for _, e := range effects {
+		if (e.Kind != demosite.EffectPost && e.Kind != demosite.EffectReply) || e.PostID != id {
+			continue
+		}
+		if len(e.Media) != len(want) {
+			return fmt.Sprintf("the effect has %d media items, the intent %d", len(e.Media), len(want))
+		}
+		for i, m := range want {
+			data, err := imageBytes(m.Name, m.Type)
+			if err != nil {
+				return err.Error()
+			}
+			sum := sha256.Sum256(data)
+			got := e.Media[i]
+			switch {
+			case got.SHA256 != hex.EncodeToString(sum[:]):
+				return fmt.Sprintf("media[%d] is another file", i)
+			case got.Type != m.Type:
+				return fmt.Sprintf("media[%d] is a %s, the intent's a %s", i, got.Type, m.Type)
+			case got.Alt != m.Alt:
+				return fmt.Sprintf("media[%d] has the alt text %q, the intent %q", i, got.Alt, m.Alt)
+			}
+		}
 	}
 	return ""
 }

@@ -1,9 +1,16 @@
 package torture
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -168,10 +175,13 @@ func (w *world) setup() error {
 	w.prof = filepath.Join(w.dir, "profile")
 	w.cal = filepath.Join(w.dir, "calendar")
 	w.ldb = filepath.Join(w.dir, "state", "ledger.db")
-	for _, d := range []string{w.cal, filepath.Join(w.dir, "sites"), filepath.Join(w.dir, "config")} {
+	for _, d := range []string{w.cal, filepath.Join(w.dir, "sites"), filepath.Join(w.dir, "config"), w.mediaDir()} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
+	}
+	if err := w.writeMedia(); err != nil {
+		return err
 	}
 	w.env = child.Env(map[string]string{
 		"HOME":            w.dir,
@@ -249,7 +259,7 @@ func (w *world) writeConfig() error {
 	}
 	fmt.Fprintf(&b, "sites:\n  dir: %q\n", filepath.Join(w.dir, "sites"))
 	fmt.Fprintf(&b, "operator:\n  lease_ttl: %q\n  heartbeat: %q\n", leaseTTL.String(), heartbeat.String())
-	fmt.Fprintf(&b, "calendar:\n  dir: %q\n", w.cal)
+	fmt.Fprintf(&b, "calendar:\n  dir: %q\n  media_dir: %q\n", w.cal, w.mediaDir())
 	// Limits far above what a seed does: the harness checks that usage
 	// equals verified actions and stays under every limit.
 	b.WriteString("budgets:\n  formats:\n")
@@ -291,14 +301,70 @@ func (w *world) writeCalendar(base time.Time) error {
 		if e.Target != "" {
 			fmt.Fprintf(&b, "    target: %q\n", w.targetURL(e.Target))
 		}
+		media := func(indent string) {
+			fmt.Fprintf(&b, "%smedia:\n", indent)
+			for _, m := range e.Media {
+				fmt.Fprintf(&b, "%s  - file: %s\n%s    alt: %s\n", indent, yamlString(m.Name), indent, yamlString(m.Alt))
+			}
+		}
 		if len(e.Parts) > 0 {
 			b.WriteString("    parts:\n")
-			for _, p := range e.Parts {
+			for i, p := range e.Parts {
+				if i == 0 && len(e.Media) > 0 {
+					// A part with media is a mapping.
+					fmt.Fprintf(&b, "      - text: %s\n", yamlString(p))
+					media("        ")
+					continue
+				}
 				fmt.Fprintf(&b, "      - %s\n", yamlString(p))
 			}
+		} else if len(e.Media) > 0 {
+			media("    ")
 		}
 	}
 	return os.WriteFile(filepath.Join(w.cal, "torture.yaml"), []byte(b.String()), 0o600)
+}
+
+// mediaDir holds the images entries attach (calendar.media_dir).
+func (w *world) mediaDir() string { return filepath.Join(w.dir, "media") }
+
+// writeMedia writes every entry's images, each of its type, with pixels
+// drawn from its name: distinct bytes for every image of every seed.
+func (w *world) writeMedia() error {
+	for _, e := range w.sch.Entries {
+		for _, m := range e.Media {
+			data, err := imageBytes(m.Name, m.Type)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(w.mediaDir(), m.Name), data, 0o600); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// imageBytes encodes a small image of type t whose pixels come from name.
+func imageBytes(name, t string) ([]byte, error) {
+	sum := sha256.Sum256([]byte(name))
+	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	for i := range 64 {
+		img.Set(i%8, i/8, color.RGBA{R: sum[i%32], G: sum[(i+7)%32], B: sum[(i+13)%32], A: 255})
+	}
+	var buf bytes.Buffer
+	var err error
+	switch t {
+	case "png":
+		err = png.Encode(&buf, img)
+	case "gif":
+		err = gif.Encode(&buf, img, nil)
+	case "jpeg":
+		err = jpeg.Encode(&buf, img, nil)
+	default:
+		err = fmt.Errorf("image type %q", t)
+	}
+	return buf.Bytes(), err
 }
 
 // yamlString quotes s as a YAML double-quoted scalar.

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,7 +122,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		b.Close()
 		return err
 	}
-	say("calendar %s: a post, a thread of three, a reply, a like and a follow, all due now", calDir)
+	say("calendar %s: a post, a thread of three, a reply, a like, a follow and a post with an image and its alt text, all due now", calDir)
 
 	db, err := ledger.Open(ctx, filepath.Join(dir, "ledger.db"), ledger.Options{})
 	if err != nil {
@@ -175,9 +182,35 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	say("\ndone in %s; ledger %s", time.Since(start).Round(100*time.Millisecond), filepath.Join(dir, "ledger.db"))
 
 	verified := first.Counts["verified"]
-	if first.Outcome != operator.OutcomeOK || verified != 7 || again != effects || len(second.Actions) != 0 {
-		return fmt.Errorf("%w: expected 7 verified actions, and a second pass that revisits nothing and publishes nothing; got %d verified (%s), %d actions and %d new effects in the second pass",
+	if first.Outcome != operator.OutcomeOK || verified != 8 || again != effects || len(second.Actions) != 0 {
+		return fmt.Errorf("%w: expected 8 verified actions, and a second pass that revisits nothing and publishes nothing; got %d verified (%s), %d actions and %d new effects in the second pass",
 			errDemo, verified, first.Outcome, len(second.Actions), again-effects)
+	}
+	if err := checkDemoImage(srv.Effects()); err != nil {
+		return fmt.Errorf("%w: %v", errDemo, err)
+	}
+	return nil
+}
+
+// checkDemoImage finds the image post among the site's effects: one, with
+// the image's bytes and type and its alt text, as the site stored them.
+func checkDemoImage(effects []demosite.Effect) error {
+	sum := sha256.Sum256(demoImage())
+	var found []demosite.Effect
+	for _, e := range effects {
+		if len(e.Media) > 0 {
+			found = append(found, e)
+		}
+	}
+	switch {
+	case len(found) != 1:
+		return fmt.Errorf("the site has %d posts with images, want 1", len(found))
+	case len(found[0].Media) != 1:
+		return fmt.Errorf("the image post has %d images, want 1", len(found[0].Media))
+	}
+	m := found[0].Media[0]
+	if m.SHA256 != hex.EncodeToString(sum[:]) || m.Type != "png" || m.Alt != demoImageAlt {
+		return fmt.Errorf("the image post's image is %s %s with alt %q, not the demo's", m.Type, m.SHA256, m.Alt)
 	}
 	return nil
 }
@@ -252,6 +285,51 @@ entries:
     type: follow
     at: %[1]s
     target: %[2]s/u/carol
-`, ts, base, bobPost)
+  # An image post: the image is read from the media directory (by
+  # default the calendar's own), and its bytes, type and alt text are part
+  # of the post's idempotency key.
+  - id: lifecycle-picture
+    site: demo
+    actor: alice
+    type: post
+    at: %[1]s
+    text: "An action's life in browserop, as a picture."
+    media:
+      - file: %[4]s
+        alt: %[5]q
+`, ts, base, bobPost, demoImageName, demoImageAlt)
+	if err := os.WriteFile(filepath.Join(dir, demoImageName), demoImage(), 0o600); err != nil {
+		return err
+	}
 	return os.WriteFile(filepath.Join(dir, "demo.yaml"), []byte(cal), 0o600)
+}
+
+// The demo's image and the alt text that describes it.
+const (
+	demoImageName = "lifecycle.png"
+	demoImageAlt  = "Three boxes in a row joined by arrows: green for reserved, amber for executing, blue for verified."
+)
+
+// demoImage draws what demoImageAlt says: three boxes, green, amber and
+// blue, joined left to right by arrows, on white.
+func demoImage() []byte {
+	const w, h = 360, 120
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	boxes := []color.RGBA{{0x2e, 0x9d, 0x4f, 0xff}, {0xf2, 0xa9, 0x00, 0xff}, {0x1f, 0x6f, 0xd1, 0xff}}
+	for i, c := range boxes {
+		x := 20 + i*120
+		draw.Draw(img, image.Rect(x, 30, x+80, 90), &image.Uniform{c}, image.Point{}, draw.Src)
+		if i == len(boxes)-1 {
+			continue
+		}
+		arrow := &image.Uniform{color.RGBA{0x33, 0x33, 0x33, 0xff}}
+		draw.Draw(img, image.Rect(x+84, 58, x+114, 62), arrow, image.Point{}, draw.Src)
+		for d := range 8 { // the arrowhead
+			draw.Draw(img, image.Rect(x+106+d, 52+d, x+107+d, 68-d), arrow, image.Point{}, draw.Src)
+		}
+	}
+	var b bytes.Buffer
+	_ = png.Encode(&b, img) // an in-memory RGBA image always encodes
+	return b.Bytes()
 }
