@@ -255,8 +255,18 @@ func (m *MediaSpec) waitUploaded(ctx context.Context, tab *browser.Tab, n int, w
 	if m.Timeout != nil {
 		timeout = time.Duration(*m.Timeout)
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	uploadErr := func(err error) error {
+		switch {
+		case errors.Is(err, browser.ErrTabGone) || errors.Is(err, browser.ErrBrowserGone) || parent.Err() != nil:
+			return err
+		case ctx.Err() != nil:
+			return fmt.Errorf("%w: %s: the upload did not finish within %s", ErrUploadFailed, what, timeout)
+		}
+		return fmt.Errorf("%w: %s: %v", ErrUploadFailed, what, err)
+	}
 	uploaded, progress, failed := slotted(m.Uploaded, n), slotted(m.Progress, n), slotted(m.Failed, n)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -264,7 +274,7 @@ func (m *MediaSpec) waitUploaded(ctx context.Context, tab *browser.Tab, n int, w
 		if failed != "" {
 			c, err := tab.Count(ctx, failed)
 			if err != nil {
-				return uploadErr(what, err)
+				return uploadErr(err)
 			}
 			if c > 0 {
 				return fmt.Errorf("%w: %s: the page shows the upload failed (%q)", ErrUploadFailed, what, failed)
@@ -274,14 +284,14 @@ func (m *MediaSpec) waitUploaded(ctx context.Context, tab *browser.Tab, n int, w
 		if uploaded != "" {
 			c, err := tab.Count(ctx, uploaded)
 			if err != nil {
-				return uploadErr(what, err)
+				return uploadErr(err)
 			}
 			done = c > 0
 		}
 		if done && progress != "" {
 			c, err := tab.Count(ctx, progress)
 			if err != nil {
-				return uploadErr(what, err)
+				return uploadErr(err)
 			}
 			done = c == 0
 		}
@@ -291,22 +301,9 @@ func (m *MediaSpec) waitUploaded(ctx context.Context, tab *browser.Tab, n int, w
 		select {
 		case <-tick.C:
 		case <-ctx.Done():
-			if err := context.Cause(ctx); errors.Is(err, context.Canceled) {
-				return err
-			}
-			return fmt.Errorf("%w: %s: the upload did not finish within %s", ErrUploadFailed, what, timeout)
+			return uploadErr(ctx.Err())
 		}
 	}
-}
-
-func uploadErr(what string, err error) error {
-	if errors.Is(err, browser.ErrTabGone) || errors.Is(err, browser.ErrBrowserGone) || errors.Is(err, context.Canceled) {
-		return err
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browser.ErrTimeout) {
-		return fmt.Errorf("%w: %s: the upload did not finish in time: %v", ErrUploadFailed, what, err)
-	}
-	return fmt.Errorf("%w: %s: %v", ErrUploadFailed, what, err)
 }
 
 // readBack checks that the composer holds exactly the items, each with its
