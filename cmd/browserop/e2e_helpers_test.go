@@ -6,9 +6,13 @@ package main
 // browser profile), and real browserop processes with their exit status.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"io/fs"
 	"net"
 	"net/http"
@@ -472,6 +476,10 @@ type entry struct {
 	ID, Type, Text, Target string
 	At                     time.Time
 	Parts                  []string
+	// Image, when set, names a PNG the entry attaches (with alt text
+	// "alt of NAME"), written to the calendar directory, the media
+	// directory by default.
+	Image string
 }
 
 // writeCalendar replaces the calendar with entries (file cal.yaml).
@@ -493,6 +501,14 @@ func (w *world) writeCalendar(es ...entry) {
 			for _, p := range e.Parts {
 				fmt.Fprintf(&b, "      - %q\n", p)
 			}
+		}
+		if e.Image != "" {
+			img := image.NewRGBA(image.Rect(0, 0, 5, 5))
+			img.Set(2, 2, color.RGBA{B: 255, A: 255})
+			var data bytes.Buffer
+			require.NoError(w.t, png.Encode(&data, img))
+			require.NoError(w.t, os.WriteFile(filepath.Join(w.calDir, e.Image), data.Bytes(), 0o600))
+			fmt.Fprintf(&b, "    media:\n      - file: %q\n        alt: %q\n", e.Image, "alt of "+e.Image)
 		}
 	}
 	require.NoError(w.t, os.WriteFile(filepath.Join(w.calDir, "cal.yaml"), []byte(b.String()), 0o600))

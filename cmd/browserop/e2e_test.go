@@ -40,6 +40,9 @@ func TestE2ECrashRecovery(t *testing.T) {
 	absent := []string{"planned@1", "executing@1", "ambiguous@2", "failed@2", "planned@2", "executing@2", "verified@2"}
 	for _, tc := range []struct {
 		point string
+		// image: the entry attaches an image (the only way to reach
+		// after-upload).
+		image bool
 		// effects the crashed run may have committed when it died: at
 		// after-click-sent the click may or may not have reached the page
 		// (and Chrome, which outlives the run, may commit it later).
@@ -50,17 +53,24 @@ func TestE2ECrashRecovery(t *testing.T) {
 		// committed before it.
 		history map[int][]string
 	}{
-		{"after-reserve", []int{0}, "planned", map[int][]string{0: {"planned@1", "executing@2", "verified@2"}}},
-		{"after-executing", []int{0}, "executing", map[int][]string{0: absent}},
-		{"after-click-sent", []int{0, 1}, "executing", map[int][]string{0: absent, 1: found}},
-		{"after-click-returned", []int{1}, "executing", map[int][]string{1: found}},
-		{"after-verification", []int{1}, "executing", map[int][]string{1: found}},
-		{"after-verified", []int{1}, "verified", map[int][]string{1: {"planned@1", "executing@1", "verified@1"}}},
+		{"after-reserve", false, []int{0}, "planned", map[int][]string{0: {"planned@1", "executing@2", "verified@2"}}},
+		// Uploaded, not clicked: the next run prepares it again (the
+		// site keeps a second upload, publishes one post).
+		{"after-upload", true, []int{0}, "planned", map[int][]string{0: {"planned@1", "executing@2", "verified@2"}}},
+		{"after-executing", false, []int{0}, "executing", map[int][]string{0: absent}},
+		{"after-click-sent", false, []int{0, 1}, "executing", map[int][]string{0: absent, 1: found}},
+		{"after-click-returned", false, []int{1}, "executing", map[int][]string{1: found}},
+		{"after-verification", false, []int{1}, "executing", map[int][]string{1: found}},
+		{"after-verified", false, []int{1}, "verified", map[int][]string{1: {"planned@1", "executing@1", "verified@1"}}},
 	} {
 		t.Run(tc.point, func(t *testing.T) {
 			w := newWorld(t, opts{browser: true, leaseTTL: "2s", heartbeat: "500ms"})
 			text := "crash recovery at " + tc.point
-			w.writeCalendar(entry{ID: "crash", Type: "post", Text: text, At: time.Now().Add(-time.Second)})
+			e := entry{ID: "crash", Type: "post", Text: text, At: time.Now().Add(-time.Second)}
+			if tc.image {
+				e.Image = "crash.png"
+			}
+			w.writeCalendar(e)
 
 			// 1. The crash.
 			p := w.start([]string{"BROWSEROP_CRASH_AT=" + tc.point}, "run", "--json")
@@ -106,6 +116,10 @@ func TestE2ECrashRecovery(t *testing.T) {
 			a := w.show(id)
 			require.Equal(t, "verified", a.Status)
 			require.Equal(t, w.permalink(posts[0]), a.CanonicalResult, "the ledger's permalink is the oracle's post")
+			if tc.image {
+				require.Len(t, posts[0].Media, 1, "the post carries its image")
+				require.Equal(t, "alt of crash.png", posts[0].Media[0].Alt)
+			}
 			var path []string
 			for _, h := range a.History {
 				path = append(path, h.To+"@"+strconv.FormatInt(h.Generation, 10))
