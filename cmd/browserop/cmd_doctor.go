@@ -53,7 +53,7 @@ func (e *env) setupHints(cfg Config, adapters []sites.Adapter) []string {
 	}
 	calDir, err := cfg.calendarDir(envLookup(e.environ))
 	if err == nil {
-		if cal, err := operator.LoadCalendar(calDir); err == nil && len(cal.Entries) == 0 && len(cal.Problems) == 0 {
+		if cal, err := operator.LoadCalendar(calDir, ""); err == nil && len(cal.Entries) == 0 && len(cal.Problems) == 0 {
 			out = append(out, fmt.Sprintf("no calendar entries in %s: write a YAML file there (the format is in docs/operator.md, 'The content calendar')", calDir))
 		}
 	}
@@ -175,7 +175,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	// The calendar.
 	if calDir, err := cfg.calendarDir(envLookup(e.environ)); err != nil {
 		add("calendar", "fail", err.Error(), "")
-	} else if cal, err := operator.LoadCalendar(calDir); err != nil {
+	} else if cal, err := operator.LoadCalendar(calDir, ""); err != nil {
 		add("calendar", "fail", err.Error(), "")
 	} else {
 		cal = operator.JudgeCalendar(cal, adapters, cfg.Authority.Ceiling) // as every pass judges it
