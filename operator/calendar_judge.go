@@ -20,8 +20,8 @@ import (
 // hosts, within the ceiling: the check the pass makes before the click).
 // Each becomes a problem naming its file and line (a media item's own
 // line); the other entries are untouched, so a bad entry never stops the
-// rest of the calendar. Passes judge the
-// calendar so; `browserop doctor` shows the same verdict.
+// rest of the calendar. Passes judge the calendar so; `browserop doctor`
+// shows the same verdict.
 func JudgeCalendar(cal Calendar, adapters []sites.Adapter, ceiling []string) Calendar {
 	r := &Runner{sites: map[string]sites.Adapter{}}
 	var as []authority.Site

@@ -146,16 +146,24 @@ type IntentMedia struct {
 	Type   string `json:"type,omitempty"`
 }
 
-// mediaRefs names the intent's media as the calendar's entries do:
-// "media[i]" and "part_media[p][i]".
+// intentMediaPlace names an intent's media item i as problems do:
+// "media[i]" for the intent's own (part < 0), "part_media[part][i]".
+func intentMediaPlace(part, i int) string {
+	if part < 0 {
+		return fmt.Sprintf("media[%d]", i)
+	}
+	return fmt.Sprintf("part_media[%d][%d]", part, i)
+}
+
+// mediaRefs names the intent's media, its own and its parts'.
 func (in IntentRequest) mediaRefs() (refs []mediaRef, partRefs [][]mediaRef) {
 	for i, m := range in.Media {
-		refs = append(refs, mediaRef{at: mediaSource{place: fmt.Sprintf("media[%d]", i), file: m.File}, alt: m.Alt})
+		refs = append(refs, mediaRef{at: mediaSource{place: intentMediaPlace(-1, i), file: m.File}, alt: m.Alt})
 	}
 	for p, pm := range in.PartMedia {
 		var pr []mediaRef
 		for i, m := range pm {
-			pr = append(pr, mediaRef{at: mediaSource{place: fmt.Sprintf("part_media[%d][%d]", p, i), file: m.File}, alt: m.Alt})
+			pr = append(pr, mediaRef{at: mediaSource{place: intentMediaPlace(p, i), file: m.File}, alt: m.Alt})
 		}
 		partRefs = append(partRefs, pr)
 	}
@@ -180,17 +188,17 @@ func (s *TaskService) withMedia(in IntentRequest, site sites.Adapter) (IntentReq
 		return in, usage("%v", err)
 	}
 	in.PartMedia = pm
+	for p, items := range append([][]IntentMedia{in.Media}, pm...) {
+		for i, m := range items {
+			switch place := intentMediaPlace(p-1, i); {
+			case m.File == "":
+				return in, usage("%s: file is required: a path relative to the media directory", place)
+			case m.SHA256 != "" || m.Type != "":
+				return in, usage("%s %q: sha256 and type are read from the file when the intent is submitted; leave them out", place, m.File)
+			}
+		}
+	}
 	refs, partRefs := in.mediaRefs()
-	for _, r := range append(slices.Concat(partRefs...), refs...) {
-		if r.at.file == "" {
-			return in, usage("%s: file is required: a path relative to the media directory", r.at.place)
-		}
-	}
-	for _, m := range append(slices.Concat(in.PartMedia...), in.Media...) {
-		if m.SHA256 != "" || m.Type != "" {
-			return in, usage("media %q: sha256 and type are read from the file when the intent is submitted; leave them out", m.File)
-		}
-	}
 	if s.mediaDir == "" {
 		return in, usage("no media directory is configured (calendar.media_dir): an intent cannot attach media")
 	}
