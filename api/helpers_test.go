@@ -67,6 +67,19 @@ func withRealMCP(o *Options) {
 // newEnvCeiling is newEnv with another authority.ceiling.
 func newEnvCeiling(t *testing.T, ceiling []string, configure ...func(*Options)) *env {
 	t.Helper()
+	return newEnvWith(t, ceiling, nil, configure...)
+}
+
+// newEnvMedia is newEnv with a task service that reads intents' media
+// files from mediaDir.
+func newEnvMedia(t *testing.T, mediaDir string, configure ...func(*Options)) *env {
+	t.Helper()
+	return newEnvWith(t, testCeiling, []operator.TaskOption{operator.WithMediaDir(mediaDir)}, configure...)
+}
+
+// newEnvWith is newEnv with another ceiling and more task service options.
+func newEnvWith(t *testing.T, ceiling []string, taskOpts []operator.TaskOption, configure ...func(*Options)) *env {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "state", "ledger.db")
@@ -83,7 +96,7 @@ func newEnvCeiling(t *testing.T, ceiling []string, configure ...func(*Options)) 
 	for _, d := range decl {
 		adapters = append(adapters, d)
 	}
-	svc := operator.NewTaskService(db, adapters, ceiling, operator.WithBudget(testPolicy()))
+	svc := operator.NewTaskService(db, adapters, ceiling, append([]operator.TaskOption{operator.WithBudget(testPolicy())}, taskOpts...)...)
 	user, agent, err := LoadOrCreateTokens(filepath.Join(dir, "state", "token"))
 	if err != nil {
 		t.Fatalf("tokens: %v", err)

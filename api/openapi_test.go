@@ -125,6 +125,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"Contract":          ledger.Contract{},
 		"CreateTaskRequest": operator.CreateTaskRequest{},
 		"IntentRequest":     operator.IntentRequest{},
+		"IntentMedia":       operator.IntentMedia{},
 		"TaskState":         operator.TaskState{},
 		"GrantState":        operator.GrantState{},
 		"ActionState":       operator.ActionState{},

@@ -110,6 +110,13 @@ func submitInputSchema() *jsonschema.Schema {
 	in.Properties["actor"].MinLength = jsonschema.Ptr(1)
 	in.Properties["type"].Enum = anys(kind.Requests)
 	array(in.Properties["parts"], nil, 0)
+	media := in.Properties["media"]
+	media.Types, media.Type = nil, "array"
+	media.Items.Properties["file"].MinLength = jsonschema.Ptr(1)
+	parts := in.Properties["part_media"]
+	parts.Types, parts.Type = nil, "array"
+	parts.Items.Types, parts.Items.Type = nil, "array"
+	parts.Items.Items.Properties["file"].MinLength = jsonschema.Ptr(1)
 	return s
 }
 

@@ -107,7 +107,11 @@ func NewServer(tasks *operator.TaskService, version string) *mcp.Server {
 		Description: "Submit one intent to an open task: publish a post, a reply to target, a thread of parts, " +
 			"like or follow target, on a configured site, as the signed-in actor. It is checked against the task's contract " +
 			"(the capability must be allowed, the site and target must lie within the task's domains, the side-effect bound must hold); " +
-			"a violation is a forbidden error with the reason, and nothing is queued. The operator performs the intent exactly once at its next pass; " +
+			"a violation is a forbidden error with the reason, and nothing is queued. A post or reply may attach images (media), " +
+			"a thread's parts theirs (part_media): files already in browserop's media directory, each with its alt text; " +
+			"a file outside it, missing, not an image, or one the site does not take is a usage error naming the file. " +
+			"The file's bytes are fixed at submission: if it changes before the intent is performed, it is not performed. " +
+			"The operator performs the intent exactly once at its next pass; " +
 			"follow it with task_state. Submitting the same intent twice is one intent.",
 		InputSchema:  submitInputSchema(),
 		OutputSchema: taskStateSchema(),
@@ -193,12 +197,20 @@ type TaskList struct {
 
 // IntentInput is one intent as an agent writes it.
 type IntentInput struct {
-	Site   string   `json:"site" jsonschema:"the configured site adapter's name, e.g. demo"`
-	Actor  string   `json:"actor" jsonschema:"the handle the site must show as signed in, with or without @"`
-	Type   string   `json:"type" jsonschema:"what to do"`
-	Target string   `json:"target,omitempty" jsonschema:"the absolute URL of the object acted on: the post replied to or liked, the profile followed"`
-	Text   string   `json:"text,omitempty" jsonschema:"the exact text of a post or reply"`
-	Parts  []string `json:"parts,omitempty" jsonschema:"the exact texts of a thread's parts, in order"`
+	Site      string         `json:"site" jsonschema:"the configured site adapter's name, e.g. demo"`
+	Actor     string         `json:"actor" jsonschema:"the handle the site must show as signed in, with or without @"`
+	Type      string         `json:"type" jsonschema:"what to do"`
+	Target    string         `json:"target,omitempty" jsonschema:"the absolute URL of the object acted on: the post replied to or liked, the profile followed"`
+	Text      string         `json:"text,omitempty" jsonschema:"the exact text of a post or reply"`
+	Parts     []string       `json:"parts,omitempty" jsonschema:"the exact texts of a thread's parts, in order"`
+	Media     []MediaInput   `json:"media,omitempty" jsonschema:"the images a post or reply attaches, in order: files already in browserop's media directory (nothing is uploaded); at most what the site takes"`
+	PartMedia [][]MediaInput `json:"part_media,omitempty" jsonschema:"for a thread only: part_media[i] are the images part i attaches ([] for none)"`
+}
+
+// MediaInput is one image an intent attaches, as an agent writes it.
+type MediaInput struct {
+	File string `json:"file" jsonschema:"a path relative to browserop's media directory (calendar.media_dir); absolute paths and paths leading outside it are refused"`
+	Alt  string `json:"alt,omitempty" jsonschema:"the image's alternative text, for people who cannot see it; strongly recommended"`
 }
 
 // SubmitInput is task_submit's input.
@@ -249,9 +261,22 @@ func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in ListInput) 
 }
 
 func (t *tools) submit(ctx context.Context, _ *mcp.CallToolRequest, in SubmitInput) (*mcp.CallToolResult, operator.TaskState, error) {
-	st, err := t.tasks.Submit(ctx, in.TaskID, operator.IntentRequest{Site: in.Intent.Site, Actor: in.Intent.Actor,
-		Type: in.Intent.Type, Target: in.Intent.Target, Text: in.Intent.Text, Parts: in.Intent.Parts})
+	req := operator.IntentRequest{Site: in.Intent.Site, Actor: in.Intent.Actor,
+		Type: in.Intent.Type, Target: in.Intent.Target, Text: in.Intent.Text, Parts: in.Intent.Parts,
+		Media: intentMedia(in.Intent.Media)}
+	for _, pm := range in.Intent.PartMedia {
+		req.PartMedia = append(req.PartMedia, intentMedia(pm))
+	}
+	st, err := t.tasks.Submit(ctx, in.TaskID, req)
 	return nil, normalize(st), coded(err)
+}
+
+func intentMedia(in []MediaInput) []operator.IntentMedia {
+	var out []operator.IntentMedia
+	for _, m := range in {
+		out = append(out, operator.IntentMedia{File: m.File, Alt: m.Alt})
+	}
+	return out
 }
 
 func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, in CancelInput) (*mcp.CallToolResult, operator.TaskState, error) {

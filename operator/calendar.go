@@ -42,6 +42,97 @@ type Entry struct {
 
 	File string
 	Line int
+	// mediaAt[i] and partMediaAt[i][j] say where Media[i] and
+	// PartMedia[i][j] were named, for problems found after they were
+	// read (a site's limits).
+	mediaAt     []mediaSource
+	partMediaAt [][]mediaSource
+}
+
+// mediaSource is where a media item was named: its place in the entry
+// or intent ("media[0]", "parts[1].media[0]"), the file as written, and
+// the line of the calendar file (0 for an agent's intent).
+type mediaSource struct {
+	place, file string
+	line        int
+}
+
+// mediaProblem is why a media item cannot be used, and where it was named.
+type mediaProblem struct {
+	at  mediaSource
+	why string
+}
+
+func (p *mediaProblem) Error() string { return fmt.Sprintf("%s %q: %s", p.at.place, p.at.file, p.why) }
+
+// mediaRef is a media item as an entry or intent names it, not yet read.
+type mediaRef struct {
+	at  mediaSource
+	alt string
+}
+
+// loadMedia reads the files refs name from dir (media.Load).
+func loadMedia(dir string, refs []mediaRef) ([]media.Item, []mediaSource, *mediaProblem) {
+	var items []media.Item
+	var at []mediaSource
+	for _, ref := range refs {
+		if dir == "" {
+			return nil, nil, &mediaProblem{ref.at, "no media directory is configured (calendar.media_dir)"}
+		}
+		it, err := media.Load(dir, ref.at.file, ref.alt)
+		if err != nil {
+			// Load names the file as written; the problem names it once.
+			why := strings.TrimPrefix(err.Error(), fmt.Sprintf("media %q: ", ref.at.file))
+			return nil, nil, &mediaProblem{ref.at, why}
+		}
+		items = append(items, it)
+		at = append(at, ref.at)
+	}
+	return items, at, nil
+}
+
+// readMedia reads the files refs (the entry's own) and partRefs (thread
+// part i's) name from dir into e.Media and e.PartMedia.
+func (e *Entry) readMedia(dir string, refs []mediaRef, partRefs [][]mediaRef) *mediaProblem {
+	var mp *mediaProblem
+	if e.Media, e.mediaAt, mp = loadMedia(dir, refs); mp != nil {
+		return mp
+	}
+	e.PartMedia, e.partMediaAt = nil, nil
+	for _, pr := range partRefs {
+		items, at, mp := loadMedia(dir, pr)
+		if mp != nil {
+			return mp
+		}
+		e.PartMedia, e.partMediaAt = append(e.PartMedia, items), append(e.partMediaAt, at)
+	}
+	return nil
+}
+
+// mediaDir is the directory media files are read from.
+func (c Config) mediaDir() string {
+	if c.MediaDir != "" {
+		return c.MediaDir
+	}
+	return c.CalendarDir
+}
+
+// checkMediaShape checks which media an entry or intent of type typ may
+// name: a post or reply its own (hasMedia), a thread per part (partMedia
+// lists, at most one per part of parts), a like or follow none. It returns
+// the key at fault with the problem.
+func checkMediaShape(typ string, hasMedia bool, partMedia, parts int, partKey string) (key string, err error) {
+	switch k, _ := kind.OfRequest(typ); {
+	case hasMedia && k == kind.ThreadPart:
+		return "media", fmt.Errorf("a thread takes media per part (%s), not media", partKey)
+	case hasMedia && k.Toggles():
+		return "media", fmt.Errorf("a %s takes no media", typ)
+	case partMedia > 0 && k != kind.ThreadPart:
+		return partKey, fmt.Errorf("a %s takes no per-part media; only a thread does", typ)
+	case partMedia > parts:
+		return partKey, fmt.Errorf("media for %d parts, the thread has %d", partMedia, parts)
+	}
+	return "", nil
 }
 
 // MaxTextRunes bounds a calendar text; sites have their own, lower limits.
@@ -80,11 +171,16 @@ type Calendar struct {
 var entryIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // LoadCalendar reads every *.yaml and *.yml file of dir (not recursively),
-// in name order. A file that does not parse is one problem and contributes
-// nothing; an invalid entry is one problem and the file's other entries
-// still count. An ID used twice is a problem for every use after the first.
-// A missing directory is an empty calendar.
-func LoadCalendar(dir string) (Calendar, error) {
+// in name order, and the media files its entries name from mediaDir (""
+// means dir). A file that does not parse is one problem and contributes
+// nothing; an invalid entry, one whose media file cannot be read, is one
+// problem and the file's other entries still count. An ID used twice is a
+// problem for every use after the first. A missing directory is an empty
+// calendar.
+func LoadCalendar(dir, mediaDir string) (Calendar, error) {
+	if mediaDir == "" {
+		mediaDir = dir
+	}
 	var cal Calendar
 	des, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -109,7 +205,7 @@ func LoadCalendar(dir string) (Calendar, error) {
 			cal.Problems = append(cal.Problems, &CalendarError{File: path, Problem: err.Error()})
 			continue
 		}
-		entries, problems := ParseCalendar(path, data)
+		entries, problems := ParseCalendar(path, data, mediaDir)
 		cal.Problems = append(cal.Problems, problems...)
 		for _, e := range entries {
 			if first, dup := seen[e.ID]; dup {
@@ -130,18 +226,22 @@ type calendarFile struct {
 }
 
 type entryYAML struct {
-	ID     string   `yaml:"id"`
-	Site   string   `yaml:"site"`
-	Actor  string   `yaml:"actor"`
-	Type   string   `yaml:"type"`
-	At     string   `yaml:"at"`
-	Text   string   `yaml:"text"`
-	Parts  []string `yaml:"parts"`
-	Target string   `yaml:"target"`
+	ID     string    `yaml:"id"`
+	Site   string    `yaml:"site"`
+	Actor  string    `yaml:"actor"`
+	Type   string    `yaml:"type"`
+	At     string    `yaml:"at"`
+	Text   string    `yaml:"text"`
+	Parts  yaml.Node `yaml:"parts"`
+	Target string    `yaml:"target"`
+	Media  yaml.Node `yaml:"media"`
 }
 
-// ParseCalendar parses one calendar file. name is used in problems.
-func ParseCalendar(name string, data []byte) ([]Entry, []*CalendarError) {
+// ParseCalendar parses one calendar file. name is used in problems. The
+// media files entries name are read from mediaDir (media.Load): an entry
+// whose file is outside it, missing, unreadable or not an image is a
+// problem at the line of its media item.
+func ParseCalendar(name string, data []byte, mediaDir string) ([]Entry, []*CalendarError) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, []*CalendarError{{File: name, Line: yamlErrorLine(err), Problem: "not valid YAML: " + trimYAMLError(err)}}
@@ -166,7 +266,7 @@ func ParseCalendar(name string, data []byte) ([]Entry, []*CalendarError) {
 	var problems []*CalendarError
 	for i := range f.Entries {
 		n := &f.Entries[i]
-		e, err := parseEntry(name, n)
+		e, err := parseEntry(name, n, mediaDir)
 		if err != nil {
 			problems = append(problems, err)
 			continue
@@ -176,7 +276,7 @@ func ParseCalendar(name string, data []byte) ([]Entry, []*CalendarError) {
 	return out, problems
 }
 
-func parseEntry(file string, n *yaml.Node) (Entry, *CalendarError) {
+func parseEntry(file string, n *yaml.Node, mediaDir string) (Entry, *CalendarError) {
 	fail := func(id string, line int, format string, args ...any) (Entry, *CalendarError) {
 		return Entry{}, &CalendarError{File: file, Line: line, EntryID: id, Problem: fmt.Sprintf(format, args...)}
 	}
@@ -184,7 +284,7 @@ func parseEntry(file string, n *yaml.Node) (Entry, *CalendarError) {
 		return fail("", n.Line, "an entry must be a mapping")
 	}
 	keyLine := map[string]int{}
-	known := map[string]bool{"id": true, "site": true, "actor": true, "type": true, "at": true, "text": true, "parts": true, "target": true}
+	known := map[string]bool{"id": true, "site": true, "actor": true, "type": true, "at": true, "text": true, "parts": true, "target": true, "media": true}
 	var id string
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i].Value
@@ -195,7 +295,7 @@ func parseEntry(file string, n *yaml.Node) (Entry, *CalendarError) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i].Value; !known[k] {
-			return fail(id, n.Content[i].Line, "unknown key %q (known: id, site, actor, type, at, text, parts, target)", k)
+			return fail(id, n.Content[i].Line, "unknown key %q (known: id, site, actor, type, at, text, parts, target, media)", k)
 		}
 	}
 	var y entryYAML
@@ -209,7 +309,7 @@ func parseEntry(file string, n *yaml.Node) (Entry, *CalendarError) {
 		return n.Line
 	}
 	e := Entry{ID: y.ID, Site: y.Site, Actor: strings.TrimPrefix(y.Actor, "@"), Type: y.Type, Text: y.Text,
-		Parts: y.Parts, Target: y.Target, File: file, Line: n.Line}
+		Target: y.Target, File: file, Line: n.Line}
 	switch {
 	case !entryIDPattern.MatchString(e.ID):
 		return fail(id, line("id"), "id %q must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", e.ID)
@@ -223,10 +323,137 @@ func parseEntry(file string, n *yaml.Node) (Entry, *CalendarError) {
 		return fail(id, line("at"), "at %q is not an RFC 3339 time with a zone (e.g. 2026-12-01T09:30:00+01:00)", y.At)
 	}
 	e.At = at
+	refs, partRefs, cerr := parseContent(&e, &y)
+	if cerr != nil {
+		return fail(id, cerr.Line, "%s", cerr.Problem)
+	}
 	if key, err := e.check(); err != nil {
 		return fail(id, line(key), "%v", err)
 	}
+	for len(partRefs) > 0 && len(partRefs[len(partRefs)-1]) == 0 {
+		partRefs = partRefs[:len(partRefs)-1]
+	}
+	if key, err := checkMediaShape(e.Type, len(refs) > 0, len(partRefs), len(e.Parts), "parts"); err != nil {
+		return fail(id, line(key), "%v", err)
+	}
+	if mp := e.readMedia(mediaDir, refs, partRefs); mp != nil {
+		return fail(id, mp.at.line, "%v", mp)
+	}
 	return e, nil
+}
+
+// parseContent reads an entry's parts into e.Parts, and the media its
+// parts and the entry name, not yet read.
+func parseContent(e *Entry, y *entryYAML) (refs []mediaRef, partRefs [][]mediaRef, _ *CalendarError) {
+	parts, err := seqItems(&y.Parts, "parts")
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, pn := range parts {
+		text, refs, err := parsePart(pn, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		e.Parts = append(e.Parts, text)
+		partRefs = append(partRefs, refs)
+	}
+	items, err := seqItems(&y.Media, "media")
+	if err != nil {
+		return nil, nil, err
+	}
+	refs, err = parseMediaList(items, "media")
+	return refs, partRefs, err
+}
+
+// parsePart reads thread part i: a text, or a mapping of text and media.
+func parsePart(n *yaml.Node, i int) (string, []mediaRef, *CalendarError) {
+	place := fmt.Sprintf("parts[%d]", i)
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		var text string
+		if err := n.Decode(&text); err != nil {
+			return "", nil, &CalendarError{Line: n.Line, Problem: place + ": " + trimYAMLError(err)}
+		}
+		return text, nil, nil
+	case yaml.MappingNode:
+	default:
+		return "", nil, &CalendarError{Line: n.Line, Problem: place + " must be a text, or a mapping of text and media"}
+	}
+	var text string
+	var refs []mediaRef
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k, v := n.Content[j], n.Content[j+1]
+		switch k.Value {
+		case "text":
+			if v.Kind != yaml.ScalarNode || v.Decode(&text) != nil {
+				return "", nil, &CalendarError{Line: v.Line, Problem: place + ".text must be a text"}
+			}
+		case "media":
+			items, err := seqItems(v, place+".media")
+			if err == nil {
+				refs, err = parseMediaList(items, place+".media")
+			}
+			if err != nil {
+				return "", nil, err
+			}
+		default:
+			return "", nil, &CalendarError{Line: k.Line, Problem: fmt.Sprintf("%s: unknown key %q (a part mapping has text and media)", place, k.Value)}
+		}
+	}
+	return text, refs, nil
+}
+
+// seqItems returns the items of a list node; absent or null, none.
+func seqItems(n *yaml.Node, place string) ([]*yaml.Node, *CalendarError) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch {
+	case n.Kind == 0 || n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return nil, nil
+	case n.Kind != yaml.SequenceNode:
+		return nil, &CalendarError{Line: n.Line, Problem: place + " must be a list"}
+	}
+	return n.Content, nil
+}
+
+// parseMediaList reads a list of media items, each a mapping of file and
+// alt; place names the list in problems ("media", "parts[1].media").
+func parseMediaList(items []*yaml.Node, place string) ([]mediaRef, *CalendarError) {
+	var refs []mediaRef
+	for i, n := range items {
+		at := mediaSource{place: fmt.Sprintf("%s[%d]", place, i), line: n.Line}
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		if n.Kind != yaml.MappingNode {
+			return nil, &CalendarError{Line: at.line, Problem: at.place + " must be a mapping of file and alt"}
+		}
+		var alt string
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			k, v := n.Content[j], n.Content[j+1]
+			var dst *string
+			switch k.Value {
+			case "file":
+				dst = &at.file
+			case "alt":
+				dst = &alt
+			default:
+				return nil, &CalendarError{Line: k.Line, Problem: fmt.Sprintf("%s: unknown key %q (a media item has file and alt)", at.place, k.Value)}
+			}
+			if v.Kind != yaml.ScalarNode || v.Decode(dst) != nil {
+				return nil, &CalendarError{Line: v.Line, Problem: fmt.Sprintf("%s.%s must be a text", at.place, k.Value)}
+			}
+		}
+		if at.file == "" {
+			return nil, &CalendarError{Line: at.line, Problem: at.place + ".file is required: a path relative to the media directory"}
+		}
+		refs = append(refs, mediaRef{at: at, alt: alt})
+	}
+	return refs, nil
 }
 
 // validateAction checks what an entry (or a planner candidate) asks for:

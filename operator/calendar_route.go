@@ -108,7 +108,11 @@ func (p *pass) taskIntents() error {
 			p.problem(fmt.Sprintf("task %s: intent %s: site %q has no adapter", ti.TaskID, ti.ID, in.Site))
 			continue
 		}
-		e := Entry{ID: ti.ID, Site: in.Site, Actor: in.Actor, Type: in.Type, Text: in.Text, Parts: in.Parts, Target: in.Target, At: ti.CreatedAt}
+		e, err := in.entry(ti, p.r.cfg.mediaDir(), p.r.sites[in.Site])
+		if err != nil {
+			p.problem(fmt.Sprintf("task %s: intent %s: %v", ti.TaskID, ti.ID, err))
+			continue
+		}
 		if err := p.runEntry(e, task, ref.origin, false); err != nil {
 			return err
 		}

@@ -47,7 +47,7 @@ const goodCalendar = `entries:
 
 func TestParseCalendarOK(t *testing.T) {
 	t.Parallel()
-	es, problems := operator.ParseCalendar("cal.yaml", []byte(goodCalendar))
+	es, problems := operator.ParseCalendar("cal.yaml", []byte(goodCalendar), "")
 	require.Empty(t, problems)
 	require.Len(t, es, 5)
 	require.Equal(t, "alice", es[0].Actor, "a leading @ is dropped")
@@ -79,7 +79,7 @@ func TestParseCalendarProblems(t *testing.T) {
 		"BadTarget":     {entry("    type: follow\n    at: 2026-12-01T10:00:00Z\n    target: carol\n"), 7, "needs target"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			es, problems := operator.ParseCalendar("c.yaml", []byte(tc.data))
+			es, problems := operator.ParseCalendar("c.yaml", []byte(tc.data), "")
 			require.Empty(t, es)
 			require.Len(t, problems, 1)
 			require.Equal(t, tc.line, problems[0].Line, problems[0].Error())
@@ -101,7 +101,7 @@ func TestLoadCalendarKeepsValidEntries(t *testing.T) {
 		"  - id: fine\n    site: demo\n    actor: bob\n    type: post\n    at: 2026-12-01T10:00:00Z\n    text: ok\n"+
 		"  - id: broken\n    site: demo\n    actor: bob\n    type: post\n    at: tomorrow\n    text: x\n")
 	write("notes.txt", "not a calendar")
-	cal, err := operator.LoadCalendar(dir)
+	cal, err := operator.LoadCalendar(dir, "")
 	require.NoError(t, err)
 	var ids []string
 	for _, e := range cal.Entries {
@@ -117,7 +117,7 @@ func TestLoadCalendarKeepsValidEntries(t *testing.T) {
 	require.Contains(t, strings.Join(msgs, "\n"), `c.yml:2: entry "launch": id is already used`)
 	require.Contains(t, strings.Join(msgs, "\n"), `c.yml:18: entry "broken"`)
 
-	empty, err := operator.LoadCalendar(filepath.Join(dir, "missing"))
+	empty, err := operator.LoadCalendar(filepath.Join(dir, "missing"), "")
 	require.NoError(t, err)
 	require.Empty(t, empty.Entries)
 }
@@ -127,8 +127,12 @@ func FuzzParseCalendar(f *testing.F) {
 	f.Add([]byte("entries:\n  - id: x\n"))
 	f.Add([]byte("- 1\n- 2\n"))
 	f.Add([]byte("entries: {a: b}\n"))
+	f.Add([]byte("entries:\n  - id: x\n    site: s\n    actor: a\n    type: thread\n    at: 2026-12-01T10:00:00Z\n" +
+		"    parts: [one, {text: two, media: [{file: a.png, alt: A}]}]\n"))
+	f.Add([]byte("entries:\n  - id: x\n    site: s\n    actor: a\n    type: post\n    at: 2026-12-01T10:00:00Z\n    text: t\n    media: [{file: a.png}]\n"))
+	mediaDir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		es, problems := operator.ParseCalendar("f.yaml", data)
+		es, problems := operator.ParseCalendar("f.yaml", data, mediaDir)
 		for _, e := range es {
 			if e.ID == "" || e.Site == "" || e.Actor == "" || e.At.IsZero() {
 				t.Fatalf("an accepted entry is incomplete: %+v", e)

@@ -599,7 +599,7 @@ func (p *pass) execute() error {
 	cal := Calendar{}
 	if r.cfg.CalendarDir != "" {
 		var err error
-		if cal, err = LoadCalendar(r.cfg.CalendarDir); err != nil {
+		if cal, err = LoadCalendar(r.cfg.CalendarDir, r.cfg.MediaDir); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/sites"
 )
 
@@ -33,6 +34,9 @@ type TaskService struct {
 	ceilingErr  error
 	policy      budgets.Policy
 	maxAttempts int
+	// mediaDir holds the files intents attach; "" refuses intents with
+	// media.
+	mediaDir string
 	// agent limits the service to the tasks agents created (sources api
 	// and mcp): an agent never reads, submits to or cancels the person's
 	// tasks (the calendar's, the planner's, or those the person created).
@@ -81,6 +85,13 @@ func WithBudget(policy budgets.Policy) TaskOption {
 	return func(s *TaskService) { s.policy = policy }
 }
 
+// WithMediaDir is the directory the media files of intents are read from:
+// the runner's (operator.Config.MediaDir, or its calendar directory).
+// Without it, an intent that attaches media is ErrUsage.
+func WithMediaDir(dir string) TaskOption {
+	return func(s *TaskService) { s.mediaDir = dir }
+}
+
 // NewTaskService returns the service. ceiling is authority.ceiling: it
 // bounds every task's domains and grants; empty, it is the hosts of the
 // configured sites and no grant is possible (see package authority).
@@ -116,6 +127,142 @@ type IntentRequest struct {
 	Target string   `json:"target,omitempty"`
 	Text   string   `json:"text,omitempty"`
 	Parts  []string `json:"parts,omitempty"`
+	// Media are the images a post or reply attaches, in order;
+	// PartMedia[i] those thread part i attaches.
+	Media     []IntentMedia   `json:"media,omitempty"`
+	PartMedia [][]IntentMedia `json:"part_media,omitempty"`
+}
+
+// IntentMedia is one image an intent attaches: File, a path relative to
+// the media directory (nothing is uploaded through the API: the file must
+// be there already), and its alternative text. SHA256 and Type are the
+// file's bytes as Submit read them: Submit records them (a request that
+// sets them is ErrUsage), and a pass performs the intent only while the
+// file still has those bytes.
+type IntentMedia struct {
+	File   string `json:"file"`
+	Alt    string `json:"alt,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	Type   string `json:"type,omitempty"`
+}
+
+// intentMediaPlace names an intent's media item i as problems do:
+// "media[i]" for the intent's own (part < 0), "part_media[part][i]".
+func intentMediaPlace(part, i int) string {
+	if part < 0 {
+		return fmt.Sprintf("media[%d]", i)
+	}
+	return fmt.Sprintf("part_media[%d][%d]", part, i)
+}
+
+// mediaRefs names the intent's media, its own and its parts'.
+func (in IntentRequest) mediaRefs() (refs []mediaRef, partRefs [][]mediaRef) {
+	for i, m := range in.Media {
+		refs = append(refs, mediaRef{at: mediaSource{place: intentMediaPlace(-1, i), file: m.File}, alt: m.Alt})
+	}
+	for p, pm := range in.PartMedia {
+		var pr []mediaRef
+		for i, m := range pm {
+			pr = append(pr, mediaRef{at: mediaSource{place: intentMediaPlace(p, i), file: m.File}, alt: m.Alt})
+		}
+		partRefs = append(partRefs, pr)
+	}
+	return refs, partRefs
+}
+
+// withMedia reads the files in names from the media directory, checks
+// them against the site's limits, and returns in as the ledger records
+// it: each file with the SHA-256 and type of its bytes (part of the
+// intent, as its text is), trailing empty part lists dropped.
+func (s *TaskService) withMedia(in IntentRequest, site sites.Adapter) (IntentRequest, error) {
+	pm := in.PartMedia
+	for len(pm) > 0 && len(pm[len(pm)-1]) == 0 {
+		pm = pm[:len(pm)-1]
+	}
+	in.PartMedia = nil
+	if len(in.Media) == 0 && len(pm) == 0 {
+		in.Media = nil
+		return in, nil
+	}
+	if _, err := checkMediaShape(in.Type, len(in.Media) > 0, len(pm), len(in.Parts), "part_media"); err != nil {
+		return in, usage("%v", err)
+	}
+	in.PartMedia = pm
+	for p, items := range append([][]IntentMedia{in.Media}, pm...) {
+		for i, m := range items {
+			switch place := intentMediaPlace(p-1, i); {
+			case m.File == "":
+				return in, usage("%s: file is required: a path relative to the media directory", place)
+			case m.SHA256 != "" || m.Type != "":
+				return in, usage("%s %q: sha256 and type are read from the file when the intent is submitted; leave them out", place, m.File)
+			}
+		}
+	}
+	refs, partRefs := in.mediaRefs()
+	if s.mediaDir == "" {
+		return in, usage("no media directory is configured (calendar.media_dir): an intent cannot attach media")
+	}
+	e := Entry{Type: in.Type, Target: in.Target}
+	if mp := e.readMedia(s.mediaDir, refs, partRefs); mp != nil {
+		return in, usage("%v", mp)
+	}
+	if mp := refuseMedia(site, e); mp != nil {
+		return in, usage("%v", mp)
+	}
+	recorded := func(m IntentMedia, it media.Item) IntentMedia {
+		m.SHA256, m.Type = it.SHA256, it.Type
+		return m
+	}
+	own := make([]IntentMedia, 0, len(in.Media))
+	for i, m := range in.Media {
+		own = append(own, recorded(m, e.Media[i]))
+	}
+	parts := make([][]IntentMedia, len(pm))
+	for p := range pm {
+		parts[p] = make([]IntentMedia, 0, len(pm[p]))
+		for i, m := range pm[p] {
+			parts[p] = append(parts[p], recorded(m, e.PartMedia[p][i]))
+		}
+	}
+	in.Media, in.PartMedia = own, parts
+	return in, nil
+}
+
+// entry is the intent ti (submitted as in) as the pass performs it: its
+// media read again from dir (media.Load) and within the site's limits.
+// A file whose bytes are not those Submit recorded is an error: an intent
+// never publishes another image than the one it was submitted with.
+func (in IntentRequest) entry(ti ledger.TaskIntent, dir string, site sites.Adapter) (Entry, error) {
+	e := Entry{ID: ti.ID, Site: in.Site, Actor: in.Actor, Type: in.Type, Text: in.Text, Parts: in.Parts, Target: in.Target, At: ti.CreatedAt}
+	refs, partRefs := in.mediaRefs()
+	if mp := e.readMedia(dir, refs, partRefs); mp != nil {
+		return Entry{}, fmt.Errorf("%v; it is not performed while the file cannot be read", mp)
+	}
+	same := func(m IntentMedia, it media.Item, at mediaSource) error {
+		if m.SHA256 == it.SHA256 && m.Type == it.Type {
+			return nil
+		}
+		return fmt.Errorf("media file %q (%s) changed since the intent was submitted; it is not performed "+
+			"(restore the file to publish it, or cancel the task and submit the new file as a new intent)", at.file, at.place)
+	}
+	for i, it := range e.Media {
+		if err := same(in.Media[i], it, e.mediaAt[i]); err != nil {
+			return Entry{}, err
+		}
+	}
+	for p, items := range e.PartMedia {
+		for i, it := range items {
+			if err := same(in.PartMedia[p][i], it, e.partMediaAt[p][i]); err != nil {
+				return Entry{}, err
+			}
+		}
+	}
+	if site != nil {
+		if mp := refuseMedia(site, e); mp != nil {
+			return Entry{}, fmt.Errorf("%v; it is not performed", mp)
+		}
+	}
+	return e, nil
 }
 
 // TaskState is a task's durable state as agents and people see it. It
@@ -411,9 +558,13 @@ func entryWord(t ledger.Task) string {
 // against the authority: the capability is allowed, the site and target
 // are within the effective domains (contract plus grants, within the
 // ceiling), and the side-effect bound holds, counted in the transaction
-// that accepts it. A violation is ErrForbidden with the reason. The same
-// intent twice is one intent. The answer names the intent
-// (SubmittedIntent).
+// that accepts it. A violation is ErrForbidden with the reason. The media
+// files it names are read from the media directory (WithMediaDir) and
+// checked against the site's limits: a file outside it, missing,
+// unreadable or not an image, or one the site does not take, is ErrUsage
+// naming the file. Each file's SHA-256 and type are recorded with the
+// intent. The same intent twice (with the same file bytes) is one intent.
+// The answer names the intent (SubmittedIntent).
 func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentRequest) (TaskState, error) {
 	t, err := s.task(ctx, taskID)
 	if err != nil {
@@ -447,6 +598,12 @@ func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentReques
 	}
 	if err := s.ceiling.Check(authorityOf(t), site, in.Target, in.Type); err != nil {
 		return TaskState{}, authorityErr(err)
+	}
+	// Read after the authority check: a request outside it learns nothing
+	// of the media directory.
+	in, err = s.withMedia(in, site)
+	if err != nil {
+		return TaskState{}, err
 	}
 	ti, _, err := s.db.AddTaskIntent(ctx, taskID, in, partsOf(in.Type, len(in.Parts)))
 	switch {

@@ -53,7 +53,7 @@ func (e *env) setupHints(cfg Config, adapters []sites.Adapter) []string {
 	}
 	calDir, err := cfg.calendarDir(envLookup(e.environ))
 	if err == nil {
-		if cal, err := operator.LoadCalendar(calDir); err == nil && len(cal.Entries) == 0 && len(cal.Problems) == 0 {
+		if cal, err := operator.LoadCalendar(calDir, cfg.Calendar.MediaDir); err == nil && len(cal.Entries) == 0 && len(cal.Problems) == 0 {
 			out = append(out, fmt.Sprintf("no calendar entries in %s: write a YAML file there (the format is in docs/operator.md, 'The content calendar')", calDir))
 		}
 	}
@@ -175,7 +175,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	// The calendar.
 	if calDir, err := cfg.calendarDir(envLookup(e.environ)); err != nil {
 		add("calendar", "fail", err.Error(), "")
-	} else if cal, err := operator.LoadCalendar(calDir); err != nil {
+	} else if cal, err := operator.LoadCalendar(calDir, cfg.Calendar.MediaDir); err != nil {
 		add("calendar", "fail", err.Error(), "")
 	} else {
 		cal = operator.JudgeCalendar(cal, adapters, cfg.Authority.Ceiling) // as every pass judges it
@@ -190,6 +190,29 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 			add("calendar", "warn", calDir+": no entries", "write a YAML file there (docs/operator.md, 'The content calendar')")
 		default:
 			add("calendar", "ok", fmt.Sprintf("%s: %d valid entries", calDir, len(cal.Entries)), "")
+		}
+	}
+
+	// The media directory: entries' and intents' images are read there.
+	if dir, err := cfg.mediaDir(envLookup(e.environ)); err != nil {
+		add("media", "fail", err.Error(), "")
+	} else {
+		source := "calendar.media_dir"
+		if cfg.Calendar.MediaDir == "" {
+			source = "the calendar directory: calendar.media_dir is unset"
+		}
+		fi, err := os.Stat(dir)
+		switch {
+		case err == nil && fi.IsDir():
+			add("media", "ok", fmt.Sprintf("%s (%s)", dir, source), "")
+		case cfg.Calendar.MediaDir == "":
+			add("media", "ok", fmt.Sprintf("%s (%s): not there yet", dir, source), "")
+		case err == nil:
+			add("media", "fail", dir+" (calendar.media_dir) is not a directory: entries and intents that attach media are refused",
+				"fix calendar.media_dir")
+		default:
+			add("media", "fail", fmt.Sprintf("%s (calendar.media_dir): %v: entries and intents that attach media are refused", dir, errors.Unwrap(err)),
+				"create it, or fix calendar.media_dir")
 		}
 	}
 

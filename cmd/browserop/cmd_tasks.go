@@ -28,8 +28,8 @@ func (e *env) openTaskCommand(ctx context.Context, fs *flag.FlagSet, args []stri
 }
 
 // taskService builds the task service on db from the configuration: the
-// site adapters, the authority ceiling and the budget policy, which it
-// returns too.
+// site adapters, the authority ceiling, the media directory and the
+// budget policy, which it returns too.
 func taskService(cfg Config, db *ledger.DB) (*operator.TaskService, budgets.Policy, error) {
 	adapters, err := loadSites(cfg)
 	if err != nil {
@@ -39,7 +39,13 @@ func taskService(cfg Config, db *ledger.DB) (*operator.TaskService, budgets.Poli
 	if err != nil {
 		return nil, budgets.Policy{}, err
 	}
-	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, operator.WithBudget(p)), p, nil
+	opts := []operator.TaskOption{operator.WithBudget(p)}
+	// A media directory that cannot be located (no HOME) refuses only the
+	// intents that attach media, naming calendar.media_dir.
+	if dir, err := cfg.MediaDir(); err == nil {
+		opts = append(opts, operator.WithMediaDir(dir))
+	}
+	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, opts...), p, nil
 }
 
 // cmdGrant records a domain the person approves for one task.

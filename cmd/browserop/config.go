@@ -101,6 +101,10 @@ type CalendarConfig struct {
 	// Dir is the content calendar directory. Default: "", which is
 	// $XDG_CONFIG_HOME/browserop/calendar (Config.CalendarDir).
 	Dir string `mapstructure:"dir"`
+	// MediaDir holds the image files calendar entries and agents' intents
+	// attach, named relative to it; a file outside it is refused.
+	// Default: "", the calendar directory (Config.MediaDir).
+	MediaDir string `mapstructure:"media_dir"`
 	// Grace is how long after its time an entry still counts as due.
 	// Default: 15m.
 	Grace time.Duration `mapstructure:"grace"`

@@ -54,6 +54,21 @@ func (c Config) calendarDir(getenv func(string) string) (string, error) {
 	return filepath.Join(dir, "browserop", "calendar"), nil
 }
 
+// MediaDir returns the directory media files are read from:
+// calendar.media_dir, or the calendar directory (Config.CalendarDir). It
+// returns an error when that is unset and neither XDG_CONFIG_HOME nor
+// HOME is set.
+func (c Config) MediaDir() (string, error) {
+	return c.mediaDir(os.Getenv)
+}
+
+func (c Config) mediaDir(getenv func(string) string) (string, error) {
+	if c.Calendar.MediaDir != "" {
+		return c.Calendar.MediaDir, nil
+	}
+	return c.calendarDir(getenv)
+}
+
 func orStateFile(set string, getenv func(string) string, name string) (string, error) {
 	if set != "" {
 		return set, nil

@@ -483,6 +483,8 @@ func TestValidate(t *testing.T) {
 		{"ScheduleDescriptor", func(c *Config) { c.Schedule = "@hourly" }, "", ""},
 		{"JitterNegative", func(c *Config) { c.Jitter = -time.Second }, "jitter", "must be >= 0"},
 		{"CalendarDirRelative", func(c *Config) { c.Calendar.Dir = "cal" }, "calendar.dir", "absolute"},
+		{"MediaDirRelative", func(c *Config) { c.Calendar.MediaDir = "media" }, "calendar.media_dir", "absolute"},
+		{"MediaDirAbsolute", func(c *Config) { c.Calendar.MediaDir = "/srv/media" }, "", ""},
 		{"GraceNegative", func(c *Config) { c.Calendar.Grace = -time.Minute }, "calendar.grace", "must be >= 0"},
 		{"PlannerEmptyProgram", func(c *Config) { c.Planner.Command = []string{"", "x"} }, "planner.command", "must not be empty"},
 		{"PlannerTimeoutZero", func(c *Config) { c.Planner.Timeout = 0 }, "planner.timeout", "must be > 0"},
@@ -633,6 +635,41 @@ func TestResolvedDirs(t *testing.T) {
 	tok, err = c.TokenFile()
 	require.NoError(t, err)
 	require.Equal(t, "/t", tok)
+}
+
+// calendar.media_dir: from the file or the environment; unset, the
+// calendar directory.
+func TestMediaDir(t *testing.T) {
+	t.Parallel()
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	home := env(map[string]string{"HOME": "/home/u"})
+
+	c := DefaultConfig()
+	require.Equal(t, "", c.Calendar.MediaDir)
+	dir, err := c.mediaDir(home)
+	require.NoError(t, err)
+	require.Equal(t, "/home/u/.config/browserop/calendar", dir, "the calendar directory by default")
+	_, err = c.mediaDir(env(nil))
+	require.Error(t, err)
+	c.Calendar.Dir = "/c"
+	dir, err = c.mediaDir(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, "/c", dir, "calendar.dir set")
+
+	cfg, err := loadString(t, "calendar:\n  dir: /cal\n  media_dir: /srv/media\n")
+	require.NoError(t, err)
+	require.Equal(t, "/srv/media", cfg.Calendar.MediaDir)
+	dir, err = cfg.MediaDir()
+	require.NoError(t, err)
+	require.Equal(t, "/srv/media", dir)
+
+	cfg, err = loadString(t, "", "BROWSEROP_CALENDAR_MEDIA_DIR=/env/media")
+	require.NoError(t, err)
+	require.Equal(t, "/env/media", cfg.Calendar.MediaDir)
+
+	_, err = loadString(t, "calendar:\n  media_dir: media\n")
+	require.Error(t, err)
+	require.Contains(t, fieldErrors(err)["calendar.media_dir"], "absolute")
 }
 
 func TestLoadConfigTooLarge(t *testing.T) {

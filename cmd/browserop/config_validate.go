@@ -90,6 +90,7 @@ func (c Config) Validate() error {
 	p.nonNegative("jitter", c.Jitter)
 
 	p.absPath("calendar.dir", c.Calendar.Dir)
+	p.absPath("calendar.media_dir", c.Calendar.MediaDir)
 	p.nonNegative("calendar.grace", c.Calendar.Grace)
 
 	pl := c.Planner

@@ -164,9 +164,13 @@ func (e *env) runner(cfg Config, db *ledger.DB) (*operator.Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", operator.ErrConfig, err)
 	}
+	mediaDir, err := cfg.mediaDir(envLookup(e.environ))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+	}
 	planner := operator.Planner{Command: cfg.Planner.Command, Timeout: cfg.Planner.Timeout, MaxOutput: cfg.Planner.MaxOutput}
 	rc := operator.Config{LeaseName: cfg.Operator.LeaseName, LeaseTTL: cfg.Operator.LeaseTTL, Heartbeat: cfg.Operator.Heartbeat,
-		Skew: cfg.Operator.IdentitySkew, CalendarDir: calDir, Grace: cfg.Calendar.Grace, PublishLate: cfg.Calendar.PublishLate,
+		Skew: cfg.Operator.IdentitySkew, CalendarDir: calDir, MediaDir: mediaDir, Grace: cfg.Calendar.Grace, PublishLate: cfg.Calendar.PublishLate,
 		QualityThreshold: cfg.Planner.QualityThreshold, ActionTimeout: cfg.Browser.ActionTimeout, Ceiling: cfg.Authority.Ceiling,
 		BrowserRunning: browserRunning(bc), StopIdleBrowser: !attachMode(bc)}
 	return operator.NewRunner(db, adapters, p, planner, connector(bc), rc, logger(cfg, e.stderr)), nil

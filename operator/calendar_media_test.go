@@ -1,0 +1,276 @@
+package operator_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/media"
+	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/sites"
+)
+
+// pngBytes is n bytes that media.Load takes for a PNG: it only sniffs.
+func pngBytes(n int) []byte {
+	b := []byte("\x89PNG\r\n\x1a\n")
+	return append(b, make([]byte, max(0, n-len(b)))...)
+}
+
+// writeFile writes data to dir/name, making its directory.
+func writeFile(t *testing.T, dir, name string, data []byte) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
+	require.NoError(t, os.WriteFile(p, data, 0o600))
+}
+
+// entryHead is the start of a calendar entry of the given type, due
+// long ago; line 2 of a file that starts with "entries:".
+func entryHead(id, typ string) string {
+	return "  - id: " + id + "\n    site: demo\n    actor: alice\n    type: " + typ + "\n    at: 2026-12-01T10:00:00Z\n"
+}
+
+func TestCalendarMediaOK(t *testing.T) {
+	t.Parallel()
+	dir, mediaDir := t.TempDir(), t.TempDir()
+	writeFile(t, mediaDir, "img/a.png", pngBytes(64))
+	writeFile(t, mediaDir, "b.png", pngBytes(32))
+	writeFile(t, dir, "cal.yaml", []byte("entries:\n"+
+		entryHead("launch", "post")+
+		"    text: hello\n"+
+		"    media:\n"+
+		"      - file: img/a.png\n"+
+		"        alt: A chart of the launch\n"+
+		entryHead("story", "thread")+
+		"    parts:\n"+
+		"      - one\n"+
+		"      - text: two\n"+
+		"        media: [{file: b.png}]\n"+
+		"      - three\n"))
+	cal, err := operator.LoadCalendar(dir, mediaDir)
+	require.NoError(t, err)
+	require.Empty(t, cal.Problems)
+	require.Len(t, cal.Entries, 2)
+
+	post := cal.Entries[0]
+	require.Len(t, post.Media, 1)
+	sum := sha256Hex(pngBytes(64))
+	require.Equal(t, media.Item{File: filepath.Join(mediaDir, "img", "a.png"), SHA256: sum, Type: media.PNG, Size: 64,
+		Alt: "A chart of the launch"}, post.Media[0])
+	require.Nil(t, post.PartMedia)
+
+	thread := cal.Entries[1]
+	require.Equal(t, []string{"one", "two", "three"}, thread.Parts)
+	require.Nil(t, thread.Media)
+	require.Len(t, thread.PartMedia, 2, "the last part takes none: PartMedia ends at the last part with media")
+	require.Empty(t, thread.PartMedia[0])
+	require.Len(t, thread.PartMedia[1], 1)
+	require.Equal(t, "", thread.PartMedia[1][0].Alt, "alt may be omitted")
+	require.Equal(t, media.PNG, thread.PartMedia[1][0].Type)
+
+	// The media directory defaults to the calendar's.
+	writeFile(t, dir, "img/a.png", pngBytes(64))
+	writeFile(t, dir, "b.png", pngBytes(32))
+	cal, err = operator.LoadCalendar(dir, "")
+	require.NoError(t, err)
+	require.Empty(t, cal.Problems)
+	require.Equal(t, filepath.Join(dir, "img", "a.png"), cal.Entries[0].Media[0].File)
+
+	// Entries without media parse as before, with any media directory.
+	es, problems := operator.ParseCalendar("cal.yaml", []byte(goodCalendar), "")
+	require.Empty(t, problems)
+	require.Len(t, es, 5)
+}
+
+func TestCalendarMediaProblems(t *testing.T) {
+	t.Parallel()
+	mediaDir := t.TempDir()
+	outside := t.TempDir()
+	writeFile(t, mediaDir, "a.png", pngBytes(16))
+	writeFile(t, mediaDir, "notes.png", []byte("just text, whatever the name says"))
+	writeFile(t, outside, "secret.png", pngBytes(16))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.png"), filepath.Join(mediaDir, "link.png")))
+	require.NoError(t, os.Mkdir(filepath.Join(mediaDir, "dir.png"), 0o700))
+
+	post := func(items string) string {
+		return "entries:\n" + entryHead("e1", "post") + "    text: hi\n    media:\n" + items
+	}
+	// The first media item is on line 9, the second on line 10.
+	for name, tc := range map[string]struct {
+		data string
+		line int
+		want string
+	}{
+		"Outside":       {post("      - {file: a.png}\n      - {file: ../x.png, alt: x}\n"), 10, `media[1] "../x.png": outside the media directory`},
+		"Absolute":      {post("      - {file: " + filepath.Join(mediaDir, "a.png") + "}\n"), 9, "outside the media directory: name a file relative to it"},
+		"SymlinkEscape": {post("      - {file: link.png}\n"), 9, `media[0] "link.png": outside the media directory (it links to`},
+		"Missing":       {post("      - {file: gone.png}\n"), 9, `media[0] "gone.png": no such file or directory`},
+		"NotAnImage":    {post("      - {file: notes.png}\n"), 9, `media[0] "notes.png": not an image of a known type`},
+		"Directory":     {post("      - {file: dir.png}\n"), 9, `media[0] "dir.png": not a regular file`},
+		"NoFile":        {post("      - {alt: nothing}\n"), 9, "media[0].file is required"},
+		"UnknownKey":    {post("      - file: a.png\n        path: a.png\n"), 10, `media[0]: unknown key "path" (a media item has file and alt)`},
+		"NotAMapping":   {post("      - a.png\n"), 9, "media[0] must be a mapping of file and alt"},
+		"NotAList":      {"entries:\n" + entryHead("e1", "post") + "    text: hi\n    media: a.png\n", 8, "media must be a list"},
+		"AltControl":    {post("      - {file: a.png, alt: \"a\\u0007b\"}\n"), 9, `media[0] "a.png": alt holds a control character`},
+		"MediaOnLike": {"entries:\n" + entryHead("e1", "like") + "    target: http://127.0.0.1:8787/p/1\n    media: [{file: a.png}]\n",
+			8, "a like takes no media"},
+		"MediaOnFollow": {"entries:\n" + entryHead("e1", "follow") + "    target: http://127.0.0.1:8787/u/bob\n    media: [{file: a.png}]\n",
+			8, "a follow takes no media"},
+		"ThreadMedia": {"entries:\n" + entryHead("e1", "thread") + "    parts: [one, two]\n    media: [{file: a.png}]\n",
+			8, "a thread takes media per part (parts), not media"},
+		"PartUnknownKey": {"entries:\n" + entryHead("e1", "thread") + "    parts:\n      - one\n      - text: two\n        image: a.png\n",
+			10, `parts[1]: unknown key "image" (a part mapping has text and media)`},
+		"PartList": {"entries:\n" + entryHead("e1", "thread") + "    parts:\n      - one\n      - [two]\n",
+			9, "parts[1] must be a text, or a mapping of text and media"},
+		"PartMediaMissing": {"entries:\n" + entryHead("e1", "thread") + "    parts:\n      - one\n      - text: two\n        media:\n          - {file: a.png}\n          - {file: gone.png}\n",
+			12, `parts[1].media[1] "gone.png": no such file or directory`},
+		"PartNoText": {"entries:\n" + entryHead("e1", "thread") + "    parts:\n      - one\n      - media: [{file: a.png}]\n",
+			7, "parts[1] is empty"},
+		"PostWithPartMapping": {"entries:\n" + entryHead("e1", "post") + "    text: hi\n    parts: [{text: a}]\n", 8, "a post takes text, not parts"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			es, problems := operator.ParseCalendar("c.yaml", []byte(tc.data), mediaDir)
+			require.Empty(t, es)
+			require.Len(t, problems, 1)
+			require.Equal(t, tc.line, problems[0].Line, problems[0].Error())
+			require.Contains(t, problems[0].Error(), tc.want)
+			require.Contains(t, problems[0].Error(), `c.yaml:`)
+			require.Contains(t, problems[0].Error(), `entry "e1"`)
+		})
+	}
+}
+
+// One entry with a bad media file is dropped with its problem; the other
+// entries of the file, before and after it, still count.
+func TestCalendarMediaBadEntryKeepsOthers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "a.png", pngBytes(16))
+	writeFile(t, dir, "cal.yaml", []byte("entries:\n"+
+		entryHead("first", "post")+"    text: one\n    media: [{file: a.png, alt: A}]\n"+ // lines 2-8
+		entryHead("bad", "post")+"    text: two\n    media:\n      - {file: a.png}\n      - {file: ../../etc/passwd}\n"+ // 9-17
+		entryHead("last", "post")+"    text: three\n")) // 18-
+	cal, err := operator.LoadCalendar(dir, "")
+	require.NoError(t, err)
+	var ids []string
+	for _, e := range cal.Entries {
+		ids = append(ids, e.ID)
+	}
+	require.Equal(t, []string{"first", "last"}, ids)
+	require.Len(t, cal.Problems, 1)
+	require.Equal(t, 17, cal.Problems[0].Line)
+	require.Equal(t, "bad", cal.Problems[0].EntryID)
+	require.Equal(t, filepath.Join(dir, "cal.yaml")+`:17: entry "bad": media[1] "../../etc/passwd": outside the media directory`,
+		strings.TrimPrefix(cal.Problems[0].Error(), "calendar: "))
+}
+
+// limitedDemo is the bundled demo adapter with its media limits replaced:
+// posts and replies take at most maxItems of types, each at most maxBytes;
+// thread parts (after the first, which is a post) take none.
+func limitedDemo(t *testing.T, maxItems int, types string, maxBytes int) sites.Adapter {
+	t.Helper()
+	raw, err := fs.ReadFile(configs.Sites, "sites/demo.yaml")
+	require.NoError(t, err)
+	spec := string(raw)
+	for old, new := range map[string]string{
+		"max: 4\n":                        "max: " + itoa(maxItems) + "\n",
+		"types: [png, jpeg, gif, webp]\n": "types: [" + types + "]\n",
+		"max_bytes: 5242880\n":            "max_bytes: " + itoa(maxBytes) + "\n",
+		"  thread_part: *reply\n":         "  thread_part:\n    open: \"{target}\"\n    fill: {selector: \"textarea#reply-text\"}\n    submit: {selector: \"button#reply-submit\"}\n    result: *post-result\n",
+	} {
+		require.Contains(t, spec, old)
+		spec = strings.Replace(spec, old, new, 1)
+	}
+	d, err := sites.Parse("demo.yaml", []byte(spec))
+	require.NoError(t, err)
+	return d
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func TestJudgeCalendarMediaLimits(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "a.png", pngBytes(100))
+	writeFile(t, dir, "b.png", pngBytes(100))
+	writeFile(t, dir, "big.png", pngBytes(2000))
+	writeFile(t, dir, "c.gif", append([]byte("GIF89a"), make([]byte, 50)...))
+	site := limitedDemo(t, 2, "png, jpeg", 1000)
+	wp := bundledAdapter(t, "wordpress")
+
+	post := func(id, site string, files ...string) string {
+		s := "  - id: " + id + "\n    site: " + site + "\n    actor: alice\n    type: post\n    at: 2026-12-01T10:00:00Z\n    text: hi\n    media:\n"
+		for _, f := range files {
+			s += "      - {file: " + f + "}\n"
+		}
+		return s
+	}
+	writeFile(t, dir, "cal.yaml", []byte("entries:\n"+
+		post("ok", "demo", "a.png", "b.png")+ //                  2-10
+		post("many", "demo", "a.png", "b.png", "a.png")+ //       11-20: the third (line 20) is one too many
+		post("gif", "demo", "a.png", "c.gif")+ //                 21-29: the gif on line 29
+		post("big", "demo", "big.png")+ //                        30-37
+		post("none", "wordpress", "a.png")+ //                    38-45
+		"  - id: story\n    site: demo\n    actor: alice\n    type: thread\n    at: 2026-12-01T10:00:00Z\n"+ // 46-50
+		"    parts:\n      - {text: one, media: [{file: a.png}]}\n      - text: two\n        media:\n          - {file: b.png}\n"+ // 51-55
+		"  - id: first\n    site: demo\n    actor: alice\n    type: thread\n    at: 2026-12-01T10:00:00Z\n"+ // 56-60
+		"    parts:\n      - {text: one, media: [{file: a.png, alt: A}]}\n      - two\n")) // 61-63
+	cal, err := operator.LoadCalendar(dir, "")
+	require.NoError(t, err)
+	require.Empty(t, cal.Problems, "the files are all readable")
+	require.Len(t, cal.Entries, 7)
+
+	cal = operator.JudgeCalendar(cal, []sites.Adapter{site, wp}, nil)
+	var ids []string
+	for _, e := range cal.Entries {
+		ids = append(ids, e.ID)
+	}
+	require.Equal(t, []string{"ok", "first"}, ids, "a thread's first part without target is a post: its media are checked as a post's")
+	want := map[string]struct {
+		line int
+		msg  string
+	}{
+		"many":  {20, `media[2] "a.png": site "demo" does not take it on a post: 3 media items, the site takes at most 2`},
+		"gif":   {29, `media[1] "c.gif": site "demo" does not take it on a post: the site does not take gif images (it takes png, jpeg)`},
+		"big":   {37, `media[0] "big.png": site "demo" does not take it on a post: 2000 bytes is over the site's limit of 1000`},
+		"none":  {45, `media[0] "a.png": site "wordpress" does not take it on a post: the site takes no media on this action`},
+		"story": {55, `parts[1].media[0] "b.png": site "demo" does not take it on a thread part: the site takes no media on this action`},
+	}
+	require.Len(t, cal.Problems, len(want))
+	for _, p := range cal.Problems {
+		w, ok := want[p.EntryID]
+		require.True(t, ok, p.Error())
+		require.Equal(t, w.line, p.Line, p.Error())
+		require.Equal(t, w.msg, p.Problem)
+		require.Contains(t, p.Error(), "cal.yaml:"+itoa(w.line)+": entry ")
+	}
+}
+
+// bundledAdapter is the bundled adapter called name, as configured there
+// (the WordPress one takes no media).
+func bundledAdapter(t *testing.T, name string) sites.Adapter {
+	t.Helper()
+	all, err := sites.LoadFS(configs.Sites, "sites")
+	require.NoError(t, err)
+	for _, d := range all {
+		if d.Name() == name {
+			return d
+		}
+	}
+	t.Fatalf("no bundled adapter %q", name)
+	return nil
+}
