@@ -739,12 +739,13 @@ func TestE2ELogin(t *testing.T) {
 	})
 }
 
-// TestE2EDemo: `browserop demo` runs the main job end to end.
+// TestE2EDemo: `browserop demo` runs the main job end to end, its image post
+// with alt text included (the demo itself checks what the site stored).
 func TestE2EDemo(t *testing.T) {
 	exe := browsertest.Executable(t)
 	w := newWorld(t, opts{})
 	code, out, errs := w.run(nil, "demo", "--browser", exe)
 	require.Equal(t, 0, code, "%s\n%s", out, errs)
 	require.Contains(t, out, "nothing was published twice")
-	require.Contains(t, out, "demosite committed 7 effects")
+	require.Contains(t, out, "demosite committed 8 effects")
 }
