@@ -10,6 +10,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/sites/sitetest"
 )
@@ -56,6 +57,7 @@ func TestDemoConformance(t *testing.T) {
 			}
 			return false
 		},
+		Media: func(t *testing.T) []media.Item { return images(t, "A described image", "") },
 		Refusals: map[sites.RefusalKind]func(*testing.T, sites.Intent) func(){
 			sites.RefusedRateLimit: func(t *testing.T, _ sites.Intent) func() {
 				require.NoError(t, demo.SetFaults(demosite.Faults{RateLimit: true}))

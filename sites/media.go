@@ -183,15 +183,16 @@ func (m *MediaSpec) altField(n int) FillSpec {
 // back what the composer holds. A failed or unfinished upload returns
 // ErrUploadFailed; an alt text or a count that reads back otherwise,
 // ErrReadBackMismatch. Nothing is submitted.
-func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, a *ActionSpec, items []media.Item) error {
+func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, k kind.Kind, items []media.Item) error {
 	if len(items) == 0 {
 		return nil
 	}
-	m := a.Media
-	if m == nil {
-		return fmt.Errorf("%w: the site takes no media on this action", ErrStepFailed)
+	a, err := d.action(k)
+	if err != nil {
+		return err
 	}
-	if err := d.MediaLimits(kindOfAction(d, a)).Check(items); err != nil {
+	m := a.Media
+	if err := d.MediaLimits(k).Check(items); err != nil {
 		return fmt.Errorf("%w: %v", ErrStepFailed, err)
 	}
 	for i, it := range items {
@@ -237,16 +238,6 @@ func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, a *ActionSpe
 		}
 	}
 	return m.readBack(ctx, tab, items)
-}
-
-// kindOfAction finds the kind a's spec configures.
-func kindOfAction(d *Declarative, a *ActionSpec) kind.Kind {
-	for _, k := range kind.All {
-		if d.spec.Actions.get(k) == a {
-			return k
-		}
-	}
-	return ""
 }
 
 // waitUploaded waits until item n's upload finished or failed.

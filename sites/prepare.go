@@ -49,7 +49,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		}
 		got[i] = v
 	}
-	if err := d.attach(ctx, tab, a, in.Media); err != nil {
+	if err := d.attach(ctx, tab, in.Kind, in.Media); err != nil {
 		return "", err
 	}
 	if err := d.runSteps(ctx, tab, a.Steps, "steps"); err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/verify"
 )
@@ -49,6 +50,11 @@ type Harness struct {
 	// the intent, prepared and about to be clicked, and return an undo;
 	// missing kinds are skipped.
 	Refusals map[sites.RefusalKind]func(t *testing.T, in sites.Intent) (undo func())
+	// Media, when set, returns the images (with their alt texts) an action
+	// attaches in the media subtests: every creating kind the adapter
+	// takes media on publishes a post with them, and the landed result
+	// and the search must show them. Nil skips those subtests.
+	Media func(t *testing.T) []media.Item
 	// Timeout bounds each subtest (default two minutes).
 	Timeout time.Duration
 }
@@ -65,11 +71,20 @@ func Run(t *testing.T, h Harness) {
 		}
 		t.Run(string(k), func(t *testing.T) {
 			if k.Creates() {
-				h.creates(t, k)
+				h.creates(t, k, nil)
 			} else {
 				h.toggles(t, k)
 			}
 		})
+		if k.Creates() && h.Media != nil && h.Adapter.MediaLimits(k).Max > 0 {
+			t.Run(string(k)+"_media", func(t *testing.T) {
+				items := h.Media(t)
+				if l := h.Adapter.MediaLimits(k); len(items) > l.Max {
+					items = items[:l.Max]
+				}
+				h.creates(t, k, items)
+			})
+		}
 	}
 	for _, r := range sites.RefusalKinds {
 		provoke := h.Refusals[r]
@@ -122,7 +137,7 @@ func UniqueText(what string) string {
 	return fmt.Sprintf("%s %d\n\nbrowserop conformance %s, checked once", what, time.Now().UnixNano(), what)
 }
 
-func (h Harness) creates(t *testing.T, k kind.Kind) {
+func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 	ctx, tab := h.ctx(t), h.Tab(t)
 	text := UniqueText(string(k))
 	if k != kind.Post {
@@ -130,6 +145,11 @@ func (h Harness) creates(t *testing.T, k kind.Kind) {
 		text = strings.ReplaceAll(text, "\n\n", " ")
 	}
 	in := h.intent(t, k, text)
+	in.Media = items
+	var want []verify.Media
+	for _, m := range items {
+		want = append(want, verify.Media{Type: m.Type, Alt: m.Alt})
+	}
 	before := time.Now()
 	h.prepare(t, ctx, tab, in)
 	require.Zero(t, h.Count(t, k, h.Adapter.Expected(k, text)), "filling publishes nothing")
@@ -145,13 +165,22 @@ func (h Harness) creates(t *testing.T, k kind.Kind) {
 			require.Equal(t, verify.Normalize(h.Adapter.Expected(k, text)), verify.Normalize(obs.Text), "the landed text")
 		case "author":
 			require.Equal(t, h.Actor, obs.Author, "the landed author")
+		case "media":
+			var got []verify.Media
+			for _, m := range obs.Media {
+				got = append(got, verify.Media{Type: m.Type, Alt: m.Alt, AltShown: m.AltRead})
+			}
+			require.True(t, verify.SameMedia(want, got), "the landed media: %+v, want %+v", got, want)
 		}
+	}
+	if len(items) > 0 {
+		require.Contains(t, obs.Read, "media", "an action with media reads them on its result")
 	}
 	require.Equal(t, 1, h.Count(t, k, h.Adapter.Expected(k, text)), "published exactly once, counted on the site")
 
 	// The search finds exactly it, as verification reads it.
 	var res sites.SearchResult
-	vin := verify.Intent{Kind: k, Actor: h.Actor, Text: h.Adapter.Expected(k, text), NotBefore: before.Add(-time.Minute)}
+	vin := verify.Intent{Kind: k, Actor: h.Actor, Text: h.Adapter.Expected(k, text), Media: want, NotBefore: before.Add(-time.Minute)}
 	if k.HasParent() {
 		vin.ExpectedParent = h.Adapter.Canonical(in.Target)
 	}
