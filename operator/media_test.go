@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -143,4 +144,27 @@ func TestImageReplacedAfterPublishedIsConflict(t *testing.T) {
 	require.Equal(t, 1, s.Counts["conflicts"], "%+v", s)
 	require.Len(t, w.effects(demosite.EffectPost), 1)
 	require.Len(t, w.actions(), 1)
+}
+
+// A post with an image counts against post_image, not post_text: with one
+// image post left in its budget, the second waits while text posts go on.
+func TestImagePostBudget(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	var err error
+	w.policy, err = budgets.NewPolicy(map[string]budgets.FormatLimit{
+		budgets.PostText:  {Max: 100, Window: 24 * time.Hour},
+		budgets.PostImage: {Max: 1, Window: 24 * time.Hour},
+	}, nil)
+	require.NoError(t, err)
+	w.writeImage("a.png", 6)
+	w.writeImage("b.png", 7)
+	w.calendar(`entries:
+  - {id: one, site: demo, actor: alice, type: post, at: "{at}", text: "first image post", media: [{file: a.png, alt: "first"}]}
+  - {id: two, site: demo, actor: alice, type: post, at: "{at}", text: "second image post", media: [{file: b.png, alt: "second"}]}
+` + post("words", "a text post"))
+	s := w.pass()
+	require.Equal(t, 2, s.Counts["verified"], "%v", notes(s))
+	require.Equal(t, 1, s.Counts["budget_skips"], "%v", notes(s))
+	require.Len(t, w.effects(demosite.EffectPost), 2)
+	w.checkBooks()
 }
