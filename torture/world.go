@@ -332,6 +332,9 @@ func (w *world) mediaDir() string { return filepath.Join(w.dir, "media") }
 // drawn from its name: distinct bytes for every image of every seed.
 func (w *world) writeMedia() error {
 	for _, e := range w.sch.Entries {
+		if len(e.Media) > 0 {
+			w.count("media_entries")
+		}
 		for _, m := range e.Media {
 			data, err := imageBytes(m.Name, m.Type)
 			if err != nil {
