@@ -1,11 +1,14 @@
 package operator
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/media"
 )
 
 // TestIntentKeysGolden pins the ledger intent the pass builds for each kind
@@ -25,6 +28,9 @@ func TestIntentKeysGolden(t *testing.T) {
 			Parts                             []string
 			Part                              int
 			Parent                            string
+			// Media are files written to a media directory (their bytes
+			// in hex) and read from it as the calendar reads them.
+			Media []struct{ File, Data, Alt string }
 		} `json:"request"`
 		Type      string `json:"type"`
 		Format    string `json:"format"`
@@ -42,6 +48,21 @@ func TestIntentKeysGolden(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			r := v.Request
 			e := Entry{ID: "e", Site: "demo", Actor: r.Actor, Type: r.Type, Text: r.Text, Parts: r.Parts, Target: r.Target}
+			dir := t.TempDir()
+			for _, m := range r.Media {
+				data, err := hex.DecodeString(m.Data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, m.File), data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				it, err := media.Load(dir, m.File, m.Alt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.Media = append(e.Media, it)
+			}
 			task := ledger.Task{ID: "task_1"}
 			var in intent
 			if r.Type == "thread" {
