@@ -216,6 +216,17 @@ add_action(
 	}
 );
 
+// Tests that need WordPress to refuse an upload lower its limit with the
+// option browserop_test_upload_limit (bytes): the block editor then refuses
+// a larger file itself, as it does one over PHP's upload_max_filesize.
+add_filter(
+	'upload_size_limit',
+	function ( $limit ) {
+		$max = (int) get_option( 'browserop_test_upload_limit', 0 );
+		return $max > 0 ? min( $limit, $max ) : $limit;
+	}
+);
+
 // Avatars stay in the page (img.avatar) but are WordPress's own blank image
 // instead of one from gravatar.com.
 add_filter(

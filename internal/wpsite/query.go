@@ -59,9 +59,56 @@ func (s *Site) CountComments(ctx context.Context, postID int, content string) (i
 	return s.Count(ctx, "SELECT COUNT(*) FROM wp_comments WHERE comment_post_ID = ? AND comment_content = ? AND comment_approved IN ('0', '1')", postID, content)
 }
 
+// Attachment is a file of WordPress's media library.
+type Attachment struct {
+	ID int
+	// MIME is the file's type as WordPress recorded it: image/png.
+	MIME string
+	// URL is the file's address as uploaded (its guid).
+	URL string
+	// Alt is the library's alt text (post meta _wp_attachment_image_alt),
+	// which the Image block's own alt text does not change.
+	Alt string
+}
+
+// Attachments returns the media library's files uploaded to post postID
+// (their parent), oldest first.
+func (s *Site) Attachments(ctx context.Context, postID int) ([]Attachment, error) {
+	rows, err := s.Query(ctx, "SELECT p.ID, p.post_mime_type, p.guid, COALESCE(m.meta_value, '') FROM wp_posts p "+
+		"LEFT JOIN wp_postmeta m ON m.post_id = p.ID AND m.meta_key = '_wp_attachment_image_alt' "+
+		"WHERE p.post_type = 'attachment' AND p.post_parent = ? ORDER BY p.ID", postID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Attachment, 0, len(rows))
+	for _, r := range rows {
+		if len(r) != 4 {
+			return nil, fmt.Errorf("attachments: a row of %d values, want 4", len(r))
+		}
+		id, err := strconv.Atoi(r[0])
+		if err != nil {
+			return nil, fmt.Errorf("attachments: %w", err)
+		}
+		out = append(out, Attachment{ID: id, MIME: r[1], URL: r[2], Alt: r[3]})
+	}
+	return out, nil
+}
+
+// FeaturedImage returns the attachment ID of post postID's featured image
+// (post meta _thumbnail_id), 0 when it has none.
+func (s *Site) FeaturedImage(ctx context.Context, postID int) (int, error) {
+	rows, err := s.Query(ctx, "SELECT meta_value FROM wp_postmeta WHERE post_id = ? AND meta_key = '_thumbnail_id'", postID)
+	if err != nil || len(rows) == 0 {
+		return 0, err
+	}
+	return strconv.Atoi(rows[0][0])
+}
+
 // SetOption sets WordPress's option name to value, creating it if needed:
 // for example comment_moderation "1", comment_previously_approved "0",
-// comments_notify "0". WordPress reads options on each request.
+// comments_notify "0", or the test site's own browserop_test_flood "off"
+// and browserop_test_upload_limit (bytes, "0" for PHP's limit). WordPress
+// reads options on each request.
 func (s *Site) SetOption(ctx context.Context, name, value string) error {
 	return s.Exec(ctx, "INSERT INTO wp_options (option_name, option_value, autoload) VALUES (?, ?, 'yes') "+
 		"ON DUPLICATE KEY UPDATE option_value = VALUES(option_value)", name, value)
