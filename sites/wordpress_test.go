@@ -3,6 +3,11 @@ package sites_test
 import (
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +18,10 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/internal/wpsite"
 	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/sites/sitetest"
+	"github.com/browserop/browserop/verify"
 )
 
 // wp is one real WordPress for the package's tests, started by the first
@@ -167,4 +174,161 @@ func TestWordPressThreadedComments(t *testing.T) {
 	require.Equal(t, "the first word", strings.TrimSpace(res.Items[0].Text))
 	require.Equal(t, "carol", res.Items[1].Author)
 	require.True(t, res.Complete)
+}
+
+// writePNG writes a w×h PNG of one colour to dir/name: a real image, as
+// WordPress checks what it is given.
+func writePNG(t testing.TB, dir, name string, w, h int, c color.RGBA) {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			img.SetRGBA(x, y, c)
+		}
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	require.NoError(t, err)
+	require.NoError(t, png.Encode(f, img))
+	require.NoError(t, f.Close())
+}
+
+// wpImage is a PNG in a temporary media directory, with alt.
+func wpImage(t testing.TB, alt string) media.Item {
+	t.Helper()
+	dir := t.TempDir()
+	writePNG(t, dir, "photo.png", 320, 200, color.RGBA{R: 30, G: 140, B: 60, A: 255})
+	it, err := media.Load(dir, "photo.png", alt)
+	require.NoError(t, err)
+	require.Equal(t, media.PNG, it.Type)
+	return it
+}
+
+// wpPostID returns the ID in a post's permalink (…/?p=N).
+func wpPostID(t testing.TB, link string) int {
+	t.Helper()
+	var id int
+	i := strings.Index(link, "?p=")
+	require.GreaterOrEqual(t, i, 0, link)
+	_, err := fmt.Sscanf(link[i+3:], "%d", &id)
+	require.NoError(t, err, link)
+	return id
+}
+
+// TestWordPressPostWithImage: a post with a PNG and its alt text, through
+// the block editor (an Image block uploaded to the media library, its alt
+// text in the block's settings, the image made the featured image): the
+// landed editor shows the image with its alt text, WordPress stores one
+// attachment of the post, the published page renders it with its alt
+// text, and the author archive the search reads shows it (as the featured
+// image, whose alt there is the title), so that verification finds
+// exactly this post with its media.
+func TestWordPressPostWithImage(t *testing.T) {
+	site := wordpress(t)
+	d := wordpressAdapter(t, site)
+	tab := wpTab(t, site)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	title := fmt.Sprintf("A post with an image %d", time.Now().UnixNano())
+	alt := "A green rectangle on a white wall"
+	text := title + "\n\nIts body, then the image."
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: text, Media: []media.Item{wpImage(t, alt)}}
+
+	before := time.Now()
+	status, err := d.Open(ctx, tab, in)
+	require.NoError(t, err)
+	require.NoError(t, sites.Preflight(ctx, d, tab, "alice", status))
+	_, err = d.Fill(ctx, tab, in)
+	require.NoError(t, err, "fill, upload and read back")
+	n, err := site.CountPublished(ctx, title)
+	require.NoError(t, err)
+	require.Zero(t, n, "uploading publishes nothing")
+	require.NoError(t, d.Submit(ctx, tab, in))
+	obs, err := d.Result(ctx, tab, in)
+	require.NoError(t, err)
+	require.Contains(t, obs.Read, "media")
+	require.Equal(t, []sites.MediaSeen{{Type: media.PNG, Alt: alt, AltRead: true}}, obs.Media, "the landed editor shows the image and its alt text")
+	require.Empty(t, verify.CheckLanded(verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, text), Media: []verify.Media{{Type: media.PNG, Alt: alt}}},
+		verify.Landed{Media: toVerifyMedia(obs.Media), ReadMedia: true}), "the landing proves the media")
+
+	id := wpPostID(t, obs.URL)
+	n, err = site.CountPublished(ctx, title)
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "published once")
+	atts, err := site.Attachments(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, atts, 1, "one file uploaded to the post")
+	require.Equal(t, "image/png", atts[0].MIME)
+	featured, err := site.FeaturedImage(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, atts[0].ID, featured, "the uploaded image is the featured image")
+	rows, err := site.Query(ctx, "SELECT post_content FROM wp_posts WHERE ID = ?", id)
+	require.NoError(t, err)
+	require.Contains(t, rows[0][0], fmt.Sprintf(`alt="%s" class="wp-image-%d"`, alt, atts[0].ID), "the Image block holds the alt text")
+
+	// The published page renders the image with its alt text.
+	_, err = tab.Navigate(ctx, obs.URL)
+	require.NoError(t, err)
+	got, err := tab.Attr(ctx, "main .wp-block-post-content figure.wp-block-image img", "alt")
+	require.NoError(t, err)
+	require.Equal(t, alt, got)
+	src, err := tab.Attr(ctx, "main .wp-block-post-content figure.wp-block-image img", "src")
+	require.NoError(t, err)
+	require.Equal(t, media.PNG, media.TypeOf(src), src)
+
+	// The search finds exactly it, with its image.
+	res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Post, Actor: "alice"})
+	require.NoError(t, err)
+	var found []sites.Item
+	for _, it := range res.Items {
+		if it.Link == obs.URL {
+			found = append(found, it)
+		}
+	}
+	require.Len(t, found, 1, "the archive lists the post once")
+	require.True(t, found[0].OK(), "%+v", found[0])
+	require.Equal(t, []sites.MediaSeen{{Type: media.PNG}}, found[0].Media, "the archive shows the image, not its alt text")
+	vs := verify.Search{Complete: res.Complete, ObservedAt: time.Now()}
+	for _, it := range res.Items {
+		vs.Items = append(vs.Items, verify.Item{Author: it.Author, Text: it.Text, URL: it.Link, At: it.Time, Media: toVerifyMedia(it.Media)})
+	}
+	vin := verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, text), NotBefore: before.Add(-time.Minute),
+		Media: []verify.Media{{Type: media.PNG, Alt: alt}}}
+	v := verify.Classify(vin, vs, verify.Options{Settle: res.Settle, Skew: time.Minute})
+	require.Equal(t, verify.Verified, v.Outcome, v.Reason)
+	require.Equal(t, obs.URL, v.URL)
+	// The same text with another image, or none, is not this post.
+	vin.Media = nil
+	require.NotEqual(t, verify.Verified, verify.Classify(vin, vs, verify.Options{Settle: res.Settle, Skew: time.Minute}).Outcome)
+}
+
+// TestWordPressUploadRefused: a file WordPress refuses (over its upload
+// limit, lowered here through the test site's option) fails the
+// preparation with ErrUploadFailed, before anything is clicked: no post.
+func TestWordPressUploadRefused(t *testing.T) {
+	site := wordpress(t)
+	d := wordpressAdapter(t, site)
+	tab := wpTab(t, site)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	require.NoError(t, site.SetOption(ctx, "browserop_test_upload_limit", "100"))
+	t.Cleanup(func() { require.NoError(t, site.SetOption(context.Background(), "browserop_test_upload_limit", "0")) })
+	title := fmt.Sprintf("Never published, its image refused %d", time.Now().UnixNano())
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: title + "\n\nThe image is over the limit.", Media: []media.Item{wpImage(t, "too large")}}
+	require.Greater(t, in.Media[0].Size, int64(100))
+	_, err := d.Open(ctx, tab, in)
+	require.NoError(t, err)
+	_, err = d.Fill(ctx, tab, in)
+	require.ErrorIs(t, err, sites.ErrUploadFailed)
+	require.ErrorContains(t, err, "the page shows the upload failed")
+	n, err := site.CountPublished(ctx, title)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
+
+func toVerifyMedia(ms []sites.MediaSeen) []verify.Media {
+	var out []verify.Media
+	for _, m := range ms {
+		out = append(out, verify.Media{Type: m.Type, Alt: m.Alt, AltShown: m.AltRead})
+	}
+	return out
 }
