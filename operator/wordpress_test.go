@@ -3,8 +3,12 @@ package operator_test
 import (
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +20,9 @@ import (
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/internal/faultproxy"
 	"github.com/browserop/browserop/internal/wpsite"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
 )
@@ -434,4 +440,141 @@ type landingLost struct{ sites.Adapter }
 
 func (l *landingLost) Result(context.Context, *browser.Tab, sites.Intent) (sites.Observed, error) {
 	return sites.Observed{}, fmt.Errorf("%w: the tab went away before the landed page was read", sites.ErrOutcomeUnknown)
+}
+
+// wpImage writes a real 320×200 PNG to a temporary media directory and
+// loads it with alt, as the operator reads an entry's media.
+func wpImage(t *testing.T, alt string) media.Item {
+	t.Helper()
+	dir := t.TempDir()
+	img := image.NewRGBA(image.Rect(0, 0, 320, 200))
+	for y := 0; y < 200; y++ {
+		for x := 0; x < 320; x++ {
+			img.SetRGBA(x, y, color.RGBA{R: 200, G: 90, B: 20, A: 255})
+		}
+	}
+	f, err := os.Create(filepath.Join(dir, "photo.png"))
+	require.NoError(t, err)
+	require.NoError(t, png.Encode(f, img))
+	require.NoError(t, f.Close())
+	it, err := media.Load(dir, "photo.png", alt)
+	require.NoError(t, err)
+	return it
+}
+
+// TestWordPressPostWithImage: a post with an image whose pass died right
+// after its click (operator.DeadClick: the entry's task and action, with
+// the image in the payload, executing, and the tab it clicked in) is
+// carried out in that tab as the pass would have (the editor uploads the
+// image and publishes); the next pass closes the tab and verifies the
+// action on the live site: the author archive shows the post with its
+// image. WordPress holds one post with one attachment, the Image block's
+// alt text the intended one, and nothing is published again.
+//
+// A pass cannot publish such an entry itself yet: neither the calendar
+// nor an agent's intent takes media.
+func TestWordPressPostWithImage(t *testing.T) {
+	w := newWordPressWorld(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	title, alt := unique("A post with an image"), "An orange field at dusk"
+	e := operator.Entry{ID: "img", Site: "wordpress", Actor: "alice", Type: "post", At: time.Now().Add(-time.Second).UTC().Truncate(time.Second),
+		Text: title + "\n\nIts body, then its image.", Media: []media.Item{wpImage(t, alt)}}
+	tab := w.openTab()
+	a, _, err := operator.DeadClick(ctx, w.db, w.world.site, e, tab.ID().Raw(), 200*time.Millisecond)
+	require.NoError(t, err)
+	require.Equal(t, budgets.PostImage, a.Format)
+
+	// The dead pass's preparation and click, carried out late.
+	seen := len(w.proxy.Requests())
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: e.Text, Media: e.Media}
+	status, err := w.world.site.Open(ctx, tab, in)
+	require.NoError(t, err)
+	require.NoError(t, sites.Preflight(ctx, w.world.site, tab, "alice", status))
+	_, err = w.world.site.Fill(ctx, tab, in)
+	require.NoError(t, err)
+	require.NoError(t, w.world.site.Submit(ctx, tab, in))
+	require.Equal(t, 1, publishes(w.proxy.Requests()[seen:]), "the editor sent the post once")
+	time.Sleep(300 * time.Millisecond) // the dead pass's lease expires
+
+	sum := w.pass()
+	got := w.action(a.ID)
+	require.Equal(t, ledger.Verified, got.Status, "%s (%+v)", got.FailureReason, sum)
+	require.Equal(t, 1, got.Attempt, "performed once")
+	require.Regexp(t, `/\?p=\d+$`, got.CanonicalResult)
+	require.Equal(t, 1, w.posts(title))
+
+	var id int
+	_, err = fmt.Sscanf(got.CanonicalResult[strings.Index(got.CanonicalResult, "?p=")+3:], "%d", &id)
+	require.NoError(t, err)
+	atts, err := w.site.Attachments(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, atts, 1, "one image uploaded to the post")
+	require.Equal(t, "image/png", atts[0].MIME)
+	featured, err := w.site.FeaturedImage(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, atts[0].ID, featured)
+	rows, err := w.site.Query(ctx, "SELECT post_content FROM wp_posts WHERE ID = ?", id)
+	require.NoError(t, err)
+	require.Contains(t, rows[0][0], fmt.Sprintf(`alt="%s" class="wp-image-%d"`, alt, atts[0].ID), "the Image block's alt text")
+
+	sum = w.pass()
+	require.Equal(t, ledger.Verified, w.action(a.ID).Status, "%+v", sum)
+	require.Equal(t, 1, w.posts(title), "never published again")
+}
+
+// TestWordPressRefusedUploadFailsBeforeClick: an image WordPress refuses
+// (over its upload limit, lowered here through the test site's option)
+// fails the action definitively in its preparation (upload_failed): the
+// post is never submitted, and nothing is published.
+//
+// Neither the calendar nor an agent's intent takes media yet: the image
+// reaches the adapter's Fill through withMedia, so the action records no
+// media; what is tested is the editor's refusal and the pass's answer.
+func TestWordPressRefusedUploadFailsBeforeClick(t *testing.T) {
+	w := newWordPressWorld(t)
+	ctx := context.Background()
+	require.NoError(t, w.site.SetOption(ctx, "browserop_test_upload_limit", "100"))
+	t.Cleanup(func() { require.NoError(t, w.site.SetOption(ctx, "browserop_test_upload_limit", "0")) })
+	img := wpImage(t, "over the limit")
+	require.Greater(t, img.Size, int64(100))
+	title := unique("Its image refused")
+	w.entries(wpPost("p", title, "The image is over the site's limit."))
+	w.useRunner(nil, &withMedia{Adapter: w.world.site, media: []media.Item{img}})
+	seen := len(w.proxy.Requests())
+	sum := w.pass()
+	a := w.only()
+	require.Equal(t, ledger.Failed, a.Status, "%+v", sum)
+	require.Equal(t, ledger.Definitive, a.FailureClass)
+	require.Contains(t, a.FailureReason, "a media upload failed")
+	require.Contains(t, a.FailureReason, "nothing was submitted")
+	require.Zero(t, w.posts(title))
+	require.Zero(t, publishes(w.proxy.Requests()[seen:]), "the post was never submitted")
+}
+
+// publishRequest is the block editor's request that saves a post (not
+// its autosaves), as the browser sends it through the proxy.
+var publishRequest = regexp.MustCompile(`rest_route=(/|%2F)wp(/|%2F)v2(/|%2F)posts(/|%2F)\d+&`)
+
+// publishes counts the requests among rs that save a post.
+func publishes(rs []faultproxy.Request) int {
+	n := 0
+	for _, r := range rs {
+		if r.Method == "POST" && publishRequest.MatchString(r.URI) {
+			n++
+		}
+	}
+	return n
+}
+
+// withMedia gives every intent it fills media: the adapter's preparation
+// uploads them.
+type withMedia struct {
+	sites.Adapter
+	media []media.Item
+}
+
+func (m *withMedia) Fill(ctx context.Context, tab *browser.Tab, in sites.Intent) (string, error) {
+	in.Media = m.media
+	return m.Adapter.Fill(ctx, tab, in)
 }
