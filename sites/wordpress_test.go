@@ -84,8 +84,9 @@ func wpCarolPost(t testing.TB, site *wpsite.Site) (url string, id int) {
 // TestWordPressConformance runs the adapter conformance suite for the
 // bundled WordPress adapter against a real WordPress 6.1 from Debian's
 // packages: a post through the block editor (welcome guide, block
-// appender, pre-publish panel), a comment as a reply, both counted in the
-// database, found by the searches, and the comment form's refusals.
+// appender, pre-publish panel), with and without an image, a comment as a
+// reply, each counted in the database, found by the searches, and the
+// comment form's refusals.
 func TestWordPressConformance(t *testing.T) {
 	site := wordpress(t)
 	d := wordpressAdapter(t, site)
@@ -137,6 +138,10 @@ func TestWordPressConformance(t *testing.T) {
 				require.NoError(t, site.Exec(ctx, "DELETE FROM wp_usermeta WHERE user_id = ? AND meta_key = 'session_tokens'", alice))
 				return func() { require.NoError(t, site.SetOption(ctx, "comment_registration", "0")) }
 			},
+		},
+		// A post with an image, as its Image block and featured image.
+		Media: func(t *testing.T) []media.Item {
+			return []media.Item{wpImage(t, "A green rectangle, for the conformance suite")}
 		},
 		Timeout: 3 * time.Minute,
 	})
