@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,9 +21,7 @@ import (
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/internal/faultproxy"
 	"github.com/browserop/browserop/internal/wpsite"
-	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
 )
@@ -442,114 +441,134 @@ func (l *landingLost) Result(context.Context, *browser.Tab, sites.Intent) (sites
 	return sites.Observed{}, fmt.Errorf("%w: the tab went away before the landed page was read", sites.ErrOutcomeUnknown)
 }
 
-// wpImage writes a real 320×200 PNG to a temporary media directory and
-// loads it with alt, as the operator reads an entry's media.
-func wpImage(t *testing.T, alt string) media.Item {
-	t.Helper()
-	dir := t.TempDir()
+// writeImage writes a real 320×200 PNG to the calendar's directory (the
+// media directory) as name.
+func (w *wordpressWorld) writeImage(name string) {
+	w.t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, 320, 200))
 	for y := 0; y < 200; y++ {
 		for x := 0; x < 320; x++ {
-			img.SetRGBA(x, y, color.RGBA{R: 200, G: 90, B: 20, A: 255})
+			img.SetRGBA(x, y, color.RGBA{R: 200, G: 90, B: uint8(x), A: 255})
 		}
 	}
-	f, err := os.Create(filepath.Join(dir, "photo.png"))
-	require.NoError(t, err)
-	require.NoError(t, png.Encode(f, img))
-	require.NoError(t, f.Close())
-	it, err := media.Load(dir, "photo.png", alt)
-	require.NoError(t, err)
-	return it
+	f, err := os.Create(filepath.Join(w.calDir, name))
+	require.NoError(w.t, err)
+	require.NoError(w.t, png.Encode(f, img))
+	require.NoError(w.t, f.Close())
 }
 
-// TestWordPressPostWithImage: a post with an image whose pass died right
-// after its click (operator.DeadClick: the entry's task and action, with
-// the image in the payload, executing, and the tab it clicked in) is
-// carried out in that tab as the pass would have (the editor uploads the
-// image and publishes); the next pass closes the tab and verifies the
-// action on the live site: the author archive shows the post with its
-// image. WordPress holds one post with one attachment, the Image block's
-// alt text the intended one, and nothing is published again.
-//
-// A pass cannot publish such an entry itself yet: neither the calendar
-// nor an agent's intent takes media.
+func wpImagePost(id, title, body, file, alt string) string {
+	return fmt.Sprintf("  - {id: %s, site: wordpress, actor: alice, type: post, at: \"{at}\", text: %q, media: [{file: %s, alt: %q}]}\n",
+		id, title+"\n\n"+body, file, alt)
+}
+
+// imagePost checks what WordPress holds of alice's post titled title: one
+// published post, one PNG uploaded to it and made its featured image, and
+// an Image block with alt text.
+func (w *wordpressWorld) imagePost(title, alt string) {
+	w.t.Helper()
+	ctx := context.Background()
+	require.Equal(w.t, 1, w.posts(title), "published once")
+	rows, err := w.site.Query(ctx, "SELECT ID, post_content FROM wp_posts WHERE post_type = 'post' AND post_status = 'publish' AND post_author = ? AND post_title = ?", w.alice, title)
+	require.NoError(w.t, err)
+	id, err := strconv.Atoi(rows[0][0])
+	require.NoError(w.t, err)
+	atts, err := w.site.Attachments(ctx, id)
+	require.NoError(w.t, err)
+	require.Len(w.t, atts, 1, "one image uploaded to the post")
+	require.Equal(w.t, "image/png", atts[0].MIME)
+	featured, err := w.site.FeaturedImage(ctx, id)
+	require.NoError(w.t, err)
+	require.Equal(w.t, atts[0].ID, featured, "the image is the featured image")
+	require.Contains(w.t, rows[0][1], fmt.Sprintf(`alt="%s" class="wp-image-%d"`, alt, atts[0].ID), "the Image block's alt text")
+}
+
+// TestWordPressPostWithImage: a calendar post with an image is published
+// once through the block editor (the image uploaded to the media library,
+// its alt text in the Image block) and verified on its landed editor, as
+// post_image with the image in its payload; a second pass does nothing.
+// With the editor's answer lost, the author archive shows the post with
+// its image (the featured image), and reconciliation verifies it there.
 func TestWordPressPostWithImage(t *testing.T) {
 	w := newWordPressWorld(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	w.writeImage("photo.png")
 	title, alt := unique("A post with an image"), "An orange field at dusk"
-	e := operator.Entry{ID: "img", Site: "wordpress", Actor: "alice", Type: "post", At: time.Now().Add(-time.Second).UTC().Truncate(time.Second),
-		Text: title + "\n\nIts body, then its image.", Media: []media.Item{wpImage(t, alt)}}
-	tab := w.openTab()
-	a, _, err := operator.DeadClick(ctx, w.db, w.world.site, e, tab.ID().Raw(), 200*time.Millisecond)
-	require.NoError(t, err)
-	require.Equal(t, budgets.PostImage, a.Format)
-
-	// The dead pass's preparation and click, carried out late.
+	w.entries(wpImagePost("img", title, "Its body, then its image.", "photo.png", alt))
 	seen := len(w.proxy.Requests())
-	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: e.Text, Media: e.Media}
-	status, err := w.world.site.Open(ctx, tab, in)
-	require.NoError(t, err)
-	require.NoError(t, sites.Preflight(ctx, w.world.site, tab, "alice", status))
-	_, err = w.world.site.Fill(ctx, tab, in)
-	require.NoError(t, err)
-	require.NoError(t, w.world.site.Submit(ctx, tab, in))
-	require.Equal(t, 1, publishes(w.proxy.Requests()[seen:]), "the editor sent the post once")
-	time.Sleep(300 * time.Millisecond) // the dead pass's lease expires
-
 	sum := w.pass()
-	got := w.action(a.ID)
-	require.Equal(t, ledger.Verified, got.Status, "%s (%+v)", got.FailureReason, sum)
-	require.Equal(t, 1, got.Attempt, "performed once")
-	require.Regexp(t, `/\?p=\d+$`, got.CanonicalResult)
-	require.Equal(t, 1, w.posts(title))
-
-	var id int
-	_, err = fmt.Sscanf(got.CanonicalResult[strings.Index(got.CanonicalResult, "?p=")+3:], "%d", &id)
+	a := w.only()
+	require.Equal(t, ledger.Verified, a.Status, "%s (%+v)", a.FailureReason, sum)
+	require.Equal(t, budgets.PostImage, a.Format)
+	require.Equal(t, 1, a.Attempt)
+	require.Regexp(t, `/\?p=\d+$`, a.CanonicalResult)
+	p, err := ledger.ParsePayload(a.Payload)
 	require.NoError(t, err)
-	atts, err := w.site.Attachments(ctx, id)
-	require.NoError(t, err)
-	require.Len(t, atts, 1, "one image uploaded to the post")
-	require.Equal(t, "image/png", atts[0].MIME)
-	featured, err := w.site.FeaturedImage(ctx, id)
-	require.NoError(t, err)
-	require.Equal(t, atts[0].ID, featured)
-	rows, err := w.site.Query(ctx, "SELECT post_content FROM wp_posts WHERE ID = ?", id)
-	require.NoError(t, err)
-	require.Contains(t, rows[0][0], fmt.Sprintf(`alt="%s" class="wp-image-%d"`, alt, atts[0].ID), "the Image block's alt text")
+	require.Len(t, p.Media, 1)
+	require.Equal(t, "png", p.Media[0].Type)
+	require.Equal(t, alt, p.Media[0].Alt)
+	require.Equal(t, 1, publishes(w.proxy.Requests()[seen:]), "the editor sent the post once")
+	w.imagePost(title, alt)
 
 	sum = w.pass()
-	require.Equal(t, ledger.Verified, w.action(a.ID).Status, "%+v", sum)
+	require.Empty(t, sum.Actions, "%+v", sum)
 	require.Equal(t, 1, w.posts(title), "never published again")
+
+	t.Run("answer lost", func(t *testing.T) {
+		w.world.db = freshLedger(t)
+		w.runner = nil
+		rule, err := w.proxy.Add(faultproxy.Spec{Method: "POST", Mode: faultproxy.DropAfterCommit, Limit: 1, Path: `rest_route=/wp/v2/posts/\d+&`})
+		require.NoError(t, err)
+		defer w.proxy.Remove(rule)
+		title := unique("An image post whose answer was lost")
+		w.entries(wpImagePost("img-lost", title, "Committed, the answer lost.", "photo.png", alt))
+		var last *operator.Summary
+		for pass := 0; pass < 4 && (pass == 0 || w.only().Status != ledger.Verified); pass++ {
+			last = w.pass()
+			require.Equal(t, 1, w.posts(title), "exactly once on the site after pass %d: %+v", pass+1, last)
+			time.Sleep(wpSettle)
+		}
+		require.Equal(t, 1, rule.Matched(), "the browser sent the post once")
+		a := w.only()
+		require.Equal(t, ledger.Verified, a.Status, "%s: %+v", a.FailureReason, last)
+		require.Equal(t, 1, a.Attempt)
+		w.imagePost(title, alt)
+	})
 }
 
 // TestWordPressRefusedUploadFailsBeforeClick: an image WordPress refuses
 // (over its upload limit, lowered here through the test site's option)
-// fails the action definitively in its preparation (upload_failed): the
-// post is never submitted, and nothing is published.
-//
-// Neither the calendar nor an agent's intent takes media yet: the image
-// reaches the adapter's Fill through withMedia, so the action records no
-// media; what is tested is the editor's refusal and the pass's answer.
+// fails the action definitively in its preparation (upload_failed): it
+// never goes executing, the post is never sent, nothing is published.
+// Once the site takes the image, a later pass publishes it once.
 func TestWordPressRefusedUploadFailsBeforeClick(t *testing.T) {
 	w := newWordPressWorld(t)
 	ctx := context.Background()
 	require.NoError(t, w.site.SetOption(ctx, "browserop_test_upload_limit", "100"))
 	t.Cleanup(func() { require.NoError(t, w.site.SetOption(ctx, "browserop_test_upload_limit", "0")) })
-	img := wpImage(t, "over the limit")
-	require.Greater(t, img.Size, int64(100))
-	title := unique("Its image refused")
-	w.entries(wpPost("p", title, "The image is over the site's limit."))
-	w.useRunner(nil, &withMedia{Adapter: w.world.site, media: []media.Item{img}})
+	w.writeImage("large.png")
+	st, err := os.Stat(filepath.Join(w.calDir, "large.png"))
+	require.NoError(t, err)
+	require.Greater(t, st.Size(), int64(100))
+	title, alt := unique("Its image refused"), "Over the limit"
+	w.entries(wpImagePost("big", title, "The image is over the site's limit.", "large.png", alt))
 	seen := len(w.proxy.Requests())
 	sum := w.pass()
+	require.Equal(t, 1, sum.Counts["upload_failed"], "%+v", sum)
 	a := w.only()
 	require.Equal(t, ledger.Failed, a.Status, "%+v", sum)
 	require.Equal(t, ledger.Definitive, a.FailureClass)
+	require.True(t, a.ExecutingAt.IsZero(), "it never went executing")
 	require.Contains(t, a.FailureReason, "a media upload failed")
 	require.Contains(t, a.FailureReason, "nothing was submitted")
+	require.Zero(t, publishes(w.proxy.Requests()[seen:]), "the post was never sent")
 	require.Zero(t, w.posts(title))
-	require.Zero(t, publishes(w.proxy.Requests()[seen:]), "the post was never submitted")
+
+	require.NoError(t, w.site.SetOption(ctx, "browserop_test_upload_limit", "0"))
+	sum = w.pass()
+	a = w.only()
+	require.Equal(t, ledger.Verified, a.Status, "%s (%+v)", a.FailureReason, sum)
+	require.Equal(t, 2, a.Attempt)
+	w.imagePost(title, alt)
 }
 
 // publishRequest is the block editor's request that saves a post (not
@@ -565,16 +584,4 @@ func publishes(rs []faultproxy.Request) int {
 		}
 	}
 	return n
-}
-
-// withMedia gives every intent it fills media: the adapter's preparation
-// uploads them.
-type withMedia struct {
-	sites.Adapter
-	media []media.Item
-}
-
-func (m *withMedia) Fill(ctx context.Context, tab *browser.Tab, in sites.Intent) (string, error) {
-	in.Media = m.media
-	return m.Adapter.Fill(ctx, tab, in)
 }
