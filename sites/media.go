@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,10 @@ import (
 
 // MediaSpec says how an action attaches media, one item after another, in
 // the intent's order. Every selector and step may name the item's slot as
-// {n} (1 for the first item): "input#media-file-{n}".
+// {n} (1 for the first item): "input#media-file-{n}", and its file's name
+// without its extension as {name}, escaped for a quoted CSS string: a
+// media library lists an upload under that title,
+// 'li.attachment:nth-child(1 of [aria-label="{name}"])'.
 //
 // For item n: the Before steps run (insert an image block, open a slot);
 // Input, the one file input, gets the file (CDP DOM.setFileInputFiles,
@@ -85,7 +89,7 @@ func (m *MediaSpec) validate(p *problems, path string) {
 	if m.MaxBytes < 0 || m.MaxBytes > media.MaxBytes {
 		p.add(path+".max_bytes", "must be 1 to %d (0: %d)", media.MaxBytes, media.MaxBytes)
 	}
-	slot := func(sel string) string { return strings.ReplaceAll(sel, "{n}", "1") }
+	slot := func(sel string) string { return slot{n: 1, name: "x"}.put(sel) }
 	checkSelector(p, path+".input", slot(m.Input), true)
 	checkSelector(p, path+".uploaded", slot(m.Uploaded), false)
 	checkSelector(p, path+".progress", slot(m.Progress), false)
@@ -164,19 +168,50 @@ func (d *Declarative) MediaLimits(k kind.Kind) MediaLimits {
 	return l
 }
 
-// slotted puts item n's slot into a selector.
-func slotted(sel string, n int) string { return strings.ReplaceAll(sel, "{n}", strconv.Itoa(n)) }
+// slot is one media item's place: its number n (from 1) and its file's
+// name without the extension.
+type slot struct {
+	n    int
+	name string
+}
 
-func slottedSteps(steps []StepSpec, n int) []StepSpec {
+func slotOf(i int, it media.Item) slot {
+	base := filepath.Base(it.File)
+	return slot{n: i + 1, name: strings.TrimSuffix(base, filepath.Ext(base))}
+}
+
+// put puts the slot into a selector: {n}, and {name} escaped for a quoted
+// CSS string.
+func (s slot) put(sel string) string {
+	sel = strings.ReplaceAll(sel, "{n}", strconv.Itoa(s.n))
+	if !strings.Contains(sel, "{name}") {
+		return sel
+	}
+	var b strings.Builder
+	for _, r := range s.name {
+		switch {
+		case r == '"' || r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\%x ", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.ReplaceAll(sel, "{name}", b.String())
+}
+
+func (s slot) steps(steps []StepSpec) []StepSpec {
 	out := make([]StepSpec, len(steps))
 	for i, st := range steps {
-		out[i] = StepSpec{Click: slotted(st.Click, n), If: slotted(st.If, n), Wait: slotted(st.Wait, n), Gone: slotted(st.Gone, n)}
+		out[i] = StepSpec{Click: s.put(st.Click), If: s.put(st.If), Wait: s.put(st.Wait), Gone: s.put(st.Gone)}
 	}
 	return out
 }
 
-func (m *MediaSpec) altField(n int) FillSpec {
-	return FillSpec{Selector: slotted(m.Alt.Selector, n), Frame: slotted(m.Alt.Frame, n), Value: "{alt}"}
+func (m *MediaSpec) altField(s slot) FillSpec {
+	return FillSpec{Selector: s.put(m.Alt.Selector), Frame: s.put(m.Alt.Frame), Value: "{alt}"}
 }
 
 // attach uploads and describes every media item of the intent, then reads
@@ -196,12 +231,12 @@ func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, k kind.Kind,
 		return fmt.Errorf("%w: %v", ErrStepFailed, err)
 	}
 	for i, it := range items {
-		n := i + 1
+		sl := slotOf(i, it)
 		what := fmt.Sprintf("media[%d]", i)
-		if err := d.runSteps(ctx, tab, slottedSteps(m.Before, n), what+".before"); err != nil {
+		if err := d.runSteps(ctx, tab, sl.steps(m.Before), what+".before"); err != nil {
 			return err
 		}
-		input := slotted(m.Input, n)
+		input := sl.put(m.Input)
 		// A file input is often hidden behind a styled button: it need
 		// only be in the page.
 		err := pollUntil(ctx, func() (bool, error) {
@@ -217,14 +252,14 @@ func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, k kind.Kind,
 			}
 			return stepErr(what+": file input", input, err)
 		}
-		if err := m.waitUploaded(ctx, tab, n, what); err != nil {
+		if err := m.waitUploaded(ctx, tab, sl, what); err != nil {
 			return err
 		}
-		if err := d.runSteps(ctx, tab, slottedSteps(m.AltSteps, n), what+".alt_steps"); err != nil {
+		if err := d.runSteps(ctx, tab, sl.steps(m.AltSteps), what+".alt_steps"); err != nil {
 			return err
 		}
 		if m.Alt != nil {
-			f := m.altField(n)
+			f := m.altField(sl)
 			got, err := fillField(ctx, tab, f, it.Alt)
 			if err != nil {
 				return stepErr(what+": alt", f.Selector, err)
@@ -233,15 +268,15 @@ func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, k kind.Kind,
 				return fmt.Errorf("%w: %s alt: %s", ErrReadBackMismatch, what, describeMismatch(it.Alt, got))
 			}
 		}
-		if err := d.runSteps(ctx, tab, slottedSteps(m.After, n), what+".after"); err != nil {
+		if err := d.runSteps(ctx, tab, sl.steps(m.After), what+".after"); err != nil {
 			return err
 		}
 	}
 	return m.readBack(ctx, tab, items)
 }
 
-// waitUploaded waits until item n's upload finished or failed.
-func (m *MediaSpec) waitUploaded(ctx context.Context, tab *browser.Tab, n int, what string) error {
+// waitUploaded waits until the slot's upload finished or failed.
+func (m *MediaSpec) waitUploaded(ctx context.Context, tab *browser.Tab, sl slot, what string) error {
 	timeout := DefaultUploadTimeout
 	if m.Timeout != nil {
 		timeout = time.Duration(*m.Timeout)
@@ -258,7 +293,7 @@ func (m *MediaSpec) waitUploaded(ctx context.Context, tab *browser.Tab, n int, w
 		}
 		return fmt.Errorf("%w: %s: %v", ErrUploadFailed, what, err)
 	}
-	uploaded, progress, failed := slotted(m.Uploaded, n), slotted(m.Progress, n), slotted(m.Failed, n)
+	uploaded, progress, failed := sl.put(m.Uploaded), sl.put(m.Progress), sl.put(m.Failed)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -300,7 +335,7 @@ func (m *MediaSpec) waitUploaded(ctx context.Context, tab *browser.Tab, n int, w
 // readBack checks that the composer holds exactly the items, each with its
 // alt text.
 func (m *MediaSpec) readBack(ctx context.Context, tab *browser.Tab, items []media.Item) error {
-	attached := slotted(m.Attached, len(items))
+	attached := slotOf(len(items)-1, items[len(items)-1]).put(m.Attached)
 	if m.AttachedAlt == nil {
 		c, err := tab.Count(ctx, attached)
 		if err != nil {
@@ -313,9 +348,10 @@ func (m *MediaSpec) readBack(ctx context.Context, tab *browser.Tab, items []medi
 			return nil
 		}
 		for i, it := range items {
-			got, err := readField(ctx, tab, m.altField(i+1))
+			f := m.altField(slotOf(i, it))
+			got, err := readField(ctx, tab, f)
 			if err != nil {
-				return stepErr(fmt.Sprintf("media[%d]: alt read back", i), m.altField(i+1).Selector, err)
+				return stepErr(fmt.Sprintf("media[%d]: alt read back", i), f.Selector, err)
 			}
 			if !sameFill(it.Alt, got) {
 				return fmt.Errorf("%w: media[%d] alt: %s", ErrReadBackMismatch, i, describeMismatch(it.Alt, got))

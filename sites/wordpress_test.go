@@ -330,6 +330,34 @@ func TestWordPressUploadRefused(t *testing.T) {
 	require.Zero(t, n)
 }
 
+// TestWordPressFeaturedImageMustBeTheUpload: the featured image is the
+// library's newest item only when its title starts with the file's name.
+// A file WordPress stores under another name ("my photo.png" becomes
+// my-photo.png, titled "my-photo"), like another user's upload made in
+// between, fails the preparation: nothing is published.
+func TestWordPressFeaturedImageMustBeTheUpload(t *testing.T) {
+	site := wordpress(t)
+	d := wordpressAdapter(t, site)
+	tab := wpTab(t, site)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	writePNG(t, dir, "my photo.png", 40, 30, color.RGBA{B: 200, A: 255})
+	img, err := media.Load(dir, "my photo.png", "a blue rectangle")
+	require.NoError(t, err)
+	title := fmt.Sprintf("Never published, its featured image unsure %d", time.Now().UnixNano())
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: title + "\n\nThe library's newest image is not named as the file.", Media: []media.Item{img}}
+	_, err = d.Open(ctx, tab, in)
+	require.NoError(t, err)
+	_, err = d.Fill(ctx, tab, in)
+	require.ErrorIs(t, err, sites.ErrStepFailed)
+	require.NotErrorIs(t, err, sites.ErrUploadFailed, "the upload worked; picking the featured image did not")
+	require.ErrorContains(t, err, `aria-label^=\"my photo\"`)
+	n, err := site.CountPublished(ctx, title)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
+
 func toVerifyMedia(ms []sites.MediaSeen) []verify.Media {
 	var out []verify.Media
 	for _, m := range ms {
