@@ -224,7 +224,7 @@ func TestJudgeCalendarMediaLimits(t *testing.T) {
 		post("many", "demo", "a.png", "b.png", "a.png")+ //       11-20: the third (line 20) is one too many
 		post("gif", "demo", "a.png", "c.gif")+ //                 21-29: the gif on line 29
 		post("big", "demo", "big.png")+ //                        30-37
-		post("none", "wordpress", "a.png")+ //                    38-45
+		post("noalt", "wordpress", "a.png")+ //                   38-45
 		"  - id: story\n    site: demo\n    actor: alice\n    type: thread\n    at: 2026-12-01T10:00:00Z\n"+ // 46-50
 		"    parts:\n      - {text: one, media: [{file: a.png}]}\n      - text: two\n        media:\n          - {file: b.png}\n"+ // 51-55
 		"  - id: first\n    site: demo\n    actor: alice\n    type: thread\n    at: 2026-12-01T10:00:00Z\n"+ // 56-60
@@ -247,7 +247,7 @@ func TestJudgeCalendarMediaLimits(t *testing.T) {
 		"many":  {20, `media[2] "a.png": site "demo" does not take it on a post: 3 media items, the site takes at most 2`},
 		"gif":   {29, `media[1] "c.gif": site "demo" does not take it on a post: the site does not take gif images (it takes png, jpeg)`},
 		"big":   {37, `media[0] "big.png": site "demo" does not take it on a post: 2000 bytes is over the site's limit of 1000`},
-		"none":  {45, `media[0] "a.png": site "wordpress" does not take it on a post: the site takes no media on this action`},
+		"noalt": {45, `media[0] "a.png": site "wordpress" does not take it on a post: the site needs an alt text for every image`},
 		"story": {55, `parts[1].media[0] "b.png": site "demo" does not take it on a thread part: the site takes no media on this action`},
 	}
 	require.Len(t, cal.Problems, len(want))
@@ -261,7 +261,7 @@ func TestJudgeCalendarMediaLimits(t *testing.T) {
 }
 
 // bundledAdapter is the bundled adapter called name, as configured there
-// (the WordPress one takes no media).
+// (the WordPress one takes one image, with an alt text).
 func bundledAdapter(t *testing.T, name string) sites.Adapter {
 	t.Helper()
 	all, err := sites.LoadFS(configs.Sites, "sites")

@@ -39,11 +39,13 @@ type Intent struct {
 }
 
 // MediaLimits are what a site takes as media on one action: at most Max
-// items (0: none), of Types, each at most MaxBytes long.
+// items (0: none), of Types, each at most MaxBytes long and, when
+// AltRequired, each with an alt text.
 type MediaLimits struct {
-	Max      int
-	Types    []string
-	MaxBytes int64
+	Max         int
+	Types       []string
+	MaxBytes    int64
+	AltRequired bool
 }
 
 // Check returns why items cannot be attached to one action under the
@@ -64,6 +66,8 @@ func (l MediaLimits) Check(items []media.Item) error {
 			return fmt.Errorf("media[%d]: the site does not take %s images (it takes %s)", i, it.Type, strings.Join(l.Types, ", "))
 		case l.MaxBytes > 0 && it.Size > l.MaxBytes:
 			return fmt.Errorf("media[%d]: %d bytes is over the site's limit of %d", i, it.Size, l.MaxBytes)
+		case l.AltRequired && strings.TrimSpace(it.Alt) == "":
+			return fmt.Errorf("media[%d]: the site needs an alt text for every image", i)
 		}
 	}
 	return nil

@@ -32,23 +32,25 @@ import (
 // alt text must read back: by AttachedAlt inside each Attached element
 // when set, else by Alt again.
 //
-// Max, Types and MaxBytes are what the site takes; the calendar and the
-// API refuse more, other types or larger files before anything is
-// reserved.
+// Max, Types and MaxBytes are what the site takes, and AltRequired says
+// an image without an alt text cannot be posted (its composer cannot
+// read an empty one back); the calendar and the API refuse more, other
+// types, larger files or a missing alt text before anything is reserved.
 type MediaSpec struct {
-	Max      int        `yaml:"max"`
-	Types    []string   `yaml:"types"`
-	MaxBytes int64      `yaml:"max_bytes"`
-	Before   []StepSpec `yaml:"before"`
-	Input    string     `yaml:"input"`
-	Uploaded string     `yaml:"uploaded"`
-	Progress string     `yaml:"progress"`
-	Failed   string     `yaml:"failed"`
-	Timeout  *Duration  `yaml:"timeout"`
-	AltSteps []StepSpec `yaml:"alt_steps"`
-	Alt      *FillSpec  `yaml:"alt"`
-	After    []StepSpec `yaml:"after"`
-	Attached string     `yaml:"attached"`
+	Max         int        `yaml:"max"`
+	Types       []string   `yaml:"types"`
+	MaxBytes    int64      `yaml:"max_bytes"`
+	AltRequired bool       `yaml:"alt_required"`
+	Before      []StepSpec `yaml:"before"`
+	Input       string     `yaml:"input"`
+	Uploaded    string     `yaml:"uploaded"`
+	Progress    string     `yaml:"progress"`
+	Failed      string     `yaml:"failed"`
+	Timeout     *Duration  `yaml:"timeout"`
+	AltSteps    []StepSpec `yaml:"alt_steps"`
+	Alt         *FillSpec  `yaml:"alt"`
+	After       []StepSpec `yaml:"after"`
+	Attached    string     `yaml:"attached"`
 	// AttachedAlt reads an attached item's alt text inside its Attached
 	// element (an image's alt attribute in the editor).
 	AttachedAlt *FieldSpec `yaml:"attached_alt"`
@@ -161,7 +163,7 @@ func (d *Declarative) MediaLimits(k kind.Kind) MediaLimits {
 	if a == nil || a.Media == nil {
 		return MediaLimits{}
 	}
-	l := MediaLimits{Max: a.Media.Max, Types: append([]string(nil), a.Media.Types...), MaxBytes: a.Media.MaxBytes}
+	l := MediaLimits{Max: a.Media.Max, Types: append([]string(nil), a.Media.Types...), MaxBytes: a.Media.MaxBytes, AltRequired: a.Media.AltRequired}
 	if l.MaxBytes == 0 {
 		l.MaxBytes = media.MaxBytes
 	}

@@ -32,6 +32,9 @@ func TestMediaLimits(t *testing.T) {
 	require.ErrorContains(t, l.Check([]media.Item{img("png", 1), img("png", 1), img("png", 1), img("png", 1), img("png", 1)}), "5 media items, the site takes at most 4")
 	require.ErrorContains(t, l.Check([]media.Item{img("png", 1), img("gif", 5<<20+1)}), "media[1]: 5242881 bytes is over the site's limit")
 	require.ErrorContains(t, d.MediaLimits(kind.Like).Check([]media.Item{img("png", 1)}), "takes no media")
+	l.AltRequired = true
+	require.ErrorContains(t, l.Check([]media.Item{{Type: "png", Alt: "described"}, {Type: "png", Alt: " "}}), "media[1]: the site needs an alt text")
+	l.AltRequired = false
 	l.Types = []string{"jpeg"}
 	require.ErrorContains(t, l.Check([]media.Item{img("png", 1)}), "media[0]: the site does not take png images (it takes jpeg)")
 }
