@@ -84,7 +84,7 @@ func TestSubmitMedia(t *testing.T) {
 	usage(post(`[{"file": "img/a.png"}, {"file": "img/a.png"}, {"file": "img/a.png"}, {"file": "img/a.png"}, {"file": "img/a.png"}]`),
 		`media[4] "img/a.png": site "demo" does not take it on a post: 5 media items, the site takes at most 4`)
 	usage(`{"site": "wordpress", "actor": "alice", "type": "post", "text": "x", "media": [{"file": "img/a.png"}]}`,
-		`media[0] "img/a.png": site "wordpress" does not take it on a post: the site takes no media on this action`)
+		`media[0] "img/a.png": site "wordpress" does not take it on a post: the site needs an alt text for every image`)
 	usage(post(`[{"file": "img/a.png", "sha256": "`+sum+`"}]`), "sha256 and type are read from the file")
 	usage(`{"site": "demo", "actor": "alice", "type": "thread", "parts": ["a", "b"], "media": [{"file": "img/a.png"}]}`,
 		"a thread takes media per part (part_media), not media")

@@ -93,7 +93,7 @@ func TestMCPSubmitMedia(t *testing.T) {
 				{obj{"site": "demo", "actor": "alice", "type": "post", "text": "x", "media": []obj{{"file": "notes.png"}}},
 					`usage: media[0] "notes.png": not an image of a known type`},
 				{obj{"site": "wordpress", "actor": "alice", "type": "post", "text": "x", "media": []obj{{"file": "a.png"}}},
-					`usage: media[0] "a.png": site "wordpress" does not take it on a post: the site takes no media on this action`},
+					`usage: media[0] "a.png": site "wordpress" does not take it on a post: the site needs an alt text for every image`},
 				{obj{"site": "demo", "actor": "alice", "type": "post", "text": "x", "media": []obj{{"file": ""}}}, "usage: "},
 				{obj{"site": "demo", "actor": "alice", "type": "post", "text": "x", "media": []obj{{"file": "a.png", "sha256": "00"}}}, "usage: "},
 			} {
