@@ -17,13 +17,12 @@ import (
 )
 
 // The image slots driven in real headless Chromium: a file is set on the
-// slot's input with CDP DOM.setFileInputFiles, as browserop does, and the
-// page uploads it.
+// slot's input with CDP DOM.setFileInputFiles (browser.Tab.SetFiles, as
+// browserop does), and the page uploads it.
 
 // devtools opens a second DevTools session on tab, in the shared browser,
-// for what the browser package has no primitive for (setting files, reading
-// a property). The session detaches when the test ends and leaves the tab
-// open.
+// for what the browser package has no primitive for (reading a property).
+// The session detaches when the test ends and leaves the tab open.
 func devtools(t *testing.T, ctx context.Context, tab *browser.Tab) context.Context {
 	t.Helper()
 	ws, err := browser.ReadActivePort(filepath.Join(chrome.Browser(t).ProfileDir(), browser.ActivePortFileName))
@@ -40,9 +39,9 @@ func devtools(t *testing.T, ctx context.Context, tab *browser.Tab) context.Conte
 
 // setFiles sets files on the file input sel with DOM.setFileInputFiles,
 // which fires input and change, as browserop does.
-func setFiles(t *testing.T, cdp context.Context, sel string, files ...string) {
+func setFiles(t *testing.T, ctx context.Context, tab *browser.Tab, sel string, files ...string) {
 	t.Helper()
-	require.NoError(t, chromedp.Do(cdp, chromedp.SetUploadFiles(chromedp.CSS(sel), files)))
+	require.NoError(t, tab.SetFiles(ctx, sel, files))
 }
 
 // writeFile writes data to a file called name in a temporary directory and
@@ -73,7 +72,7 @@ func TestComposeImage(t *testing.T) {
 	require.ErrorIs(t, err, browser.ErrNotClickable, "no alt text before the image is uploaded")
 
 	data := pngImage(t, red)
-	setFiles(t, cdp, "#media-file-1", writeFile(t, "red.png", data))
+	setFiles(t, ctx, tab, "#media-file-1", writeFile(t, "red.png", data))
 	require.NoError(t, tab.WaitVisible(ctx, `#media-slot-1[data-state="done"]`, 0))
 	require.Equal(t, 1, count(t, ctx, tab, `#compose-media .media-slot[data-state="done"]`))
 	require.Equal(t, 1, count(t, ctx, tab, `#media-slot-1 img.media-thumb`))
@@ -119,7 +118,7 @@ func TestComposeImageFaults(t *testing.T) {
 	t.Run("UploadFail", func(t *testing.T) {
 		st := newSite(t, demosite.Faults{UploadFail: true})
 		ctx, tab := signedInTab(t, st, "alice", "/compose")
-		setFiles(t, devtools(t, ctx, tab), "#media-file-1", writeFile(t, "red.png", pngImage(t, red)))
+		setFiles(t, ctx, tab, "#media-file-1", writeFile(t, "red.png", pngImage(t, red)))
 		require.NoError(t, tab.WaitVisible(ctx, `#media-slot-1[data-state="failed"] span.media-error`, 0))
 		msg, err := tab.Text(ctx, "#media-slot-1 .media-error")
 		require.NoError(t, err)
@@ -133,7 +132,7 @@ func TestComposeImageFaults(t *testing.T) {
 	t.Run("UploadDelay", func(t *testing.T) {
 		st := newSite(t, demosite.Faults{UploadDelay: 2 * time.Second})
 		ctx, tab := signedInTab(t, st, "alice", "/compose")
-		setFiles(t, devtools(t, ctx, tab), "#media-file-1", writeFile(t, "red.png", pngImage(t, red)))
+		setFiles(t, ctx, tab, "#media-file-1", writeFile(t, "red.png", pngImage(t, red)))
 		require.Equal(t, 1, count(t, ctx, tab, `#media-slot-1[data-state="uploading"] span.media-progress`))
 		require.Equal(t, 1, count(t, ctx, tab, "#compose-submit:disabled"), "no post while an upload runs")
 		require.NoError(t, tab.WaitVisible(ctx, `#media-slot-1[data-state="done"] img.media-thumb`, 0))
