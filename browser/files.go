@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -50,45 +49,25 @@ func (t *Tab) SetFiles(ctx context.Context, sel string, paths []string) error {
 		}
 	}
 	return t.run(ctx, fmt.Sprintf("set files %q", sel), 0, func(actx context.Context) error {
-		for attempt := 0; ; attempt++ {
-			cid, err := t.worldID(actx)
-			if err != nil {
-				return err
-			}
-			arg, _ := json.Marshal(sel) // a string: it cannot fail
-			res, err := chromedp.Call(actx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-				FunctionDeclaration: jsFileInput,
-				Arguments:           []*runtime.CallArgument{{Value: arg}},
-				ExecutionContextID:  cid,
-				Silent:              new(true),
-			})
-			if err != nil {
-				if attempt == 0 && isStaleContext(err) {
-					t.resetWorld(cid)
-					continue
-				}
-				return err
-			}
-			if res.ExceptionDetails != nil {
-				return fmt.Errorf("page script: %w", &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails})
-			}
-			obj := res.Result
-			if obj == nil {
-				return fmt.Errorf("set files %q: no answer from the page", sel)
-			}
-			if obj.Type == runtime.RemoteObjectTypeNumber {
-				n, _ := strconv.Atoi(string(obj.Value))
-				if n == -1 {
-					return fmt.Errorf("%w: %q", ErrNotFileInput, sel)
-				}
-				return &SelectorError{Selector: sel, Count: n}
-			}
-			if obj.ObjectID == "" {
-				return fmt.Errorf("set files %q: the page answered %s", sel, obj.Type)
-			}
-			defer chromedp.Call(actx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.ObjectID}) //nolint:errcheck // the world goes with the document anyway
-			_, err = chromedp.Call(actx, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj.ObjectID})
+		obj, err := t.call(actx, jsFileInput, false, sel)
+		if err != nil {
 			return err
 		}
+		if obj == nil {
+			return fmt.Errorf("set files %q: no answer from the page", sel)
+		}
+		if obj.Type == runtime.RemoteObjectTypeNumber {
+			n, _ := strconv.Atoi(string(obj.Value))
+			if n == -1 {
+				return fmt.Errorf("%w: %q", ErrNotFileInput, sel)
+			}
+			return &SelectorError{Selector: sel, Count: n}
+		}
+		if obj.ObjectID == "" {
+			return fmt.Errorf("set files %q: the page answered %s", sel, obj.Type)
+		}
+		defer chromedp.Call(actx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.ObjectID}) //nolint:errcheck // the world goes with the document anyway
+		_, err = chromedp.Call(actx, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj.ObjectID})
+		return err
 	})
 }

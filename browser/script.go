@@ -26,24 +26,41 @@ const worldName = "browserop"
 // world and decodes its JSON result into out (which may be nil). A promise
 // result is awaited.
 func (t *Tab) eval(actx context.Context, fn string, out any, args ...any) error {
+	res, err := t.call(actx, fn, true, args...)
+	if err != nil {
+		return err
+	}
+	if out == nil || res == nil || len(res.Value) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(res.Value, out); err != nil {
+		return fmt.Errorf("decode page script result: %w", err)
+	}
+	return nil
+}
+
+// call calls fn with args in the isolated world and returns its result:
+// by value (JSON in Value), or, with byValue false, as a remote object
+// (an element's ObjectID) the caller releases.
+func (t *Tab) call(actx context.Context, fn string, byValue bool, args ...any) (*runtime.RemoteObject, error) {
 	callArgs := make([]*runtime.CallArgument, 0, len(args))
 	for _, a := range args {
 		b, err := json.Marshal(a)
 		if err != nil {
-			return fmt.Errorf("encode argument: %w", err)
+			return nil, fmt.Errorf("encode argument: %w", err)
 		}
 		callArgs = append(callArgs, &runtime.CallArgument{Value: b})
 	}
 	for attempt := 0; ; attempt++ {
 		cid, err := t.worldID(actx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		res, err := chromedp.Call(actx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: fn,
 			Arguments:           callArgs,
 			ExecutionContextID:  cid,
-			ReturnByValue:       new(true),
+			ReturnByValue:       new(byValue),
 			AwaitPromise:        new(true),
 			Silent:              new(true),
 		})
@@ -53,18 +70,12 @@ func (t *Tab) eval(actx context.Context, fn string, out any, args ...any) error 
 				t.resetWorld(cid)
 				continue
 			}
-			return err
+			return nil, err
 		}
 		if res.ExceptionDetails != nil {
-			return fmt.Errorf("page script: %w", &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails})
+			return nil, fmt.Errorf("page script: %w", &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails})
 		}
-		if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
-			return nil
-		}
-		if err := json.Unmarshal(res.Result.Value, out); err != nil {
-			return fmt.Errorf("decode page script result: %w", err)
-		}
-		return nil
+		return res.Result, nil
 	}
 }
 

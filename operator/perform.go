@@ -269,18 +269,10 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 			"the editor's read-back differs from the intended text; nothing was submitted", "read_back_mismatch")
 		return true, err
 	case errors.Is(err, sites.ErrUploadFailed):
-		reason := "a media upload failed"
-		if detail := afterSentinel(err, sites.ErrUploadFailed); detail != err.Error() {
-			reason += ": " + printable(detail)
-		}
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, reason+"; nothing was submitted", "upload_failed")
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrUploadFailed, "a media upload failed"), "upload_failed")
 		return true, err
 	case errors.Is(err, sites.ErrStepFailed):
-		reason := "a step before the click failed"
-		if detail := afterSentinel(err, sites.ErrStepFailed); detail != err.Error() {
-			reason += ": " + printable(detail)
-		}
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, reason+"; nothing was submitted", "step_failed")
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrStepFailed, "a step before the click failed"), "step_failed")
 		return true, err
 	case err != nil:
 		return true, p.stopOn(err, m.a, m.entry)
@@ -292,6 +284,16 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 		crashPoint("after-upload")
 	}
 	return false, nil
+}
+
+// preparationFailed is the reason of an action whose preparation failed
+// with err (wrapping sentinel): what, the adapter's detail (control
+// characters escaped), and that nothing was submitted.
+func preparationFailed(err, sentinel error, what string) string {
+	if detail := afterSentinel(err, sentinel); detail != err.Error() {
+		what += ": " + printable(detail)
+	}
+	return what + "; nothing was submitted"
 }
 
 // handToPerson ends here an action the person confirms first. Prepared and
