@@ -147,14 +147,6 @@ func TestWordPressConformance(t *testing.T) {
 	})
 }
 
-func postID(t *testing.T, target string) int {
-	t.Helper()
-	var id int
-	_, err := fmt.Sscanf(target[strings.Index(target, "?p=")+3:], "%d", &id)
-	require.NoError(t, err, target)
-	return id
-}
-
 // TestWordPressThreadedComments: a comment with replies under it (WordPress
 // nests them in the comment's own list) is read as one item with its own
 // fields, and so is each reply: no item is unreadable, so a search of a
@@ -208,8 +200,8 @@ func wpImage(t testing.TB, alt string) media.Item {
 	return it
 }
 
-// wpPostID returns the ID in a post's permalink (…/?p=N).
-func wpPostID(t testing.TB, link string) int {
+// postID returns the ID in a post's permalink (…/?p=N).
+func postID(t testing.TB, link string) int {
 	t.Helper()
 	var id int
 	i := strings.Index(link, "?p=")
@@ -255,7 +247,7 @@ func TestWordPressPostWithImage(t *testing.T) {
 	require.Empty(t, verify.CheckLanded(verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, text), Media: []verify.Media{{Type: media.PNG, Alt: alt}}},
 		verify.Landed{Media: toVerifyMedia(obs.Media), ReadMedia: true}), "the landing proves the media")
 
-	id := wpPostID(t, obs.URL)
+	id := postID(t, obs.URL)
 	n, err = site.CountPublished(ctx, title)
 	require.NoError(t, err)
 	require.Equal(t, 1, n, "published once")
