@@ -76,8 +76,14 @@ func BaselineOf(in Intent, s Search) (urls []string, ok bool) {
 	for _, it := range s.Items {
 		// An item with the intended text and other media that was there
 		// before is no more this action's result than an identical one.
+		// One the baseline cannot name (no canonical URL) makes no
+		// baseline: it could never be told from the result.
 		if want.sameButMedia(it) {
-			if u := NormalizeURL(it.URL); !slices.Contains(urls, u) {
+			u := NormalizeURL(it.URL)
+			if !isAbsoluteHTTP(u) {
+				return nil, false
+			}
+			if !slices.Contains(urls, u) {
 				urls = append(urls, u)
 			}
 		}
@@ -152,34 +158,35 @@ const DefaultSuspect = 15 * time.Minute
 // Reasons are fixed strings: they reach logs, so they never carry observed
 // or intended values.
 const (
-	reasonOneMatch         = "exactly one exact match"
-	reasonDuplicate        = "more than one distinct exact match"
-	reasonMatchPlusUnclear = "one exact match and another payload match without a canonical URL or time"
-	reasonUnclearMatch     = "payload match without a canonical URL or publication time"
-	reasonSuspectOlder     = "no exact match, but an identical item shortly before the action: under a clock further off than the skew it may be the result"
-	reasonIncomplete       = "no exact match, but the view does not cover the whole window"
-	reasonSettling         = "no exact match yet, inside the settle window"
-	reasonAbsent           = "no exact match in a complete view after the settle time"
-	reasonMaySurface       = "the effect may still surface (the site answered, or the submission timed out), so its absence is not proof"
-	reasonInsideSurface    = "the effect may still surface (the site answered, or the submission timed out): no exact match yet, inside the time the site takes at most to show a submission"
-	reasonAbsentBound      = "no exact match in a complete view after the time the site takes at most to show a submission"
-	reasonStateType        = "like and follow are verified by their control state"
-	reasonNotPostType      = "intent type is not a post, reply or thread part"
-	reasonUnknownType      = "unknown intent type"
-	reasonNoActor          = "intent has no actor"
-	reasonNoTime           = "intent has no execution time"
-	reasonBadMedia         = "intent has a media item without a type"
-	reasonOtherMedia       = "no exact match, but an item with the intended text and other media: the site may have changed the media of this action's result"
-	reasonEmptyPayload     = "intent has neither text nor media"
-	reasonReplyNoParent    = "reply intent has no expected parent"
-	reasonPostWithParent   = "post intent has an expected parent"
+	reasonOneMatch            = "exactly one exact match"
+	reasonDuplicate           = "more than one distinct exact match"
+	reasonMatchPlusUnclear    = "one exact match and another payload match without a canonical URL or time"
+	reasonUnclearMatch        = "payload match without a canonical URL or publication time"
+	reasonSuspectOlder        = "no exact match, but an identical item shortly before the action: under a clock further off than the skew it may be the result"
+	reasonIncomplete          = "no exact match, but the view does not cover the whole window"
+	reasonSettling            = "no exact match yet, inside the settle window"
+	reasonAbsent              = "no exact match in a complete view after the settle time"
+	reasonMaySurface          = "the effect may still surface (the site answered, or the submission timed out), so its absence is not proof"
+	reasonInsideSurface       = "the effect may still surface (the site answered, or the submission timed out): no exact match yet, inside the time the site takes at most to show a submission"
+	reasonAbsentBound         = "no exact match in a complete view after the time the site takes at most to show a submission"
+	reasonStateType           = "like and follow are verified by their control state"
+	reasonNotPostType         = "intent type is not a post, reply or thread part"
+	reasonUnknownType         = "unknown intent type"
+	reasonNoActor             = "intent has no actor"
+	reasonNoTime              = "intent has no execution time"
+	reasonBadMedia            = "intent has a media item without a type"
+	reasonMatchPlusOtherMedia = "one exact match and an item with the intended text and other media: the latter may be this action's result as the site changed it"
+	reasonOtherMedia          = "no exact match, but an item with the intended text and other media: the site may have changed the media of this action's result"
+	reasonEmptyPayload        = "intent has neither text nor media"
+	reasonReplyNoParent       = "reply intent has no expected parent"
+	reasonPostWithParent      = "post intent has an expected parent"
 )
 
 // Classify decides what a search proves about a post, reply or thread part.
 //
 // An item is an exact match when its author equals the intent's actor
 // exactly (case-sensitive, ignoring one leading "@"), its Normalize'd text
-// equals the intent's, its media count is equal, its parent equals the
+// equals the intent's, its media are the intent's (SameMedia), its parent equals the
 // expected parent by NormalizeURL (both empty for a post), its time is not
 // before NotBefore - Skew, and it has an absolute http(s) URL. Items with
 // the same canonical URL are one match.
@@ -224,9 +231,17 @@ func classify(in Intent, s Search, o Options) Verdict {
 	}
 	for _, it := range s.Items {
 		if !want.matches(it) {
-			if want.sameButMedia(it) && !slices.Contains(before, NormalizeURL(it.URL)) &&
-				(in.HaveBaseline || it.At.IsZero() || !it.At.Before(earliest)) {
-				otherMedia++
+			// The intended text with other media may be this action's
+			// result as the site changed it: never proof of absence.
+			// Like an identical item, one shortly before the action is
+			// suspect, one older than that an older post.
+			if want.sameButMedia(it) && !slices.Contains(before, NormalizeURL(it.URL)) {
+				switch {
+				case in.HaveBaseline || it.At.IsZero() || !it.At.Before(earliest):
+					otherMedia++
+				case !it.At.Before(suspectFrom):
+					suspect++
+				}
 			}
 			continue
 		}
@@ -267,6 +282,8 @@ func classify(in Intent, s Search, o Options) Verdict {
 	switch {
 	case len(exact) >= 2:
 		return Verdict{Outcome: Duplicate, URLs: exact, Reason: reasonDuplicate}
+	case len(exact) == 1 && otherMedia > 0:
+		return Verdict{Outcome: Ambiguous, URLs: exact, Reason: reasonMatchPlusOtherMedia}
 	case len(exact) == 1 && unclear == 0:
 		return Verdict{Outcome: Verified, URL: exact[0], URLs: exact, Reason: reasonOneMatch}
 	case len(exact) == 1:

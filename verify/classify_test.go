@@ -108,6 +108,10 @@ func TestClassify(t *testing.T) {
 			i.Media = []verify.Media{{Type: "png", AltShown: true}, {Type: "jpeg", AltShown: true}}
 		})), want: verify.Ambiguous},
 		{name: "AmbiguousMediaMissing", in: imageIntent(), search: complete(item(u1)), want: verify.Ambiguous},
+		{name: "AmbiguousOtherMediaShortlyBefore", in: imageIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = t0.Add(-5 * time.Minute) })), want: verify.Ambiguous},
+		{name: "AmbiguousExactPlusOtherMedia", in: imageIntent(), search: complete(with(item(u1), func(i *verify.Item) {
+			i.Media = []verify.Media{{Type: "jpeg", Alt: "A red square", AltShown: true}, {Type: "jpeg", AltShown: true}}
+		}), with(item(u2), func(i *verify.Item) { i.Media = shown(twoImages) })), want: verify.Ambiguous, wantN: 1},
 		{name: "AmbiguousMediaOtherMatchNoTime", in: imageIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = time.Time{} })), want: verify.Ambiguous},
 		{name: "AbsentPostVsReply", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Parent = "https://site.test/bob/status/1" })), want: verify.Absent},
 		{name: "AbsentReplyWrongParent", in: replyIntent(), search: complete(verify.Item{Author: "alice", Text: "Agreed.", Parent: "https://site.test/bob/status/2", URL: u1, At: t0}), want: verify.Absent},
@@ -248,6 +252,29 @@ func TestClassifyWithBaseline(t *testing.T) {
 	}
 	if _, ok := verify.BaselineOf(in, verify.Search{Complete: false}); ok {
 		t.Fatal("an incomplete search is no baseline")
+	}
+
+	// With media: an item with the text and other media that was there
+	// before is in the baseline, and the result is told apart by URL.
+	img := in
+	img.Baseline, img.HaveBaseline = nil, false
+	img.Media = []verify.Media{{Type: "png", Alt: "a dot"}}
+	base, ok = verify.BaselineOf(img, before)
+	if !ok || len(base) != 1 {
+		t.Fatalf("baseline with media: got %v %v, want the text-only twin", base, ok)
+	}
+	img.Baseline, img.HaveBaseline = base, true
+	mine := verify.Item{Author: "alice", Text: "twin", URL: "http://x.test/p/3", At: at, Media: []verify.Media{{Type: "png", Alt: "a dot", AltShown: true}}}
+	after = verify.Search{Complete: true, ObservedAt: at.Add(time.Minute), Items: []verify.Item{mine, older}}
+	if v := verify.Classify(img, after, opts); v.Outcome != verify.Verified || v.URL != "http://x.test/p/3" {
+		t.Fatalf("the image post beside the older text-only twin: got %v %q (%s)", v.Outcome, v.URL, v.Reason)
+	}
+	// An item the baseline could not name makes no baseline: it could never
+	// be told from the result.
+	noURL := before
+	noURL.Items = []verify.Item{{Author: "alice", Text: "twin", At: at}}
+	if _, ok := verify.BaselineOf(img, noURL); ok {
+		t.Fatal("a baseline with an item without a canonical URL")
 	}
 }
 

@@ -97,10 +97,13 @@
 // image fewer, a type the site re-encoded to, an alt text the site
 // dropped) is not a match, so it never verifies the action; and since it
 // may be this action's result as the site changed it, its presence never
-// lets a view prove absence either: the verdict stays Ambiguous and a
-// person decides. An identical-but-for-media item older than the action
-// (before NotBefore - Skew, or in the baseline) is an older post, as an
-// identical one is.
+// lets a view prove absence either, nor lets another exact match verify
+// it: the verdict stays Ambiguous and a person decides. Without a
+// baseline, such an item shortly before the action (in Options.Suspect
+// before NotBefore - Skew) casts the same doubt as an identical one, and
+// one older than that is an older post; an item in the baseline is one
+// too. A baseline needs every such item's canonical URL: a search that
+// shows one without it gives no baseline.
 //
 // What is proven when a site hides alt texts (the adapter declares
 // hides_alt, so AltShown is false): the count and the type of each item,
