@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
@@ -66,7 +67,13 @@ func (t *Tab) SetFiles(ctx context.Context, sel string, paths []string) error {
 		if obj.ObjectID == "" {
 			return fmt.Errorf("set files %q: the page answered %s", sel, obj.Type)
 		}
-		defer chromedp.Call(actx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.ObjectID}) //nolint:errcheck // the world goes with the document anyway
+		defer func() {
+			// Released even when actx ended: else the element stays
+			// pinned in the world until the document goes.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(actx), 2*time.Second)
+			defer cancel()
+			_, _ = chromedp.Call(rctx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.ObjectID})
+		}()
 		_, err = chromedp.Call(actx, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj.ObjectID})
 		return err
 	})

@@ -39,12 +39,13 @@ type Intent struct {
 }
 
 // MediaLimits are what a site takes as media on one action: at most Max
-// items (0: none), of Types, each at most MaxBytes long and, when
-// AltRequired, each with an alt text.
+// items (0: none), of Types, each at most MaxBytes long; with an alt text
+// only when TakesAlt, and each with one when AltRequired.
 type MediaLimits struct {
 	Max         int
 	Types       []string
 	MaxBytes    int64
+	TakesAlt    bool
 	AltRequired bool
 }
 
@@ -68,6 +69,8 @@ func (l MediaLimits) Check(items []media.Item) error {
 			return fmt.Errorf("media[%d]: %d bytes is over the site's limit of %d", i, it.Size, l.MaxBytes)
 		case l.AltRequired && strings.TrimSpace(it.Alt) == "":
 			return fmt.Errorf("media[%d]: the site needs an alt text for every image", i)
+		case !l.TakesAlt && it.Alt != "":
+			return fmt.Errorf("media[%d]: the site takes no alt text: it would be dropped", i)
 		}
 	}
 	return nil

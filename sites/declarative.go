@@ -405,9 +405,7 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 				it.Link = u
 			}
 		}
-		var problems []string
-		it.Media, problems = readMedia(f.media, m)
-		it.Problems = append(it.Problems, problems...)
+		it.Media = readMedia(f.media, m)
 		items = append(items, it)
 	}
 	return items, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -15,11 +14,14 @@ import (
 )
 
 // MediaSpec says how an action attaches media, one item after another, in
-// the intent's order. Every selector and step may name the item's slot as
-// {n} (1 for the first item): "input#media-file-{n}", and its file's name
-// without its extension as {name}, escaped for a quoted CSS string: a
-// media library lists an upload under that title,
-// 'li.attachment:nth-child(1 of [aria-label="{name}"])'.
+// the intent's order. Every selector and step (but attached and
+// attached_alt, which read all items) may name the item's slot as {n} (1
+// for the first item): "input#media-file-{n}", and the name its file is
+// uploaded under, without its extension, as {name}: its own name's
+// letters, digits, '-' and '_', then '-' and the first 12 hex digits of
+// its SHA-256 ("my-photo-1a2b3c4d5e6f"), escaped for a quoted CSS string.
+// A media library lists an upload under that title:
+// 'li.attachment:first-child[aria-label^="{name}"]'.
 //
 // For item n: the Before steps run (insert an image block, open a slot);
 // Input, the one file input, gets the file (CDP DOM.setFileInputFiles,
@@ -97,8 +99,9 @@ func (m *MediaSpec) validate(p *problems, path string) {
 	checkSelector(p, path+".progress", slot(m.Progress), false)
 	checkSelector(p, path+".failed", slot(m.Failed), false)
 	checkSelector(p, path+".attached", slot(m.Attached), true)
-	if m.Uploaded == "" && m.Progress == "" {
-		p.add(path+".uploaded", "required (or progress): what shows the upload finished")
+	if m.Uploaded == "" {
+		// Progress alone would count as finished before the page drew it.
+		p.add(path+".uploaded", "required: what shows the upload finished (a thumbnail, a done state)")
 	}
 	if m.Timeout != nil && (*m.Timeout <= 0 || time.Duration(*m.Timeout) > 30*time.Minute) {
 		p.add(path+".timeout", "must be more than 0s and at most 30m")
@@ -111,6 +114,9 @@ func (m *MediaSpec) validate(p *problems, path string) {
 	}
 	for i, st := range m.After {
 		st.validate(p, fmt.Sprintf("%s.after[%d]", path, i))
+	}
+	if m.AltRequired && m.Alt == nil {
+		p.add(path+".alt_required", "needs alt: the field the alt text is typed into")
 	}
 	if m.Alt != nil {
 		checkSelector(p, path+".alt.selector", slot(m.Alt.Selector), true)
@@ -163,7 +169,8 @@ func (d *Declarative) MediaLimits(k kind.Kind) MediaLimits {
 	if a == nil || a.Media == nil {
 		return MediaLimits{}
 	}
-	l := MediaLimits{Max: a.Media.Max, Types: append([]string(nil), a.Media.Types...), MaxBytes: a.Media.MaxBytes, AltRequired: a.Media.AltRequired}
+	l := MediaLimits{Max: a.Media.Max, Types: append([]string(nil), a.Media.Types...), MaxBytes: a.Media.MaxBytes,
+		TakesAlt: a.Media.Alt != nil, AltRequired: a.Media.AltRequired}
 	if l.MaxBytes == 0 {
 		l.MaxBytes = media.MaxBytes
 	}
@@ -178,8 +185,7 @@ type slot struct {
 }
 
 func slotOf(i int, it media.Item) slot {
-	base := filepath.Base(it.File)
-	return slot{n: i + 1, name: strings.TrimSuffix(base, filepath.Ext(base))}
+	return slot{n: i + 1, name: uploadName(it)}
 }
 
 // put puts the slot into a selector: {n}, and {name} escaped for a quoted
@@ -207,7 +213,8 @@ func (s slot) put(sel string) string {
 func (s slot) steps(steps []StepSpec) []StepSpec {
 	out := make([]StepSpec, len(steps))
 	for i, st := range steps {
-		out[i] = StepSpec{Click: s.put(st.Click), If: s.put(st.If), Wait: s.put(st.Wait), Gone: s.put(st.Gone)}
+		st.Click, st.If, st.Wait, st.Gone = s.put(st.Click), s.put(st.If), s.put(st.Wait), s.put(st.Gone)
+		out[i] = st
 	}
 	return out
 }
@@ -248,9 +255,13 @@ func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, k kind.Kind,
 		if err != nil {
 			return err
 		}
-		if err := tab.SetFiles(ctx, input, []string{it.File}); err != nil {
-			if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotFileInput) {
-				return hardStop(StopSelectorAmbiguous, err, "file input")
+		upload, err := uploadCopy(it, what)
+		if err != nil {
+			return err
+		}
+		if err := tab.SetFiles(ctx, input, []string{upload}); err != nil {
+			if errors.Is(err, browser.ErrNotFileInput) || errors.Is(err, browser.ErrSelectorAmbiguous) && !errors.Is(err, browser.ErrNotFound) {
+				return hardStop(StopSelectorAmbiguous, err, "%s: file input", what)
 			}
 			return stepErr(what+": file input", input, err)
 		}
@@ -392,25 +403,24 @@ func mediaFields(r *MediaReadSpec) []browser.Field {
 	return f
 }
 
-// readMedia turns what mediaFields read into the item's media, and a
-// problem for a media item whose type cannot be read.
-func readMedia(r *MediaReadSpec, m map[string]browser.Found) ([]MediaSeen, []string) {
+// readMedia turns what mediaFields read into the item's media. A media
+// item whose type the page does not show (an image format browserop does
+// not post, a placeholder) has the type "": it matches no intent, and an
+// item with the intended text and such media keeps its verdict ambiguous,
+// while the item does not make the rest of the view unreadable.
+func readMedia(r *MediaReadSpec, m map[string]browser.Found) []MediaSeen {
 	if r == nil {
-		return nil, nil
+		return nil
 	}
 	types := m["media.type"].Values
 	alts := m["media.alt"].Values
 	var out []MediaSeen
-	var problems []string
 	for i, tv := range types {
 		seen := MediaSeen{Type: media.TypeOf(tv), AltRead: !r.HidesAlt}
-		if seen.Type == "" {
-			problems = append(problems, "media type unreadable")
-		}
 		if !r.HidesAlt && i < len(alts) {
 			seen.Alt = alts[i]
 		}
 		out = append(out, seen)
 	}
-	return out, problems
+	return out
 }

@@ -140,3 +140,20 @@ func TestMediaOverTheLimit(t *testing.T) {
 	require.ErrorContains(t, err, "5 media items, the site takes at most 4")
 	require.Empty(t, demo.Effects())
 }
+
+// A file replaced after it was read (its SHA-256 is in the action's key)
+// is not uploaded: the upload fails before anything reaches the page, and
+// nothing is published. What the browser uploads is a private copy of the
+// bytes checked, named after them.
+func TestMediaFileChangedSinceRead(t *testing.T) {
+	e := setup(t, demosite.Faults{})
+	imgs := images(t, "first version")
+	require.NoError(t, os.WriteFile(imgs[0].File, append([]byte("\x89PNG\r\n\x1a\n"), "other bytes"...), 0o600))
+	_, err := e.perform(sites.Intent{Kind: kind.Post, Actor: "alice", Text: "never published: its image changed", Media: imgs})
+	require.ErrorIs(t, err, sites.ErrUploadFailed)
+	require.ErrorContains(t, err, "the file changed since it was read")
+	require.Empty(t, demo.Effects())
+	n, err := e.tab.Count(e.ctx, `#media-slot-1[data-state="empty"]`)
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "nothing reached the page")
+}

@@ -22,6 +22,7 @@ func TestMediaLimits(t *testing.T) {
 		require.Equal(t, 4, l.Max, k)
 		require.Equal(t, []string{"png", "jpeg", "gif", "webp"}, l.Types, k)
 		require.Equal(t, int64(5<<20), l.MaxBytes, k)
+		require.True(t, l.TakesAlt, k)
 	}
 	require.Zero(t, d.MediaLimits(kind.Like).Max)
 
@@ -32,6 +33,10 @@ func TestMediaLimits(t *testing.T) {
 	require.ErrorContains(t, l.Check([]media.Item{img("png", 1), img("png", 1), img("png", 1), img("png", 1), img("png", 1)}), "5 media items, the site takes at most 4")
 	require.ErrorContains(t, l.Check([]media.Item{img("png", 1), img("gif", 5<<20+1)}), "media[1]: 5242881 bytes is over the site's limit")
 	require.ErrorContains(t, d.MediaLimits(kind.Like).Check([]media.Item{img("png", 1)}), "takes no media")
+	l.TakesAlt = false
+	require.ErrorContains(t, l.Check([]media.Item{{Type: "png", Alt: "dropped"}}), "media[0]: the site takes no alt text")
+	require.NoError(t, l.Check([]media.Item{{Type: "png"}}))
+	l.TakesAlt = true
 	l.AltRequired = true
 	require.ErrorContains(t, l.Check([]media.Item{{Type: "png", Alt: "described"}, {Type: "png", Alt: " "}}), "media[1]: the site needs an alt text")
 	l.AltRequired = false
@@ -49,7 +54,8 @@ func TestMediaSpecProblems(t *testing.T) {
 		{"NoMax", "      max: 4\n", "", "actions.post.media.max: required"},
 		{"UnknownType", "types: [png, jpeg, gif, webp]", "types: [png, svg]", `actions.post.media.types[1]: "svg" is not one of png, jpeg, gif, webp`},
 		{"NoInput", `      input: "input#media-file-{n}"` + "\n", "", "actions.post.media.input: required"},
-		{"NoFinishedSign", "      uploaded: '#media-slot-{n}[data-state=\"done\"]'\n      progress: \"#media-slot-{n} .media-progress\"\n", "", "actions.post.media.uploaded: required (or progress)"},
+		{"NoFinishedSign", "      uploaded: '#media-slot-{n}[data-state=\"done\"]'\n", "", "actions.post.media.uploaded: required"},
+		{"AltRequiredWithoutAlt", `      alt: {selector: "input#media-alt-{n}"}` + "\n", "      alt_required: true\n", "actions.post.media.alt_required: needs alt"},
 		{"NoAttached", "      attached: '#compose-media .media-slot[data-state=\"done\"]'\n", "", "actions.post.media.attached: required"},
 		{"AltValue", `alt: {selector: "input#media-alt-{n}"}`, `alt: {selector: "input#media-alt-{n}", value: "{text}"}`, `actions.post.media.alt.value: "{text}": an alt field takes {alt}`},
 		{"ResultMediaMissing", "      media: &post-media {selector: \"img.post-media\", type: data-type}\n", "", "actions.post.result.media: required"},

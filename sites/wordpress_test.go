@@ -323,10 +323,12 @@ func TestWordPressUploadRefused(t *testing.T) {
 }
 
 // TestWordPressFeaturedImageMustBeTheUpload: the featured image is the
-// library's newest item only when its title starts with the file's name.
-// A file WordPress stores under another name ("my photo.png" becomes
-// my-photo.png, titled "my-photo"), like another user's upload made in
-// between, fails the preparation: nothing is published.
+// library's newest item only when its title starts with the name the file
+// was uploaded under (its own name and its SHA-256's start). When the
+// newest item is another upload (here every upload is titled otherwise,
+// as another user's made in between would be), the preparation fails and
+// nothing is published. A file name with spaces uploads under a name
+// WordPress keeps.
 func TestWordPressFeaturedImageMustBeTheUpload(t *testing.T) {
 	site := wordpress(t)
 	d := wordpressAdapter(t, site)
@@ -337,17 +339,52 @@ func TestWordPressFeaturedImageMustBeTheUpload(t *testing.T) {
 	writePNG(t, dir, "my photo.png", 40, 30, color.RGBA{B: 200, A: 255})
 	img, err := media.Load(dir, "my photo.png", "a blue rectangle")
 	require.NoError(t, err)
+
+	require.NoError(t, site.SetOption(ctx, "browserop_test_attachment_title", "someone else's picture"))
 	title := fmt.Sprintf("Never published, its featured image unsure %d", time.Now().UnixNano())
-	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: title + "\n\nThe library's newest image is not named as the file.", Media: []media.Item{img}}
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: title + "\n\nThe library's newest image is not this upload.", Media: []media.Item{img}}
 	_, err = d.Open(ctx, tab, in)
 	require.NoError(t, err)
 	_, err = d.Fill(ctx, tab, in)
+	require.NoError(t, site.SetOption(context.Background(), "browserop_test_attachment_title", ""))
 	require.ErrorIs(t, err, sites.ErrStepFailed)
 	require.NotErrorIs(t, err, sites.ErrUploadFailed, "the upload worked; picking the featured image did not")
-	require.ErrorContains(t, err, `aria-label^=\"my photo\"`)
+	require.ErrorContains(t, err, `aria-label^=\"my-photo-`+img.SHA256[:12]+`\"`)
 	n, err := site.CountPublished(ctx, title)
 	require.NoError(t, err)
 	require.Zero(t, n)
+
+	// The same file, titled by WordPress: published, with itself as the
+	// featured image.
+	title = fmt.Sprintf("A file name with a space %d", time.Now().UnixNano())
+	in.Text = title + "\n\nIts image is featured."
+	obs, err := performWP(ctx, d, tab, in)
+	require.NoError(t, err)
+	id := postID(t, obs.URL)
+	atts, err := site.Attachments(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, atts, 1)
+	featured, err := site.FeaturedImage(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, atts[0].ID, featured)
+}
+
+// performWP opens, checks, fills, submits and reads an intent.
+func performWP(ctx context.Context, d sites.Adapter, tab *browser.Tab, in sites.Intent) (sites.Observed, error) {
+	status, err := d.Open(ctx, tab, in)
+	if err != nil {
+		return sites.Observed{}, err
+	}
+	if err := sites.Preflight(ctx, d, tab, in.Actor, status); err != nil {
+		return sites.Observed{}, err
+	}
+	if _, err := d.Fill(ctx, tab, in); err != nil {
+		return sites.Observed{}, err
+	}
+	if err := d.Submit(ctx, tab, in); err != nil {
+		return sites.Observed{}, err
+	}
+	return d.Result(ctx, tab, in)
 }
 
 func toVerifyMedia(ms []sites.MediaSeen) []verify.Media {

@@ -227,6 +227,20 @@ add_filter(
 	}
 );
 
+// Tests that need the media library's newest item to be another upload
+// than the one just made (another user's, made in between) set the option
+// browserop_test_attachment_title: every upload is then titled so.
+add_filter(
+	'wp_insert_attachment_data',
+	function ( $data ) {
+		$title = (string) get_option( 'browserop_test_attachment_title', '' );
+		if ( '' !== $title ) {
+			$data['post_title'] = $title;
+		}
+		return $data;
+	}
+);
+
 // Avatars stay in the page (img.avatar) but are WordPress's own blank image
 // instead of one from gravatar.com.
 add_filter(
