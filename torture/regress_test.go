@@ -60,7 +60,7 @@ func runRegression(t *testing.T, sch Schedule) *SeedResult {
 // Skew) while the timeline counts as complete, so the action fails as
 // definitively absent, is replanned in the same pass and published again.
 func TestSeed113LocalClockAheadDoublePost(t *testing.T) {
-	regress(t, Plan(113), InvDuplicate,
+	regress(t, withoutMedia(Plan(113)), InvDuplicate,
 		"a clock ahead of the site's by more than identity_skew turns a committed post into a definitive absence, and it is published again")
 }
 
@@ -72,7 +72,7 @@ func TestSeed113LocalClockAheadDoublePost(t *testing.T) {
 // control done and fails it again ("already showed the done state"). The
 // ledger ends failed although alice follows mallory: a false failure.
 func TestSeed354StateReadAsAnotherAccount(t *testing.T) {
-	regress(t, Plan(354), InvFalseFail,
+	regress(t, withoutMedia(Plan(354)), InvFalseFail,
 		"reconciliation reads a like/follow control's per-viewer state without checking the signed-in account is the actor, and records a committed follow as absent")
 }
 
@@ -83,7 +83,7 @@ func TestSeed354StateReadAsAnotherAccount(t *testing.T) {
 // clock is still taken for an older post, the complete timeline proves the
 // action absent, and the intent is published a second time.
 func TestSeed264LocalClockHourAheadDoublePost(t *testing.T) {
-	regress(t, Plan(264), InvDuplicate,
+	regress(t, withoutMedia(Plan(264)), InvDuplicate,
 		"a clock ahead of the site's by more than identity_skew + verify.DefaultSuspect still turns a committed post into a definitive absence")
 }
 
@@ -95,7 +95,7 @@ func TestSeed264LocalClockHourAheadDoublePost(t *testing.T) {
 // than NotBefore - Skew, and verifies the action with that post's URL. The
 // thread's next parts then answer the person's post.
 func TestSeed1610SiteClockAheadTwinFalseVerified(t *testing.T) {
-	regress(t, Plan(1610), InvFalseVer,
+	regress(t, withoutMedia(Plan(1610)), InvFalseVer,
 		"a site clock ahead of browserop's by more than an identical older post's age makes that older post verify an action that committed nothing")
 }
 
@@ -106,7 +106,7 @@ func TestSeed1610SiteClockAheadTwinFalseVerified(t *testing.T) {
 // written first (state opening) and the tab is created on a marker URL
 // naming it, so the next pass finds the tab and closes it.
 func TestSeed51TabCreatedCrashLeaksTab(t *testing.T) {
-	regressObservation(t, Plan(51), ObsLeakedTabs,
+	regressObservation(t, withoutMedia(Plan(51)), ObsLeakedTabs,
 		"a crash between Browser.NewTab and RecordTab leaves an unrecorded browserop tab open in the person's Chrome forever")
 }
 
@@ -117,7 +117,7 @@ func TestSeed51TabCreatedCrashLeaksTab(t *testing.T) {
 // later pass happens to need the browser. Fixed: every pass reconciles
 // earlier tab records at its start when a browser runs.
 func TestSeed106TabCloseCrashLeavesTabOpen(t *testing.T) {
-	regressObservation(t, Plan(106), ObsLeakedTabs,
+	regressObservation(t, withoutMedia(Plan(106)), ObsLeakedTabs,
 		"earlier passes' live tab records are reconciled only by a pass that uses the browser; a pass with nothing to do leaves them open")
 }
 
@@ -128,7 +128,7 @@ func TestSeed106TabCloseCrashLeavesTabOpen(t *testing.T) {
 // the runner stops it only when it holds nothing but browserop's tabs, and
 // otherwise disconnects, the next launch attaching to it again.
 func TestSeed70LaunchedChromeClosesPersonsTab(t *testing.T) {
-	regressObservation(t, Plan(70), ObsClosedWithBrowser,
+	regressObservation(t, withoutMedia(Plan(70)), ObsClosedWithBrowser,
 		"closing the Chrome browserop launched closes the tabs the person opened in it")
 }
 
@@ -139,7 +139,7 @@ func TestSeed70LaunchedChromeClosesPersonsTab(t *testing.T) {
 // again), and it stayed in the Chrome left running. Fixed: an earlier
 // pass's tab is closed without attaching (Browser.CloseTarget).
 func TestSeed40HungPageTabLeftOpen(t *testing.T) {
-	regressObservation(t, Plan(40), ObsLeakedTabs,
+	regressObservation(t, withoutMedia(Plan(40)), ObsLeakedTabs,
 		"a tab whose navigation hangs cannot be attached to, and reconciliation only closed tabs it attached to")
 }
 
@@ -149,7 +149,7 @@ func TestSeed40HungPageTabLeftOpen(t *testing.T) {
 // person's, for good. Fixed: a tab whose navigation history says a form's
 // response took it there is browserop's, and is closed.
 func TestSeed129OffsiteTabLeftOpen(t *testing.T) {
-	regressObservation(t, Plan(129), ObsLeakedTabs,
+	regressObservation(t, withoutMedia(Plan(129)), ObsLeakedTabs,
 		"reconciliation leaves an earlier pass's tab open when the site redirected it to another origin")
 }
 
@@ -160,7 +160,7 @@ func TestSeed129OffsiteTabLeftOpen(t *testing.T) {
 // going down with it. Fixed in the harness: a tab the person opens is
 // registered as theirs under the lock tab_close looks under.
 func TestSeed189HarnessClosedPersonsTab(t *testing.T) {
-	regressObservation(t, Plan(189), ObsClosedWithBrowser,
+	regressObservation(t, withoutMedia(Plan(189)), ObsClosedWithBrowser,
 		"the harness's tab_close took a tab the person was opening for browserop's")
 }
 
@@ -172,7 +172,7 @@ func TestSeed189HarnessClosedPersonsTab(t *testing.T) {
 // run would stop. Fixed: Chrome opens its start-up tab on StartupURL, and a
 // tab still there is the start-up tab, recorded or not.
 func TestSeed56UnrecordedStartupTabLeftOpen(t *testing.T) {
-	regressObservation(t, Plan(56), ObsLeakedTabs,
+	regressObservation(t, withoutMedia(Plan(56)), ObsLeakedTabs,
 		"the start-up tab of a Chrome whose launch was never recorded counts as the person's and stays open")
 }
 
@@ -189,7 +189,7 @@ func TestSeed56UnrecordedStartupTabLeftOpen(t *testing.T) {
 // the start, and a failed launch kills only a Chrome it started that never
 // came up.
 func TestSeed242CancelledLaunchKillsSharedChrome(t *testing.T) {
-	regressObservation(t, Plan(242), ObsClosedWithBrowser,
+	regressObservation(t, withoutMedia(Plan(242)), ObsClosedWithBrowser,
 		"an operator frozen mid-launch took down the Chrome another operator and the person used")
 }
 
