@@ -63,6 +63,11 @@ func TestIntentKeysGolden(t *testing.T) {
 				}
 				e.Media = append(e.Media, it)
 			}
+			if r.Type == "thread" && len(e.Media) > 0 {
+				// A thread's media are its parts': these are part r.Part's.
+				e.PartMedia = make([][]media.Item, r.Part+1)
+				e.PartMedia[r.Part], e.Media = e.Media, nil
+			}
 			task := ledger.Task{ID: "task_1"}
 			var in intent
 			if r.Type == "thread" {
