@@ -212,7 +212,7 @@ func (p *pass) baseline(m *mutation) (bool, error) {
 	switch {
 	case err == nil:
 		now := p.r.now()
-		m.baseline, m.haveBaseline = verify.BaselineOf(m.in.verifyIntent(m.site, now), toSearch(res, now))
+		m.baseline, m.haveBaseline = verify.BaselineOf(m.in.verifyIntent(m.site, now), res.View(now))
 	case errors.As(err, &hs):
 		return true, p.stopOn(err, m.a, m.entry)
 	}
@@ -487,7 +487,7 @@ func (p *pass) holdForModeration(m *mutation) (bool, error) {
 	if m.submitErr != nil || !m.landed.Moderated {
 		return false, nil
 	}
-	if m.in.kind.Creates() && verify.CheckLanded(m.in.verifyIntent(m.site, m.a.ExecutingAt), landedOf(m.landed)) != "" {
+	if m.in.kind.Creates() && verify.CheckLanded(m.in.verifyIntent(m.site, m.a.ExecutingAt), m.landed.Landed()) != "" {
 		return false, nil
 	}
 	crashPoint("after-verification")

@@ -30,14 +30,6 @@ type landing struct {
 	maySurface bool
 }
 
-// landedOf is what the landed page read, as verify compares it: only the
-// fields the adapter read count.
-func landedOf(o sites.Observed) verify.Landed {
-	return verify.Landed{Text: o.Text, ReadText: slices.Contains(o.Read, "text"),
-		Author: o.Author, ReadAuthor: slices.Contains(o.Read, "author"),
-		Media: mediaSeen(o.Media), ReadMedia: slices.Contains(o.Read, "media")}
-}
-
 // verifyLive searches the live site for the action's exact result and
 // classifies it. Observation may repeat: while the verdict is ambiguous
 // only because the site's settle time has not passed, it searches again
@@ -57,7 +49,7 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landin
 	settleStart := vin.SettleStart()
 	landedWhy := ""
 	if in.kind.Creates() {
-		landedWhy = verify.CheckLanded(vin, landedOf(landed.obs))
+		landedWhy = verify.CheckLanded(vin, landed.obs.Landed())
 	}
 	since := executingAt.Add(-p.r.cfg.Skew)
 	if a.HaveBaseline {
@@ -100,7 +92,7 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landin
 					return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the account seen could not be recorded: " + errorClass(err)}
 				}
 			}
-			v = verify.Classify(vin, toSearch(res, now), opts)
+			v = verify.Classify(vin, res.View(now), opts)
 			switch {
 			case v.Outcome == verify.Duplicate:
 			case landedWhy != "":
@@ -155,61 +147,6 @@ func (p *pass) classifyState(site sites.Adapter, in intent, vin verify.Intent, r
 	it := res.Items[0]
 	return verify.ClassifyState(vin, verify.State{Value: it.State, Done: done, NotDone: notDone, Fresh: true,
 		ObservedAt: now, URL: it.Link}, opts)
-}
-
-func toSearch(res sites.SearchResult, now time.Time) verify.Search {
-	s := verify.Search{Complete: res.Complete, ObservedAt: now}
-	for _, it := range res.Items {
-		if !it.OK() {
-			// An item read with problems is never a match, but it may be
-			// one: the view is not complete, and the verdict says why.
-			s.Complete = false
-			problems := make([]string, len(it.Problems))
-			for i, pr := range it.Problems {
-				problems[i] = problemClass(pr)
-			}
-			s.Unread = append(s.Unread, problems)
-			continue
-		}
-		s.Items = append(s.Items, verify.Item{Author: it.Author, Text: it.Text, Parent: it.Parent, URL: it.Link, At: it.Time, Media: mediaSeen(it.Media)})
-	}
-	return s
-}
-
-// mediaSeen is the media a page showed, as verify compares them.
-func mediaSeen(ms []sites.MediaSeen) []verify.Media {
-	var out []verify.Media
-	for _, m := range ms {
-		out = append(out, verify.Media{Type: m.Type, Alt: m.Alt, AltShown: m.AltRead})
-	}
-	return out
-}
-
-// itemFields are the fields an adapter reads from a search item.
-var itemFields = []string{"text", "author", "time", "parent", "link", "state"}
-
-// problemClass names an item's read problem (sites.Item.Problems) in fixed
-// form, without anything the page said: "author missing", "link doubled",
-// "time unparsable", "parent unusable" (an offsite or malformed URL), or
-// "unreadable field" for a form it does not know.
-func problemClass(problem string) string {
-	problem = strings.TrimSpace(problem)
-	for _, f := range itemFields {
-		rest, ok := strings.CutPrefix(problem, f)
-		if !ok {
-			continue
-		}
-		switch {
-		case rest == " missing", rest == " unparsable":
-			return problem
-		case strings.HasPrefix(rest, " matched "):
-			return f + " doubled"
-		case strings.HasPrefix(rest, ":"):
-			return f + " unusable"
-		}
-		return f + " unreadable"
-	}
-	return "unreadable field"
 }
 
 // reconcile settles unfinished actions against the live page before any new

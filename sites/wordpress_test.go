@@ -245,7 +245,7 @@ func TestWordPressPostWithImage(t *testing.T) {
 	require.Contains(t, obs.Read, "media")
 	require.Equal(t, []sites.MediaSeen{{Type: media.PNG, Alt: alt, AltRead: true}}, obs.Media, "the landed editor shows the image and its alt text")
 	require.Empty(t, verify.CheckLanded(verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, text), Media: []verify.Media{{Type: media.PNG, Alt: alt}}},
-		verify.Landed{Media: toVerifyMedia(obs.Media), ReadMedia: true}), "the landing proves the media")
+		obs.Landed()), "the landing proves the media")
 
 	id := postID(t, obs.URL)
 	n, err = site.CountPublished(ctx, title)
@@ -284,10 +284,7 @@ func TestWordPressPostWithImage(t *testing.T) {
 	require.Len(t, found, 1, "the archive lists the post once")
 	require.True(t, found[0].OK(), "%+v", found[0])
 	require.Equal(t, []sites.MediaSeen{{Type: media.PNG}}, found[0].Media, "the archive shows the image, not its alt text")
-	vs := verify.Search{Complete: res.Complete, ObservedAt: time.Now()}
-	for _, it := range res.Items {
-		vs.Items = append(vs.Items, verify.Item{Author: it.Author, Text: it.Text, URL: it.Link, At: it.Time, Media: toVerifyMedia(it.Media)})
-	}
+	vs := res.View(time.Now())
 	vin := verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, text), NotBefore: before.Add(-time.Minute),
 		Media: []verify.Media{{Type: media.PNG, Alt: alt}}}
 	v := verify.Classify(vin, vs, verify.Options{Settle: res.Settle, Skew: time.Minute})
@@ -385,12 +382,4 @@ func performWP(ctx context.Context, d sites.Adapter, tab *browser.Tab, in sites.
 		return sites.Observed{}, err
 	}
 	return d.Result(ctx, tab, in)
-}
-
-func toVerifyMedia(ms []sites.MediaSeen) []verify.Media {
-	var out []verify.Media
-	for _, m := range ms {
-		out = append(out, verify.Media{Type: m.Type, Alt: m.Alt, AltShown: m.AltRead})
-	}
-	return out
 }

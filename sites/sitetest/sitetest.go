@@ -166,10 +166,7 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 		case "author":
 			require.Equal(t, h.Actor, obs.Author, "the landed author")
 		case "media":
-			var got []verify.Media
-			for _, m := range obs.Media {
-				got = append(got, verify.Media{Type: m.Type, Alt: m.Alt, AltShown: m.AltRead})
-			}
+			got := obs.Landed().Media
 			require.True(t, verify.SameMedia(want, got), "the landed media: %+v, want %+v", got, want)
 		}
 	}
@@ -189,7 +186,7 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 	for {
 		res, err = h.Adapter.Search(ctx, tab, sites.Query{Kind: k, Actor: h.Actor, Target: in.Target, Text: text})
 		require.NoError(t, err, "search")
-		v = verify.Classify(vin, toVerify(res), verify.Options{Settle: res.Settle, Skew: time.Minute})
+		v = verify.Classify(vin, res.View(time.Now()), verify.Options{Settle: res.Settle, Skew: time.Minute})
 		if v.Outcome == verify.Verified || time.Now().After(deadline) {
 			break
 		}
@@ -243,21 +240,6 @@ func (h Harness) refused(t *testing.T, r sites.RefusalKind, provoke func(*testin
 	require.Equal(t, r, ref.Kind, "refusal kind (%s)", ref.Detail)
 	require.NotErrorIs(t, err, sites.ErrOutcomeUnknown, "a proven refusal is definitive")
 	require.Equal(t, before, h.Count(t, k, h.Adapter.Expected(k, text)), "the refused submission created nothing")
-}
-
-func toVerify(res sites.SearchResult) verify.Search {
-	s := verify.Search{Complete: res.Complete, ObservedAt: time.Now()}
-	for _, it := range res.Items {
-		if !it.OK() {
-			continue
-		}
-		vi := verify.Item{Author: it.Author, Text: it.Text, Parent: it.Parent, URL: it.Link, At: it.Time}
-		for _, m := range it.Media {
-			vi.Media = append(vi.Media, verify.Media{Type: m.Type, Alt: m.Alt, AltShown: m.AltRead})
-		}
-		s.Items = append(s.Items, vi)
-	}
-	return s
 }
 
 func problems(res sites.SearchResult) []string {
