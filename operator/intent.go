@@ -46,10 +46,7 @@ func (in intent) performed() kind.Kind {
 }
 
 func (in intent) ledgerIntent(runID string) ledger.Intent {
-	p := ledger.Payload{Intent: in.origin, Text: in.text}
-	for _, m := range in.media {
-		p.Media = append(p.Media, ledger.PayloadMedia{SHA256: m.SHA256, Type: m.Type, Alt: m.Alt})
-	}
+	p := ledger.Payload{Intent: in.origin, Text: in.text, Media: payloadMedia(in.media)}
 	if in.kind.HasParent() {
 		p.Parent = in.target
 	}
@@ -137,38 +134,36 @@ func threadPart(e Entry, task ledger.Task, origin string, i int, parent string) 
 // after an action of the entry was performed is an edit, as a changed
 // text is.
 func entryInput(e Entry) json.RawMessage {
-	type mediaInput struct {
-		SHA256 string `json:"sha256"`
-		Type   string `json:"type"`
-		Alt    string `json:"alt"`
-	}
-	of := func(items []media.Item) []mediaInput {
-		var out []mediaInput
-		for _, m := range items {
-			out = append(out, mediaInput{m.SHA256, m.Type, m.Alt})
-		}
-		return out
-	}
-	var partMedia [][]mediaInput
+	var partMedia [][]ledger.PayloadMedia
 	for _, pm := range e.PartMedia {
-		partMedia = append(partMedia, of(pm))
+		partMedia = append(partMedia, payloadMedia(pm))
 	}
-	if !slices.ContainsFunc(partMedia, func(m []mediaInput) bool { return len(m) > 0 }) {
+	if !slices.ContainsFunc(partMedia, func(m []ledger.PayloadMedia) bool { return len(m) > 0 }) {
 		partMedia = nil
 	}
 	raw, _ := json.Marshal(struct {
-		ID        string         `json:"id"`
-		Site      string         `json:"site"`
-		Actor     string         `json:"actor"`
-		Type      string         `json:"type"`
-		At        string         `json:"at"`
-		Text      string         `json:"text,omitempty"`
-		Parts     []string       `json:"parts,omitempty"`
-		Target    string         `json:"target,omitempty"`
-		Media     []mediaInput   `json:"media,omitempty"`
-		PartMedia [][]mediaInput `json:"part_media,omitempty"`
-	}{e.ID, e.Site, e.Actor, e.Type, e.At.UTC().Format(time.RFC3339Nano), e.Text, e.Parts, e.Target, of(e.Media), partMedia})
+		ID        string                  `json:"id"`
+		Site      string                  `json:"site"`
+		Actor     string                  `json:"actor"`
+		Type      string                  `json:"type"`
+		At        string                  `json:"at"`
+		Text      string                  `json:"text,omitempty"`
+		Parts     []string                `json:"parts,omitempty"`
+		Target    string                  `json:"target,omitempty"`
+		Media     []ledger.PayloadMedia   `json:"media,omitempty"`
+		PartMedia [][]ledger.PayloadMedia `json:"part_media,omitempty"`
+	}{e.ID, e.Site, e.Actor, e.Type, e.At.UTC().Format(time.RFC3339Nano), e.Text, e.Parts, e.Target, payloadMedia(e.Media), partMedia})
 	return raw
+}
+
+// payloadMedia is how the payload, and an entry's recorded input, name
+// media: by their bytes' SHA-256, their type and their alt text.
+func payloadMedia(items []media.Item) []ledger.PayloadMedia {
+	var out []ledger.PayloadMedia
+	for _, m := range items {
+		out = append(out, ledger.PayloadMedia{SHA256: m.SHA256, Type: m.Type, Alt: m.Alt})
+	}
+	return out
 }
 
 // contractFor is the contract of a calendar or planner task: the site's

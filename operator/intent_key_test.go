@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/media"
@@ -95,5 +96,30 @@ func TestIntentKeysGolden(t *testing.T) {
 				t.Errorf("got key %s, want %s", key, v.Key)
 			}
 		})
+	}
+}
+
+// TestEntryInputGolden pins how an entry is recorded in its task's request:
+// the task of an unchanged entry must stay the same task, so a change in
+// this spelling would make every recorded entry look edited.
+func TestEntryInputGolden(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
+	img := media.Item{File: "/m/a.png", SHA256: "ab", Type: "png", Alt: "A dot"}
+	for _, tt := range []struct {
+		e    Entry
+		want string
+	}{
+		{Entry{ID: "p", Site: "demo", Actor: "alice", Type: "post", At: at, Text: "hi"},
+			`{"id":"p","site":"demo","actor":"alice","type":"post","at":"2026-12-01T09:30:00Z","text":"hi"}`},
+		{Entry{ID: "p", Site: "demo", Actor: "alice", Type: "post", At: at, Text: "hi", Media: []media.Item{img}},
+			`{"id":"p","site":"demo","actor":"alice","type":"post","at":"2026-12-01T09:30:00Z","text":"hi","media":[{"sha256":"ab","type":"png","alt":"A dot"}]}`},
+		{Entry{ID: "t", Site: "demo", Actor: "alice", Type: "thread", At: at, Parts: []string{"a", "b"}, PartMedia: [][]media.Item{nil, {img}}},
+			`{"id":"t","site":"demo","actor":"alice","type":"thread","at":"2026-12-01T09:30:00Z","parts":["a","b"],"part_media":[null,[{"sha256":"ab","type":"png","alt":"A dot"}]]}`},
+		{Entry{ID: "t", Site: "demo", Actor: "alice", Type: "thread", At: at, Parts: []string{"a", "b"}, PartMedia: [][]media.Item{nil, nil}},
+			`{"id":"t","site":"demo","actor":"alice","type":"thread","at":"2026-12-01T09:30:00Z","parts":["a","b"]}`},
+	} {
+		if got := string(entryInput(tt.e)); got != tt.want {
+			t.Errorf("got  %s\nwant %s", got, tt.want)
+		}
 	}
 }
