@@ -105,20 +105,25 @@ func (e *env) signIn(handle string) {
 // perform runs one intent through the adapter as the operator would: open,
 // preflight, fill, submit, read the result.
 func (e *env) perform(in sites.Intent) (sites.Observed, error) {
-	status, err := e.site.Open(e.ctx, e.tab, in)
+	return perform(e.ctx, e.site, e.tab, in)
+}
+
+// perform runs one intent through an adapter in tab as the operator would.
+func perform(ctx context.Context, d sites.Adapter, tab *browser.Tab, in sites.Intent) (sites.Observed, error) {
+	status, err := d.Open(ctx, tab, in)
 	if err != nil {
 		return sites.Observed{}, err
 	}
-	if err := sites.Preflight(e.ctx, e.site, e.tab, in.Actor, status); err != nil {
+	if err := sites.Preflight(ctx, d, tab, in.Actor, status); err != nil {
 		return sites.Observed{}, err
 	}
-	if _, err := e.site.Fill(e.ctx, e.tab, in); err != nil {
+	if _, err := d.Fill(ctx, tab, in); err != nil {
 		return sites.Observed{}, err
 	}
-	if err := e.site.Submit(e.ctx, e.tab, in); err != nil {
+	if err := d.Submit(ctx, tab, in); err != nil {
 		return sites.Observed{}, err
 	}
-	return e.site.Result(e.ctx, e.tab, in)
+	return d.Result(ctx, tab, in)
 }
 
 func (e *env) search(q sites.Query) sites.SearchResult {

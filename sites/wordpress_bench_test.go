@@ -3,16 +3,13 @@ package sites_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 
-	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
 )
@@ -74,17 +71,7 @@ func BenchmarkWordPressAdapter(b *testing.B) {
 func BenchmarkWordPressBareChromedp(b *testing.B) {
 	site := wordpress(b)
 	wpTab(b, site) // signs the profile in as alice
-	ws, err := browser.ReadActivePort(filepath.Join(shared.Browser(b).ProfileDir(), browser.ActivePortFileName))
-	if err != nil {
-		b.Fatal(err)
-	}
-	allocCtx, cancelAlloc := remote.NewAllocator(context.Background(), ws)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil {
-		b.Fatal(err)
-	}
+	ctx := bareChromedp(b)
 	insert := func(sel, text string) chromedp.Action[chromedp.Void] {
 		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
 			if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(sel))); err != nil {

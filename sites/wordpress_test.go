@@ -355,7 +355,7 @@ func TestWordPressFeaturedImageMustBeTheUpload(t *testing.T) {
 	// featured image.
 	title = fmt.Sprintf("A file name with a space %d", time.Now().UnixNano())
 	in.Text = title + "\n\nIts image is featured."
-	obs, err := performWP(ctx, d, tab, in)
+	obs, err := perform(ctx, d, tab, in)
 	require.NoError(t, err)
 	id := postID(t, obs.URL)
 	atts, err := site.Attachments(ctx, id)
@@ -364,22 +364,4 @@ func TestWordPressFeaturedImageMustBeTheUpload(t *testing.T) {
 	featured, err := site.FeaturedImage(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, atts[0].ID, featured)
-}
-
-// performWP opens, checks, fills, submits and reads an intent.
-func performWP(ctx context.Context, d sites.Adapter, tab *browser.Tab, in sites.Intent) (sites.Observed, error) {
-	status, err := d.Open(ctx, tab, in)
-	if err != nil {
-		return sites.Observed{}, err
-	}
-	if err := sites.Preflight(ctx, d, tab, in.Actor, status); err != nil {
-		return sites.Observed{}, err
-	}
-	if _, err := d.Fill(ctx, tab, in); err != nil {
-		return sites.Observed{}, err
-	}
-	if err := d.Submit(ctx, tab, in); err != nil {
-		return sites.Observed{}, err
-	}
-	return d.Result(ctx, tab, in)
 }
