@@ -123,6 +123,18 @@ func (w *world) actionWithText(text string) ledger.Action {
 	return ledger.Action{}
 }
 
+// republishedOnce asserts that the action with text, after a definitive
+// failure and its replan, is verified on its second attempt, as the one
+// post with that text, and that the books balance.
+func (w *world) republishedOnce(text string) {
+	w.t.Helper()
+	a := w.actionWithText(text)
+	require.Equal(w.t, ledger.Verified, a.Status, "%s", a.FailureReason)
+	require.Equal(w.t, 2, a.Attempt)
+	require.Len(w.t, w.postsWithText(text), 1)
+	w.checkBooks()
+}
+
 // notes lists the notes of a summary's action reports.
 func notes(sum *operator.Summary) []string {
 	var out []string
@@ -229,11 +241,7 @@ func TestRefusalIsDefinitive(t *testing.T) {
 			// replanned, and this time the site takes it.
 			sum = w.pass()
 			require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
-			a = w.actionWithText(text)
-			require.Equal(t, ledger.Verified, a.Status, "%s", a.FailureReason)
-			require.Equal(t, 2, a.Attempt)
-			require.Len(t, w.postsWithText(text), 1)
-			w.checkBooks()
+			w.republishedOnce(text)
 		})
 	}
 }
@@ -456,11 +464,7 @@ func TestSurfaceBound(t *testing.T) {
 	sum = w.pass()
 	require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
 	require.Equal(t, 1, sum.Counts["reconciled_absent"], "%v", notes(sum))
-	a = w.actionWithText(text)
-	require.Equal(t, ledger.Verified, a.Status, "%s", a.FailureReason)
-	require.Equal(t, 2, a.Attempt)
-	require.Len(t, w.postsWithText(text), 1)
-	w.checkBooks()
+	w.republishedOnce(text)
 }
 
 // The bound counts from the settle start: for a click a dead pass's tab
