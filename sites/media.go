@@ -1,6 +1,7 @@
 package sites
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -94,11 +95,20 @@ func (m *MediaSpec) validate(p *problems, path string) {
 		p.add(path+".max_bytes", "must be 1 to %d (0: %d)", media.MaxBytes, media.MaxBytes)
 	}
 	slot := func(sel string) string { return slot{n: 1, name: "x"}.put(sel) }
+	attachedAlt := ""
+	if m.AttachedAlt != nil {
+		attachedAlt = m.AttachedAlt.Selector
+	}
+	for _, f := range [][2]string{{"attached", m.Attached}, {"attached_alt.selector", attachedAlt}} {
+		if strings.Contains(f[1], "{n}") || strings.Contains(f[1], "{name}") {
+			p.add(path+"."+f[0], "reads every attached item: no {n} or {name}")
+		}
+	}
 	checkSelector(p, path+".input", slot(m.Input), true)
 	checkSelector(p, path+".uploaded", slot(m.Uploaded), false)
 	checkSelector(p, path+".progress", slot(m.Progress), false)
 	checkSelector(p, path+".failed", slot(m.Failed), false)
-	checkSelector(p, path+".attached", slot(m.Attached), true)
+	checkSelector(p, path+".attached", m.Attached, true)
 	if m.Uploaded == "" {
 		// Progress alone would count as finished before the page drew it.
 		p.add(path+".uploaded", "required: what shows the upload finished (a thumbnail, a done state)")
@@ -177,8 +187,8 @@ func (d *Declarative) MediaLimits(k kind.Kind) MediaLimits {
 	return l
 }
 
-// slot is one media item's place: its number n (from 1) and its file's
-// name without the extension.
+// slot is one media item's place: its number n (from 1) and the name
+// its file is uploaded under (uploadName).
 type slot struct {
 	n    int
 	name string
@@ -248,7 +258,7 @@ func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, k kind.Kind,
 		input := sl.put(m.Input)
 		// A file input is often hidden behind a styled button: it need
 		// only be in the page.
-		err := pollUntil(ctx, func() (bool, error) {
+		err := pollUntil(ctx, func(ctx context.Context) (bool, error) {
 			c, err := tab.Count(ctx, input)
 			return c > 0, err
 		}, func(err error) error { return stepErr(what+": file input", input, err) })
@@ -288,67 +298,51 @@ func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, k kind.Kind,
 	return m.readBack(ctx, tab, items)
 }
 
-// waitUploaded waits until the slot's upload finished or failed.
+// errShownFailed is what waitUploaded's poll ends on when the page shows
+// the upload failed.
+var errShownFailed = errors.New("the page shows the upload failed")
+
+// waitUploaded waits until the slot's upload finished (uploaded shows,
+// progress is gone) or failed (failed shows, or the timeout passed).
 func (m *MediaSpec) waitUploaded(ctx context.Context, tab *browser.Tab, sl slot, what string) error {
 	timeout := DefaultUploadTimeout
 	if m.Timeout != nil {
 		timeout = time.Duration(*m.Timeout)
 	}
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	uploadErr := func(err error) error {
+	uploaded, progress, failed := sl.put(m.Uploaded), sl.put(m.Progress), sl.put(m.Failed)
+	count := func(ctx context.Context, sel string) (int, error) {
+		if sel == "" {
+			return 0, nil
+		}
+		return tab.Count(ctx, sel)
+	}
+	return pollFor(ctx, timeout, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
+		if c, err := count(ctx, failed); err != nil || c > 0 {
+			return false, cmp.Or(err, errShownFailed)
+		}
+		if c, err := count(ctx, uploaded); err != nil || c == 0 {
+			return false, err
+		}
+		c, err := count(ctx, progress)
+		return c == 0, err
+	}, func(err error) error {
+		var late errNotWithin
 		switch {
-		case errors.Is(err, browser.ErrTabGone) || errors.Is(err, browser.ErrBrowserGone) || parent.Err() != nil:
-			return err
-		case ctx.Err() != nil:
+		case errors.Is(err, errShownFailed):
+			return fmt.Errorf("%w: %s: the page shows the upload failed (%q)", ErrUploadFailed, what, failed)
+		case errors.As(err, &late):
 			return fmt.Errorf("%w: %s: the upload did not finish within %s", ErrUploadFailed, what, timeout)
+		case errors.Is(err, browser.ErrTabGone) || errors.Is(err, browser.ErrBrowserGone) || ctx.Err() != nil:
+			return err
 		}
 		return fmt.Errorf("%w: %s: %v", ErrUploadFailed, what, err)
-	}
-	uploaded, progress, failed := sl.put(m.Uploaded), sl.put(m.Progress), sl.put(m.Failed)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if failed != "" {
-			c, err := tab.Count(ctx, failed)
-			if err != nil {
-				return uploadErr(err)
-			}
-			if c > 0 {
-				return fmt.Errorf("%w: %s: the page shows the upload failed (%q)", ErrUploadFailed, what, failed)
-			}
-		}
-		done := true
-		if uploaded != "" {
-			c, err := tab.Count(ctx, uploaded)
-			if err != nil {
-				return uploadErr(err)
-			}
-			done = c > 0
-		}
-		if done && progress != "" {
-			c, err := tab.Count(ctx, progress)
-			if err != nil {
-				return uploadErr(err)
-			}
-			done = c == 0
-		}
-		if done {
-			return nil
-		}
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			return uploadErr(ctx.Err())
-		}
-	}
+	})
 }
 
 // readBack checks that the composer holds exactly the items, each with its
 // alt text.
 func (m *MediaSpec) readBack(ctx context.Context, tab *browser.Tab, items []media.Item) error {
-	attached := slotOf(len(items)-1, items[len(items)-1]).put(m.Attached)
+	attached := m.Attached
 	if m.AttachedAlt == nil {
 		c, err := tab.Count(ctx, attached)
 		if err != nil {

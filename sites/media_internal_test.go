@@ -1,7 +1,10 @@
 package sites
 
 import (
+	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/browserop/browserop/media"
 )
@@ -44,5 +47,38 @@ func TestSlotPut(t *testing.T) {
 	}
 	if got := slotOf(0, media.Item{File: "/m/cat.png", SHA256: sha}).put(`#m-{n}[title="{name}"]`); got != `#m-1[title="cat-1a2b3c4d5e6f"]` {
 		t.Errorf("slotOf: got %q", got)
+	}
+}
+
+// pollFor tells its own timeout from the end of the caller's context: a
+// step that ran out of time failed; a cancelled pass did not fail a step.
+func TestPollForEnds(t *testing.T) {
+	never := func(context.Context) (bool, error) { return false, nil }
+	var got error
+	keep := func(err error) error { got = err; return err }
+
+	_ = pollFor(context.Background(), 30*time.Millisecond, 5*time.Millisecond, never, keep)
+	var late errNotWithin
+	if !errors.As(got, &late) || got.Error() != "not within 30ms" {
+		t.Fatalf("timeout: got %v", got)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = pollFor(ctx, time.Minute, 5*time.Millisecond, never, keep)
+	if !errors.Is(got, context.Canceled) {
+		t.Fatalf("cancelled: got %v", got)
+	}
+	if err := stepErr("steps[0]: gone", "#x", got); !errors.Is(err, context.Canceled) || errors.Is(err, ErrStepFailed) {
+		t.Fatalf("a cancelled step is not a failed one: %v", err)
+	}
+
+	boom := errors.New("boom")
+	_ = pollFor(context.Background(), time.Minute, 5*time.Millisecond, func(context.Context) (bool, error) { return false, boom }, keep)
+	if got != boom {
+		t.Fatalf("cond's error: got %v", got)
+	}
+	if err := pollFor(context.Background(), time.Minute, 5*time.Millisecond, func(context.Context) (bool, error) { return true, nil }, keep); err != nil {
+		t.Fatalf("holds: got %v", err)
 	}
 }

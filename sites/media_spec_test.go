@@ -55,6 +55,7 @@ func TestMediaSpecProblems(t *testing.T) {
 		{"UnknownType", "types: [png, jpeg, gif, webp]", "types: [png, svg]", `actions.post.media.types[1]: "svg" is not one of png, jpeg, gif, webp`},
 		{"NoInput", `      input: "input#media-file-{n}"` + "\n", "", "actions.post.media.input: required"},
 		{"NoFinishedSign", "      uploaded: '#media-slot-{n}[data-state=\"done\"]'\n", "", "actions.post.media.uploaded: required"},
+		{"AttachedBySlot", `attached: '#compose-media .media-slot[data-state="done"]'`, `attached: '#media-slot-{n}'`, "actions.post.media.attached: reads every attached item: no {n} or {name}"},
 		{"AltRequiredWithoutAlt", `      alt: {selector: "input#media-alt-{n}"}` + "\n", "      alt_required: true\n", "actions.post.media.alt_required: needs alt"},
 		{"NoAttached", "      attached: '#compose-media .media-slot[data-state=\"done\"]'\n", "", "actions.post.media.attached: required"},
 		{"AltValue", `alt: {selector: "input#media-alt-{n}"}`, `alt: {selector: "input#media-alt-{n}", value: "{text}"}`, `actions.post.media.alt.value: "{text}": an alt field takes {alt}`},

@@ -137,7 +137,7 @@ func (d *Declarative) waitReady(ctx context.Context, tab *browser.Tab, r *ReadyS
 	if r.Attribute == "" {
 		return nil
 	}
-	return pollUntil(ctx, func() (bool, error) {
+	return pollUntil(ctx, func(ctx context.Context) (bool, error) {
 		v, err := tab.Attr(ctx, r.Selector, r.Attribute)
 		if errors.Is(err, browser.ErrNotFound) {
 			return false, nil
@@ -173,7 +173,7 @@ func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []St
 			}
 		}
 		if st.Gone != "" {
-			err := pollUntil(ctx, func() (bool, error) {
+			err := pollUntil(ctx, func(ctx context.Context) (bool, error) {
 				n, err := tab.Count(ctx, st.Gone)
 				return n == 0, err
 			}, func(err error) error { return stepErr(what+": gone", st.Gone, err) })
@@ -198,23 +198,44 @@ func stepErr(what, sel string, err error) error {
 
 // pollUntil calls cond every 50ms until it holds, fails, or stepTimeout
 // passes; fail wraps what ended it.
-func pollUntil(ctx context.Context, cond func() (bool, error), fail func(error) error) error {
-	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+func pollUntil(ctx context.Context, cond func(context.Context) (bool, error), fail func(error) error) error {
+	return pollFor(ctx, stepTimeout, 50*time.Millisecond, cond, fail)
+}
+
+// errNotWithin is what pollFor hands fail when timeout passed.
+type errNotWithin time.Duration
+
+func (e errNotWithin) Error() string { return fmt.Sprintf("not within %s", time.Duration(e)) }
+
+// pollFor calls cond every interval, with a context that ends at timeout,
+// until it holds or fails. fail wraps what ended it: cond's error, an
+// errNotWithin, or the error of ctx when ctx itself ended (a cancelled
+// pass is not a failed step).
+func pollFor(ctx context.Context, timeout, every time.Duration, cond func(context.Context) (bool, error), fail func(error) error) error {
+	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tick := time.NewTicker(50 * time.Millisecond)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
-	for {
-		ok, err := cond()
-		if err != nil {
+	ended := func() error {
+		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		if ok {
+		return fail(errNotWithin(timeout))
+	}
+	for {
+		ok, err := cond(pctx)
+		switch {
+		case err != nil && pctx.Err() != nil:
+			return ended()
+		case err != nil:
+			return fail(err)
+		case ok:
 			return nil
 		}
 		select {
 		case <-tick.C:
-		case <-ctx.Done():
-			return fail(fmt.Errorf("not within %s", stepTimeout))
+		case <-pctx.Done():
+			return ended()
 		}
 	}
 }
