@@ -56,6 +56,29 @@ type Item struct {
 	Alt string
 }
 
+// ErrChanged is returned (wrapped) by Item.Bytes for a file whose bytes
+// are no longer those the item was read with.
+var ErrChanged = errors.New("the file changed since it was read")
+
+// Bytes reads the item's file again and returns its bytes, checked
+// against SHA256: an error wrapping ErrChanged when they differ (the file
+// was replaced since Load), or the error that kept it from being read.
+func (it Item) Bytes() ([]byte, error) {
+	f, err := os.Open(it.File)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != it.SHA256 {
+		return nil, fmt.Errorf("%s: %w", it.File, ErrChanged)
+	}
+	return data, nil
+}
+
 // Sniff returns the image type of data from its leading bytes, or "" when
 // it is not one of Types.
 func Sniff(data []byte) string {

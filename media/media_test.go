@@ -103,3 +103,23 @@ func TestSniffAndTypeOf(t *testing.T) {
 		require.Equal(t, want, media.TypeOf(v), v)
 	}
 }
+
+// Bytes reads the file again and refuses other bytes than those loaded.
+func TestBytes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := pngBytes(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.png"), data, 0o600))
+	it, err := media.Load(dir, "a.png", "")
+	require.NoError(t, err)
+	got, err := it.Bytes()
+	require.NoError(t, err)
+	require.Equal(t, data, got)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.png"), append(data, 0), 0o600))
+	_, err = it.Bytes()
+	require.ErrorIs(t, err, media.ErrChanged)
+	require.NoError(t, os.Remove(filepath.Join(dir, "a.png")))
+	_, err = it.Bytes()
+	require.ErrorIs(t, err, os.ErrNotExist)
+}

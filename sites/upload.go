@@ -1,11 +1,8 @@
 package sites
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,18 +74,12 @@ var uploadExt = map[string]string{media.PNG: ".png", media.JPEG: ".jpg", media.G
 // returns the path of a private copy of them named uploadName. A file
 // that changed since it was read is ErrUploadFailed: nothing is uploaded.
 func uploadCopy(it media.Item, what string) (string, error) {
-	f, err := os.Open(it.File)
-	if err != nil {
-		return "", fmt.Errorf("%w: %s: %v", ErrUploadFailed, what, err)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, media.MaxBytes+1))
-	f.Close()
-	if err != nil {
-		return "", fmt.Errorf("%w: %s: %v", ErrUploadFailed, what, err)
-	}
-	sum := sha256.Sum256(data)
-	if hex.EncodeToString(sum[:]) != it.SHA256 {
+	data, err := it.Bytes()
+	if errors.Is(err, media.ErrChanged) {
 		return "", fmt.Errorf("%w: %s: the file changed since it was read: its bytes are not those its idempotency key records", ErrUploadFailed, what)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %v", ErrUploadFailed, what, err)
 	}
 	dir, err := uploadDir()
 	if err != nil {
