@@ -110,6 +110,15 @@ type Action struct {
 	// intent found on the site just before the click: never its result.
 	Baseline     []string
 	HaveBaseline bool
+	// Seen, when HaveSeen, lists in page order (newest first) the URLs of
+	// every item by the actor that a complete search showed just before the
+	// click: an item by the actor outside it (and outside other actions'
+	// results) appeared since, and is unexplained.
+	Seen     []string
+	HaveSeen bool
+	// LandedURL is the result link the page the submission landed on named
+	// ("" for none); a search that does not show it proves no absence.
+	LandedURL string
 	// OtherAccounts lists the accounts other than Actor that were seen
 	// signed in on the site while the action was unsettled (executing or
 	// ambiguous). Its effect may have landed on one of them, so a view read
@@ -263,6 +272,10 @@ type Change struct {
 	// executing (see Action.Baseline).
 	Baseline     []string
 	HaveBaseline bool
+	// Seen, with HaveSeen, is recorded on the transition to executing (see
+	// Action.Seen).
+	Seen     []string
+	HaveSeen bool
 }
 
 // transitions is the lifecycle: from -> allowed destinations.
@@ -380,6 +393,10 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 		if c.HaveBaseline {
 			a.Baseline, a.HaveBaseline = append([]string{}, c.Baseline...), true
 		}
+		a.Seen, a.HaveSeen, a.LandedURL = nil, false, ""
+		if c.HaveSeen {
+			a.Seen, a.HaveSeen = append([]string{}, c.Seen...), true
+		}
 	case Verified:
 		if strings.TrimSpace(c.Result) == "" {
 			return Action{}, fmt.Errorf("%w: verified needs its canonical result", ErrIllegalTransition)
@@ -415,9 +432,9 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 		a.ExecutingAt, a.SettledAt = time.Time{}, time.Time{}
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE actions SET status = ?, attempt = ?, canonical_result = ?, failure_reason = ?,
-		failure_class = ?, may_surface = ?, baseline_json = ?, other_accounts_json = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ?
+		failure_class = ?, may_surface = ?, baseline_json = ?, seen_json = ?, landed_url = ?, other_accounts_json = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ?
 		WHERE id = ? AND status = ?`,
-		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.MaySurface, baselineJSON(a), othersJSON(a.OtherAccounts), a.Generation, nanos(now),
+		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.MaySurface, baselineJSON(a), seenJSON(a), a.LandedURL, othersJSON(a.OtherAccounts), a.Generation, nanos(now),
 		nullTime(a.ExecutingAt), nullTime(a.SettledAt), a.ID, from)
 	if err != nil {
 		return Action{}, fmt.Errorf("update action: %w", err)
@@ -480,7 +497,7 @@ func insertEvent(ctx context.Context, tx *sql.Tx, actionID string, from, to Stat
 }
 
 const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), COALESCE(run_id, ''), type, format, site, actor, target_url, payload_json,
-	status, attempt, canonical_result, failure_reason, failure_class, may_surface, baseline_json, other_accounts_json, generation, created_at, updated_at, executing_at, settled_at`
+	status, attempt, canonical_result, failure_reason, failure_class, may_surface, baseline_json, seen_json, landed_url, other_accounts_json, generation, created_at, updated_at, executing_at, settled_at`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -489,9 +506,9 @@ func scanAction(s scanner) (Action, error) {
 	var payload string
 	var created, updated int64
 	var executing, settled sql.NullInt64
-	var baseline, others sql.NullString
+	var baseline, seen, others sql.NullString
 	err := s.Scan(&a.ID, &a.IdempotencyKey, &a.TaskID, &a.RunID, &a.Type, &a.Format, &a.Site, &a.Actor, &a.TargetURL,
-		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.MaySurface, &baseline, &others, &a.Generation,
+		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.MaySurface, &baseline, &seen, &a.LandedURL, &others, &a.Generation,
 		&created, &updated, &executing, &settled)
 	if err != nil {
 		return Action{}, err
@@ -501,6 +518,12 @@ func scanAction(s scanner) (Action, error) {
 		a.HaveBaseline = true
 		if err := json.Unmarshal([]byte(baseline.String), &a.Baseline); err != nil {
 			return Action{}, fmt.Errorf("baseline: %w", err)
+		}
+	}
+	if seen.Valid {
+		a.HaveSeen = true
+		if err := json.Unmarshal([]byte(seen.String), &a.Seen); err != nil {
+			return Action{}, fmt.Errorf("seen: %w", err)
 		}
 	}
 	if others.Valid {
@@ -620,6 +643,14 @@ func baselineJSON(a Action) any {
 		return nil
 	}
 	b, _ := json.Marshal(append([]string{}, a.Baseline...))
+	return string(b)
+}
+
+func seenJSON(a Action) any {
+	if !a.HaveSeen {
+		return nil
+	}
+	b, _ := json.Marshal(append([]string{}, a.Seen...))
 	return string(b)
 }
 

@@ -47,6 +47,24 @@ type Intent struct {
 	// site's.
 	Baseline     []string
 	HaveBaseline bool
+	// Seen, when HaveSeen, lists in page order (newest first) the canonical
+	// URLs of every item by the actor that a complete search showed just
+	// before the click: the actor's whole list in the window then. An item
+	// by the actor that is not in it (nor in Known) appeared after it was
+	// read, and while one is in view absence is never proven: it may be
+	// this action's result as the site changed it (see doc.go, "What a
+	// proof of absence rests on").
+	Seen     []string
+	HaveSeen bool
+	// Known lists the canonical results of the actor's other actions on
+	// the site (verified, or held for moderation): items browserop made
+	// that are not this action's result. A view that shows one of them
+	// shows it can see the actor's items.
+	Known []string
+	// LandedURL is the result link the page the submission landed on
+	// named ("" for none). A view that does not show it as this action's
+	// exact result never proves absence: the landed page contradicts it.
+	LandedURL string
 	// MaySurface says the submission may surface later than the site's
 	// settle time: the site answered it by navigating on, or it timed out
 	// with its request possibly still pending. Absence then proves nothing,
@@ -128,6 +146,8 @@ type Search struct {
 	// matched. A problem that is not a short phrase of lowercase letters,
 	// digits and spaces is counted as "unreadable field".
 	Unread [][]string
+	// Counted: the site's own count of the items it lists agreed with the items read on every page (sites' search.count), so a view with no item of the actor still shows it can see.
+	Counted bool
 }
 
 // Options tune classification to a site. Negative values count as zero.
@@ -299,6 +319,9 @@ func classify(in Intent, s Search, o Options) Verdict {
 	case s.ObservedAt.Before(in.SettleStart().Add(settle)):
 		return Verdict{Outcome: Ambiguous, Reason: reasonSettling}
 	default:
+		if v, held := heldAbsence(in, s, suspectFrom); held {
+			return v
+		}
 		return absentUnlessSurfacing(in, s.ObservedAt, o, reasonAbsent)
 	}
 }

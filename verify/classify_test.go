@@ -47,8 +47,21 @@ func item(url string) verify.Item {
 
 func with(it verify.Item, f func(*verify.Item)) verify.Item { f(&it); return it }
 
+// older is an item of the actor's from well before the action: a complete
+// view that shows it shows that it sees the actor's items (docs/design.md
+// invariant 12), and it is no item of any action here.
+var older = verify.Item{Author: "alice", Text: "An older post", URL: "https://site.test/alice/status/1", At: t0.Add(-3 * time.Hour)}
+
+// complete is a complete view of items, above the actor's older item.
 func complete(items ...verify.Item) verify.Search {
-	return verify.Search{Items: items, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}
+	return verify.Search{Items: append(items, older), Complete: true, ObservedAt: t0.Add(10 * time.Minute)}
+}
+
+// seenBefore gives in a baseline of the actor's items: urls, then the
+// older item, as a complete search showed them before the click.
+func seenBefore(in verify.Intent, urls ...string) verify.Intent {
+	in.Seen, in.HaveSeen = append(urls, older.URL), true
+	return in
 }
 
 func TestClassify(t *testing.T) {
@@ -92,13 +105,31 @@ func TestClassify(t *testing.T) {
 		{name: "DuplicateEvenIncomplete", in: postIntent(), search: verify.Search{Items: []verify.Item{item(u1), item(u2)}}, want: verify.Duplicate, wantN: 2},
 
 		{name: "AbsentCompleteAfterSettle", in: postIntent(), search: complete(), want: verify.Absent},
-		{name: "AbsentAtExactSettleEnd", in: postIntent(), search: verify.Search{Complete: true, ObservedAt: t0.Add(opts.Settle)}, want: verify.Absent},
+		{name: "AbsentAtExactSettleEnd", in: postIntent(), search: verify.Search{Items: []verify.Item{older}, Complete: true, ObservedAt: t0.Add(opts.Settle)}, want: verify.Absent},
 		{name: "AbsentIdenticalOlderPostIgnored", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = t0.Add(-time.Hour) })), want: verify.Absent},
 		{name: "AbsentWrongAuthor", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Author = "mallory" })), want: verify.Absent},
 		{name: "AbsentAuthorCaseDiffers", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Author = "Alice" })), want: verify.Absent},
-		{name: "AbsentTextCaseDiffers", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "hello, world 🚀" })), want: verify.Absent},
-		{name: "AbsentVaguelySimilar", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀!" })), want: verify.Absent},
-		{name: "AbsentEmojiDiffers", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀🚀" })), want: verify.Absent},
+		{name: "AbsentTextCaseDiffers", in: seenBefore(postIntent(), u1), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "hello, world 🚀" })), want: verify.Absent},
+		{name: "AbsentVaguelySimilar", in: seenBefore(postIntent(), u1), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀!" })), want: verify.Absent},
+		{name: "AbsentEmojiDiffers", in: seenBefore(postIntent(), u1), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀🚀" })), want: verify.Absent},
+		{name: "AbsentRewrittenItemIsAnotherActionsResult", in: func() verify.Intent { in := postIntent(); in.Known = []string{u1}; return in }(),
+			search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀 (edited)" })), want: verify.Absent},
+		// A text the site rewrote in a way nobody predicted (a signature,
+		// curly quotes, a shortened link): by the actor, new since the
+		// click, so it may be this action's result.
+		{name: "AmbiguousUnexplainedRewriteNoBaseline", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀 — sent from browserop" })), want: verify.Ambiguous},
+		{name: "AmbiguousUnexplainedRewriteWithBaseline", in: seenBefore(postIntent()), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "“Hello, world 🚀”" })), want: verify.Ambiguous},
+		{name: "AmbiguousUnexplainedDatedBeforeAboveSeen", in: seenBefore(postIntent()), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello"; i.At = t0.Add(-5 * time.Hour) })), want: verify.Ambiguous},
+		{name: "AmbiguousUnexplainedWithoutTime", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello"; i.At = time.Time{} })), want: verify.Ambiguous},
+		{name: "AbsentOlderBelowSeen", in: seenBefore(postIntent()), search: verify.Search{Items: []verify.Item{older, with(item(u2), func(i *verify.Item) { i.Text = "Older still"; i.At = t0.Add(-4 * time.Hour) })}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Absent},
+		{name: "AmbiguousNewerBelowSeenByTime", in: seenBefore(postIntent()), search: verify.Search{Items: []verify.Item{older, with(item(u2), func(i *verify.Item) { i.Text = "Out of order" })}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
+		{name: "AmbiguousBlindNoItems", in: postIntent(), search: verify.Search{Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
+		{name: "AmbiguousBlindOnlyOthers", in: postIntent(), search: verify.Search{Items: []verify.Item{with(older, func(i *verify.Item) { i.Author = "Alice Liddell" })}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
+		{name: "AmbiguousBlindSeenItemsGone", in: seenBefore(postIntent(), u1), search: verify.Search{Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
+		{name: "AbsentEmptyButCounted", in: postIntent(), search: verify.Search{Complete: true, Counted: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Absent},
+		{name: "AbsentSeesAnotherActionsResult", in: func() verify.Intent { in := postIntent(); in.Known = []string{u2}; return in }(),
+			search: verify.Search{Items: []verify.Item{with(item(u2), func(i *verify.Item) { i.Text = "another action" })}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Absent},
+		{name: "AmbiguousLandedLinkNotShown", in: func() verify.Intent { in := postIntent(); in.LandedURL = u1; return in }(), search: complete(), want: verify.Ambiguous},
 		{name: "AbsentIdenticalTextOtherMediaOlderIgnored", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Media = shown(twoImages); i.At = t0.Add(-time.Hour) })), want: verify.Absent},
 		{name: "AmbiguousTextMatchButMediaAdded", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Media = shown(twoImages) })), want: verify.Ambiguous},
 		{name: "AmbiguousMediaReencoded", in: imageIntent(), search: complete(with(item(u1), func(i *verify.Item) {
@@ -113,8 +144,11 @@ func TestClassify(t *testing.T) {
 			i.Media = []verify.Media{{Type: "jpeg", Alt: "A red square", AltShown: true}, {Type: "jpeg", AltShown: true}}
 		}), with(item(u2), func(i *verify.Item) { i.Media = shown(twoImages) })), want: verify.Ambiguous, wantN: 1},
 		{name: "AmbiguousMediaOtherMatchNoTime", in: imageIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.At = time.Time{} })), want: verify.Ambiguous},
-		{name: "AbsentPostVsReply", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Parent = "https://site.test/bob/status/1" })), want: verify.Absent},
-		{name: "AbsentReplyWrongParent", in: replyIntent(), search: complete(verify.Item{Author: "alice", Text: "Agreed.", Parent: "https://site.test/bob/status/2", URL: u1, At: t0}), want: verify.Absent},
+		{name: "AbsentPostVsReply", in: seenBefore(postIntent(), u1), search: complete(with(item(u1), func(i *verify.Item) { i.Parent = "https://site.test/bob/status/1" })), want: verify.Absent},
+		{name: "AbsentReplyWrongParent", in: seenBefore(replyIntent(), u1), search: complete(verify.Item{Author: "alice", Text: "Agreed.", Parent: "https://site.test/bob/status/2", URL: u1, At: t0}), want: verify.Absent},
+		// A reply the site filed under another parent (or a top-level
+		// comment where a nested one was asked for), new since the click.
+		{name: "AmbiguousReplyUnexplainedParent", in: seenBefore(replyIntent()), search: complete(verify.Item{Author: "alice", Text: "Agreed.", Parent: "https://site.test/bob/status/2", URL: u1, At: t0}), want: verify.Ambiguous},
 
 		{name: "AmbiguousDelayedVisibilityInsideSettle", in: postIntent(), search: verify.Search{Complete: true, ObservedAt: t0.Add(30 * time.Second)}, want: verify.Ambiguous},
 		{name: "AmbiguousIncompleteView", in: postIntent(), search: verify.Search{Complete: false, ObservedAt: t0.Add(time.Hour)}, want: verify.Ambiguous},
@@ -287,7 +321,14 @@ func TestClassifyMaySurface(t *testing.T) {
 	t.Parallel()
 	in := postIntent()
 	in.MaySurface = true
-	at := func(d time.Duration) verify.Search { return verify.Search{Complete: true, ObservedAt: t0.Add(d)} }
+	at := func(d time.Duration) verify.Search {
+		return verify.Search{Items: []verify.Item{older}, Complete: true, ObservedAt: t0.Add(d)}
+	}
+	// The bound ends "may surface" only where absence could be proven at
+	// all: not beside an unexplained item of the actor, not in a blind view.
+	rewritten := at(2 * time.Hour)
+	rewritten.Items = append([]verify.Item{with(item("https://site.test/alice/status/10"), func(i *verify.Item) { i.Text = "Hello, world 🚀 #signed" })}, rewritten.Items...)
+	blind := verify.Search{Complete: true, ObservedAt: t0.Add(2 * time.Hour)}
 	bound := opts
 	bound.SurfaceWithin = time.Hour
 	late := in
@@ -304,6 +345,8 @@ func TestClassifyMaySurface(t *testing.T) {
 		{"AtTheBound", in, at(time.Hour), bound, verify.Absent},
 		{"AfterTheBound", in, at(2 * time.Hour), bound, verify.Absent},
 		{"AfterTheBoundIncomplete", in, verify.Search{ObservedAt: t0.Add(2 * time.Hour)}, bound, verify.Ambiguous},
+		{"AfterTheBoundUnexplained", in, rewritten, bound, verify.Ambiguous},
+		{"AfterTheBoundBlind", in, blind, bound, verify.Ambiguous},
 		{"BoundCountsFromSettleFrom", late, at(time.Hour + 10*time.Minute), bound, verify.Ambiguous},
 		{"AfterTheBoundFromSettleFrom", late, at(time.Hour + 30*time.Minute), bound, verify.Absent},
 		{"BoundShorterThanSettle", in, at(time.Minute), verify.Options{Settle: 2 * time.Minute, SurfaceWithin: time.Second}, verify.Ambiguous},
@@ -403,5 +446,28 @@ func TestCheckLanded(t *testing.T) {
 				t.Fatalf("reason %q carries page text", why)
 			}
 		})
+	}
+}
+
+// An unexplained item is handed to the caller with what differs, so the
+// person reads which item to check (docs/design.md invariant 12).
+func TestClassifyNamesUnexplained(t *testing.T) {
+	t.Parallel()
+	const u = "https://site.test/alice/status/10"
+	rewritten := with(item(u), func(i *verify.Item) { i.Text = "Hello, world 🚀\n-- alice" })
+	v := verify.Classify(seenBefore(postIntent()), complete(rewritten), opts)
+	if v.Outcome != verify.Ambiguous || len(v.Unexplained) != 1 {
+		t.Fatalf("got %v with %d unexplained (%s), want ambiguous with one", v.Outcome, len(v.Unexplained), v.Reason)
+	}
+	if got := v.Unexplained[0]; got.Item.URL != u || got.Why != "its text differs from the intended text" {
+		t.Fatalf("unexplained: got %+v", got)
+	}
+	if strings.Contains(v.Reason, "alice") {
+		t.Fatalf("the reason carries page text: %q", v.Reason)
+	}
+	// Another account's item is no unexplained item of the actor's.
+	other := with(rewritten, func(i *verify.Item) { i.Author = "bob" })
+	if v := verify.Classify(seenBefore(postIntent()), complete(other), opts); v.Outcome != verify.Absent {
+		t.Fatalf("another author's item: got %v (%s), want absent", v.Outcome, v.Reason)
 	}
 }

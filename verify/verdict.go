@@ -51,4 +51,9 @@ type Verdict struct {
 	URL     string
 	URLs    []string
 	Reason  string
+	// Unexplained lists the items by the actor that kept a view from
+	// proving absence (see Intent.Seen): the caller names them to the
+	// person, who settles the action in one step. Unlike Reason, they
+	// carry what the page showed.
+	Unexplained []Unexplained
 }

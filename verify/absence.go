@@ -1,0 +1,114 @@
+package verify
+
+import (
+	"slices"
+	"time"
+)
+
+// Reasons for a view that shows no exact match and still proves no
+// absence (see heldAbsence). Fixed strings, as every reason.
+const (
+	reasonUnexplained = "no exact match, but an item by the actor that was not there before the click and is no other action's result: it may be this action's result as the site changed it"
+	reasonCannotTell  = "no exact match, and without a baseline of the actor's items the view cannot tell a new item by the actor from an old one"
+	reasonLandedLink  = "no exact match, but the page the submission landed on named a result link: the landed page contradicts absence"
+	reasonBlind       = "no exact match, and the view shows no item of the actor that is known to be there (an earlier item or another action's result) nor a count of its items from the site: it cannot show that it sees"
+)
+
+// Unexplained is an item by the actor that a view showed where it was to
+// prove an action absent, that is neither an item seen before the click
+// (Intent.Seen) nor another action's result (Intent.Known). Why says, in
+// fixed words, how it differs from the intent.
+type Unexplained struct {
+	Item Item
+	Why  string
+}
+
+// heldAbsence decides whether a complete, settled view with no exact match
+// may prove absence. It may not (held, with the Ambiguous verdict that
+// says why) when:
+//
+//   - it shows an unexplained item by the actor (an item not in
+//     in.Seen, in.Baseline or in.Known; without a baseline of the actor's
+//     items, one not older than suspectFrom, or one without a time);
+//   - the landed page named a result link (in.LandedURL);
+//   - it cannot show that it sees: no item of the actor in it is known to
+//     be there (in in.Seen, in.Baseline or in.Known, or older than the
+//     action), and the site did not count its items (s.Counted).
+func heldAbsence(in Intent, s Search, suspectFrom time.Time) (Verdict, bool) {
+	actor := handle(in.Actor)
+	explained := map[string]bool{}
+	for _, list := range [][]string{in.Seen, in.Baseline, in.Known} {
+		for _, u := range list {
+			if u = NormalizeURL(u); u != "" {
+				explained[u] = true
+			}
+		}
+	}
+	// The lowest item in the view that was seen before the click: the list
+	// is newest first, so an item below it is older than something that
+	// was already there.
+	lowest := -1
+	if in.HaveSeen {
+		for i, it := range s.Items {
+			if slices.Contains(in.Seen, NormalizeURL(it.URL)) || slices.Contains(in.Seen, it.URL) {
+				lowest = i
+			}
+		}
+	}
+	want := payloadOf(in)
+	var unexplained []Unexplained
+	sees, cannotTell := s.Counted, false
+	for i, it := range s.Items {
+		if handle(it.Author) != actor {
+			continue
+		}
+		u := NormalizeURL(it.URL)
+		if u != "" && explained[u] {
+			sees = true
+			continue
+		}
+		old := !it.At.IsZero() && it.At.Before(suspectFrom)
+		switch {
+		case in.HaveSeen && lowest >= 0 && i > lowest && (it.At.IsZero() || old):
+			// Below an item seen before the click, and not dated after
+			// the action: an older item the baseline's walk did not reach.
+			sees = true
+			continue
+		case !in.HaveSeen && old:
+			sees = true // plainly older than the action
+			continue
+		case !in.HaveSeen && it.At.IsZero():
+			cannotTell = true
+		}
+		unexplained = append(unexplained, Unexplained{Item: it, Why: want.differs(it)})
+	}
+	switch {
+	case len(unexplained) > 0:
+		reason := reasonUnexplained
+		if cannotTell {
+			reason = reasonCannotTell
+		}
+		return Verdict{Outcome: Ambiguous, Reason: reason, Unexplained: unexplained}, true
+	case in.LandedURL != "":
+		return Verdict{Outcome: Ambiguous, Reason: reasonLandedLink}, true
+	case !sees:
+		return Verdict{Outcome: Ambiguous, Reason: reasonBlind}, true
+	}
+	return Verdict{}, false
+}
+
+// differs says in fixed words how an item by the actor differs from the
+// payload: the first of its text, parent and media that does not match.
+func (p payload) differs(it Item) string {
+	switch {
+	case Normalize(it.Text) != p.text:
+		return "its text differs from the intended text"
+	case NormalizeURL(it.Parent) != p.parent:
+		return "its parent differs from the intended parent"
+	case !SameMedia(p.media, it.Media):
+		return "its media differ from the intended media"
+	case !isAbsoluteHTTP(NormalizeURL(it.URL)):
+		return "it shows no usable link"
+	}
+	return "it matches the intended item but is dated before the action"
+}
