@@ -66,6 +66,15 @@ type timelineView struct {
 	PrevURL  string
 }
 
+// Listed is how many posts the page lists, as the site counts them in
+// p#timeline-count: its items, and the injected post when there is one.
+func (tv *timelineView) Listed(injected bool) int {
+	if injected {
+		return len(tv.Items) + 1
+	}
+	return len(tv.Items)
+}
+
 type postView struct {
 	ID       int64
 	Author   string

@@ -148,6 +148,10 @@ type mutation struct {
 	// prepared (haveBaseline: it was read).
 	baseline     []string
 	haveBaseline bool
+	// seen holds every item of the actor's the same search showed, in page
+	// order (haveSeen: it was complete): docs/design.md invariant 12.
+	seen     []string
+	haveSeen bool
 	tab          *browser.Tab // the tab preflight checked: the one clicked
 	before       string       // the page the submission starts from
 	submitErr    error        // what the click returned
@@ -212,7 +216,9 @@ func (p *pass) baseline(m *mutation) (bool, error) {
 	switch {
 	case err == nil:
 		now := p.r.now()
-		m.baseline, m.haveBaseline = verify.BaselineOf(m.in.verifyIntent(m.site, now), res.View(now))
+		vin, view := m.in.verifyIntent(m.site, now), res.View(now)
+		m.baseline, m.haveBaseline = verify.BaselineOf(vin, view)
+		m.seen, m.haveSeen = verify.SeenOf(vin, view)
 	case errors.As(err, &hs):
 		return true, p.stopOn(err, m.a, m.entry)
 	}
@@ -322,7 +328,7 @@ func (p *pass) goExecuting(m *mutation) (bool, error) {
 	// A refused transition returns no action: keep the planned one for
 	// the report.
 	next, err := p.transition(m.a, ledger.Change{To: ledger.Executing, Reason: "performing once",
-		Baseline: m.baseline, HaveBaseline: m.haveBaseline})
+		Baseline: m.baseline, HaveBaseline: m.haveBaseline, Seen: m.seen, HaveSeen: m.haveSeen})
 	if err == nil {
 		m.a = next
 	}
@@ -387,6 +393,11 @@ func (p *pass) click(m *mutation) (bool, error) {
 		}
 		p.report(m.a, m.entry, "refused")
 		return true, nil
+	case refusal != nil && (refusal.Kind == sites.RefusedRateLimit || refusal.Kind == sites.RefusedLogin):
+		// A refusal that proves nothing (it may answer a resend, or say
+		// the site already holds the item): verified below, and, as its
+		// blocker screens would, nothing more on this site now.
+		p.hardStop(string(refusal.Kind))
 	case !errors.Is(serr, sites.ErrOutcomeUnknown) && (errors.As(serr, &hs) || errors.Is(serr, sites.ErrSelectorAmbiguous)):
 		// Refused before the click: definitively not done, and unsafe to
 		// go on (the stop comes before the report).
@@ -437,6 +448,16 @@ func (p *pass) land(m *mutation) (bool, error) {
 		page = landed.PageURL
 		if err == nil {
 			m.landed = landed
+		}
+		if err == nil && landed.URL != "" && m.in.kind.Creates() {
+			// On disk before verification: a later "absent" is held
+			// against it, also by the pass that reconciles this one.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 30*time.Second)
+			m.a, err = p.r.db.NoteLanded(ctx, p.fence(), m.a.ID, verify.NormalizeURL(landed.URL))
+			cancel()
+			if err != nil {
+				return true, err
+			}
 		}
 	}
 	if page == "" {

@@ -44,6 +44,16 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landin
 	executingAt := a.ExecutingAt
 	vin := in.verifyIntent(st.site, executingAt)
 	vin.Baseline, vin.HaveBaseline = a.Baseline, a.HaveBaseline
+	vin.Seen, vin.HaveSeen = a.Seen, a.HaveSeen
+	landedURL := landed.obs.URL
+	if landedURL == "" {
+		landedURL = a.LandedURL
+	}
+	if in.kind.Creates() && a.Status != ledger.Moderated {
+		// A moderated action's landed link is its record: it is never
+		// proven absent anyway (see recheckModerated).
+		vin.LandedURL = landedURL
+	}
 	vin.SettleFrom = late.settleFrom
 	vin.MaySurface = landed.maySurface || a.MaySurface
 	settleStart := vin.SettleStart()
@@ -92,6 +102,13 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landin
 					return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the account seen could not be recorded: " + errorClass(err)}
 				}
 			}
+			// The actor's other results are items browserop made: neither
+			// unexplained beside this action's absence nor its result.
+			known, err := p.r.db.ResultsOf(p.ctx, a.Site, a.Actor, res.Since.Add(-knownMargin), a.ID)
+			if err != nil {
+				return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the other actions' results could not be read: " + errorClass(err)}
+			}
+			vin.Known = known
 			v = verify.Classify(vin, res.View(now), opts)
 			switch {
 			case v.Outcome == verify.Duplicate:
@@ -99,7 +116,7 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landin
 				// Something was created, and it is not what the intent
 				// predicts: neither this action's proof nor its absence.
 				return verify.Verdict{Outcome: verify.Ambiguous, Reason: landedWhy}
-			case v.Outcome == verify.Verified && landed.obs.URL != "" && verify.NormalizeURL(landed.obs.URL) != verify.NormalizeURL(v.URL):
+			case v.Outcome == verify.Verified && landedURL != "" && verify.NormalizeURL(landedURL) != verify.NormalizeURL(v.URL):
 				return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the landed page and the timeline disagree"}
 			}
 		} else {
@@ -123,6 +140,9 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landin
 		if v.Outcome != verify.Ambiguous || settled || attempt > 200 {
 			if v.Outcome == verify.Absent && late.unproven != "" {
 				return verify.Verdict{Outcome: verify.Ambiguous, Reason: late.unproven}
+			}
+			if v.Outcome == verify.Ambiguous && in.kind.Creates() {
+				v.Reason += p.heldAbsenceDetail(st, in, vin, v, a.ID)
 			}
 			return v
 		}

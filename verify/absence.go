@@ -112,3 +112,23 @@ func (p payload) differs(it Item) string {
 	}
 	return "it matches the intended item but is dated before the action"
 }
+
+// SeenOf returns, in page order, the canonical URLs of the items by in's
+// actor in s, for Intent.Seen. ok is false when s is not complete: then
+// there is no baseline of the actor's items. An item without a usable URL
+// is left out: it can never be told from a new one, so a later view that
+// shows it again shows an unexplained item.
+func SeenOf(in Intent, s Search) (urls []string, ok bool) {
+	if !s.Complete {
+		return nil, false
+	}
+	actor := handle(in.Actor)
+	urls = []string{}
+	for _, it := range s.Items {
+		u := NormalizeURL(it.URL)
+		if handle(it.Author) == actor && isAbsoluteHTTP(u) && !slices.Contains(urls, u) {
+			urls = append(urls, u)
+		}
+	}
+	return urls, true
+}

@@ -38,6 +38,51 @@
 // landed on another account, so a caller that saw another account signed in
 // while the action was unsettled must not take Absent for proof.
 //
+// # What a proof of absence rests on
+//
+// An adapter is untrusted advice about a site: its selectors, transforms
+// and canonical rules are a person's guess, and a wrong one must cost the
+// person's attention, never a second effect (docs/design.md invariant 12).
+// "No exact match" alone therefore never proves absence. Absent needs, all
+// at once:
+//
+//  1. No exact match, no payload match without a usable URL or time, no
+//     suspect identical item shortly before the action, no item with the
+//     intended text and other media (above).
+//  2. A complete view (the walk reached the window's start or the list's
+//     end, nothing unread), observed after the settle time counted from
+//     SettleStart(), and, for a submission that may surface late, after
+//     the site's bound (Options.SurfaceWithin) from the same start.
+//  3. No unexplained item by the actor: every item of the actor's in the
+//     view is one a complete search showed before the click
+//     (Intent.Seen, or the identical items of Intent.Baseline), another
+//     action's recorded result (Intent.Known), or older than the action:
+//     with Seen, below the lowest item seen before in a newest-first list
+//     and not dated inside Options.Suspect before the action; without
+//     Seen, dated before that. An item the adapter's prediction does not
+//     match (a site that rewrote the text, filed a reply under another
+//     parent, re-encoded the media) is such an item, and so is one
+//     without a time where there is no Seen: the view cannot tell it
+//     from an old one. The verdict names each (Verdict.Unexplained).
+//  4. No landed link (Intent.LandedURL): the page the submission landed
+//     on named a result, so the search that does not show it is wrong,
+//     or the item went away; either way a person looks.
+//  5. A view that shows it can see: at least one item of the actor's in
+//     it is known to be there (in Seen, Baseline or Known, or older than
+//     the action), or the site counted the items it lists and the count
+//     agreed (Search.Counted). A search whose item selector matches
+//     nothing, whose author field reads a display name instead of the
+//     handle, or whose list is empty, proves nothing.
+//
+// What absence then proves: that the site shows, in the actor's list, no
+// item made after the click that is not accounted for. It does not prove
+// that the adapter's prediction of the text is right: it does not need to,
+// since any item the actor gained is either explained or holds the
+// verdict. What it still rests on: that the list is the actor's (an
+// effect on another account is the operator's other-accounts rule), that
+// it is newest first (for the items below the lowest seen one), and that
+// the site does not hide an item from its author's own list.
+//
 // # Text normalization
 //
 // Normalize is the only transformation applied before two texts are

@@ -48,8 +48,10 @@ type actionJSON struct {
 	Status          ledger.Status   `json:"status"`
 	Attempt         int             `json:"attempt"`
 	CanonicalResult string          `json:"canonical_result,omitempty"`
-	FailureReason   string          `json:"failure_reason,omitempty"`
-	FailureClass    string          `json:"failure_class,omitempty"`
+	// LandedURL: the result link the page the submission landed on named.
+	LandedURL     string `json:"landed_url,omitempty"`
+	FailureReason string `json:"failure_reason,omitempty"`
+	FailureClass  string `json:"failure_class,omitempty"`
 	// OtherAccounts: accounts seen signed in on the site while the action
 	// was unsettled; its effect may be on one of them.
 	OtherAccounts []string    `json:"other_accounts,omitempty"`
@@ -73,7 +75,7 @@ type eventJSON struct {
 func toActionJSON(a ledger.Action, evs []ledger.Event) actionJSON {
 	out := actionJSON{ID: a.ID, IdempotencyKey: a.IdempotencyKey, TaskID: a.TaskID, RunID: a.RunID, Type: string(a.Type),
 		Format: a.Format, Site: a.Site, Actor: a.Actor, TargetURL: a.TargetURL, Payload: a.Payload, Status: a.Status,
-		Attempt: a.Attempt, CanonicalResult: a.CanonicalResult, FailureReason: a.FailureReason,
+		Attempt: a.Attempt, CanonicalResult: a.CanonicalResult, LandedURL: a.LandedURL, FailureReason: a.FailureReason,
 		FailureClass: string(a.FailureClass), OtherAccounts: a.OtherAccounts, Generation: a.Generation, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 		ExecutingAt: timePtr(a.ExecutingAt), SettledAt: timePtr(a.SettledAt)}
 	for _, e := range evs {
