@@ -150,11 +150,11 @@ type mutation struct {
 	haveBaseline bool
 	// seen holds every item of the actor's the same search showed, in page
 	// order (haveSeen: it was complete): docs/design.md invariant 12.
-	seen     []string
-	haveSeen bool
-	tab          *browser.Tab // the tab preflight checked: the one clicked
-	before       string       // the page the submission starts from
-	submitErr    error        // what the click returned
+	seen      []string
+	haveSeen  bool
+	tab       *browser.Tab // the tab preflight checked: the one clicked
+	before    string       // the page the submission starts from
+	submitErr error        // what the click returned
 	// landed is what Result read on the page the submission landed on
 	// (zero when the click failed or Result did).
 	landed     sites.Observed
