@@ -158,3 +158,30 @@ func TestTabLostDuringTheLandingMaySurface(t *testing.T) {
 	require.Equal(t, 1, a.Attempt)
 	require.Len(t, w.postsWithText(text), 1, "published once")
 }
+
+// firstLookAfterClose makes the pass's first look at a like, which comes
+// once the dead pass's clicking tab (record rec) is proven gone, read by
+// the runner's clock as coming after that long after the proof, whatever
+// the machine's load: from that look on, the runner's clock is shifted so.
+// land runs right after that look read the control ("not done"), so the
+// next look finds what it did.
+func (w *world) firstLookAfterClose(rec ledger.Tab, after time.Duration, land func()) {
+	var shift atomic.Int64
+	var looked atomic.Bool
+	site := &siteAnswers{Adapter: w.site, search: func(_ sites.Query, r sites.SearchResult) sites.SearchResult {
+		if looked.Swap(true) {
+			return r
+		}
+		tr, err := w.db.GetTab(context.Background(), rec.ID)
+		require.NoError(w.t, err)
+		require.Contains(w.t, []ledger.TabState{ledger.TabClosedVerified, ledger.TabMissing}, tr.State,
+			"the first look comes after the proof that the clicking tab is gone")
+		require.Len(w.t, r.Items, 1)
+		require.Equal(w.t, "like", r.Items[0].State, "the first look reads the control not done")
+		shift.Store(int64(tr.UpdatedAt.Add(after).Sub(time.Now())))
+		land()
+		return r
+	}}
+	w.useRunner(nil, site)
+	w.runner.SetClock(func() time.Time { return time.Now().Add(time.Duration(shift.Load())) })
+}
