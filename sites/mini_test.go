@@ -1,0 +1,250 @@
+package sites_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/sites"
+)
+
+// mini is a tiny loopback site for what demosite does not do: pages the
+// test writes, served as given, and a JSON or form endpoint whose answers
+// the test sets. posts counts the submissions that reached it.
+type mini struct {
+	*httptest.Server
+	posts atomic.Int64
+}
+
+// newMini serves pages (path → HTML, GET), and POST /post and /api/post,
+// which count a submission and answer status (with body).
+func newMini(t *testing.T, pages map[string]string, status int, body string) *mini {
+	t.Helper()
+	m := &mini{}
+	mux := http.NewServeMux()
+	for path, html := range pages {
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, html)
+		})
+	}
+	answer := func(w http.ResponseWriter, r *http.Request) {
+		m.posts.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+	mux.HandleFunc("POST /post", answer)
+	mux.HandleFunc("POST /api/post", answer)
+	m.Server = httptest.NewServer(mux)
+	t.Cleanup(m.Close)
+	return m
+}
+
+// miniYAML is an adapter for a mini site: a post composed at open, with
+// the given extra keys of the post action (indented four spaces) and of
+// the site (refusals and such, at the top level).
+func miniYAML(origin, open, action, site string) string {
+	return `origins: ["` + origin + `"]
+identity: {url: "{origin}/home", selector: "#whoami", attribute: data-handle}
+actions:
+  post:
+    open: "{origin}` + open + `"
+    fill: {selector: "textarea#t"}
+    submit: {selector: "button#go"}
+    result:
+      item: "#toast"
+      link: {selector: "a", attribute: href}
+` + action + `
+search:
+  url: "{origin}/u/{actor}"
+  item: "article.post"
+  text: {selector: ".text"}
+  author: {attribute: data-author}
+  link: {selector: "a.permalink", attribute: href}
+  complete_marker: "#end"
+  max_pages: 2
+  lookback: 72h
+  settle: 1s
+` + site
+}
+
+func miniSite(t *testing.T, y string) *sites.Declarative {
+	t.Helper()
+	d, err := sites.Parse("mini.yaml", []byte(y))
+	require.NoError(t, err, y)
+	return d
+}
+
+// miniTab opens a tab on the shared browser for a mini site.
+func miniTab(t *testing.T) (context.Context, *browser.Tab) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	b := shared.Browser(t)
+	tab, err := b.NewTab(ctx, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = b.CloseTab(context.Background(), tab) })
+	tab.SetActionTimeout(5 * time.Second)
+	return ctx, tab
+}
+
+// submitOnce opens, fills and submits a post on d, as the operator does
+// after preflight, and returns Submit's error.
+func submitOnce(t *testing.T, ctx context.Context, tab *browser.Tab, d *sites.Declarative, text string) error {
+	t.Helper()
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: text}
+	_, err := d.Open(ctx, tab, in)
+	require.NoError(t, err)
+	_, err = d.Fill(ctx, tab, in)
+	require.NoError(t, err)
+	return d.Submit(ctx, tab, in)
+}
+
+// composeJS is a composer that publishes by fetch (POST /api/post) and
+// shows the answer: a toast with a link for a 2xx, p.error otherwise.
+// extra runs after each answer, with the response r.
+const composeJS = `<script>
+const go = document.getElementById('go');
+const send = () => fetch('/api/post', {method: 'POST', body: document.getElementById('t').value});
+const show = r => {
+	const d = document.createElement(r.ok ? 'div' : 'p');
+	if (r.ok) { d.id = 'toast'; d.innerHTML = '<a href="/p/1">posted</a>'; } else { d.className = 'error'; d.textContent = 'refused ' + r.status; }
+	document.body.appendChild(d);
+};
+`
+
+func composePage(before, onclick string) string {
+	return `<!doctype html><body><span id="whoami" data-handle="alice">@alice</span>` + before +
+		`<textarea id="t"></textarea><button id="go">Post</button>` + composeJS + `go.addEventListener('click', () => {` + onclick + `});
+</script></body>`
+}
+
+const landResponse = `    landed: {response: {method: POST, url: '/api/post$'}}`
+
+// TestRefusalAnswersOneSubmission: a refusal proves nothing was created
+// only when it is the site's answer to the one request the click sent.
+// The same answer to a page that sent the submission twice, at once or
+// again once answered, proves nothing: Submit wraps it in
+// ErrOutcomeUnknown with the *Refusal in the chain.
+func TestRefusalAnswersOneSubmission(t *testing.T) {
+	pages := map[string]string{
+		"/once":   composePage("", `send().then(show);`),
+		"/twice":  composePage("", `send().then(show); send();`),
+		"/resend": composePage("", `send().then(r => { show(r); setTimeout(send, 150); });`),
+	}
+	refusals := "refusals:\n  - kind: validation\n    status: 409\n    message: \"p.error\"\n"
+	for _, tc := range []struct {
+		page      string
+		posts     int64
+		definite  bool
+		doubtLike string
+	}{
+		{"/once", 1, true, ""},
+		{"/twice", 2, false, "2 requests of the submission were seen"},
+		{"/resend", 2, false, "2 requests of the submission were seen"},
+	} {
+		t.Run(strings.TrimPrefix(tc.page, "/"), func(t *testing.T) {
+			m := newMini(t, pages, http.StatusConflict, `{"error": "conflict"}`)
+			d := miniSite(t, miniYAML(m.URL, tc.page, landResponse, refusals))
+			ctx, tab := miniTab(t)
+			err := submitOnce(t, ctx, tab, d, "a text")
+			ref := sites.AsRefusal(err)
+			require.NotNil(t, ref, "the refusal is in the chain: %v", err)
+			require.Equal(t, sites.RefusedValidation, ref.Kind)
+			require.Equal(t, 409, ref.Status)
+			require.Eventually(t, func() bool { return m.posts.Load() == tc.posts }, 5*time.Second, 20*time.Millisecond)
+			if tc.definite {
+				require.NotErrorIs(t, err, sites.ErrOutcomeUnknown, "the one answer to the one request: definitive")
+				require.Empty(t, ref.Doubt)
+				require.Equal(t, "refused 409", ref.Message)
+				return
+			}
+			require.ErrorIs(t, err, sites.ErrOutcomeUnknown, "an answer to one of two requests proves nothing about the other")
+			require.Equal(t, tc.doubtLike, ref.Doubt)
+		})
+	}
+}
+
+// TestRefusalSelectorMustBeNew: a refusal rule's selector matches only what
+// the page shows after the click. An error message left on the page from
+// before is no answer to this submission, which the site accepted.
+func TestRefusalSelectorMustBeNew(t *testing.T) {
+	pages := map[string]string{
+		"/stale":  composePage(`<p class="error">an earlier attempt was refused</p>`, `send().then(show);`),
+		"/hidden": composePage(`<p class="error" hidden>refused</p>`, `send().then(show);`),
+	}
+	refusals := "refusals:\n  - kind: validation\n    selector: \"p.error\"\n"
+	for _, page := range []string{"/stale", "/hidden"} {
+		t.Run(strings.TrimPrefix(page, "/"), func(t *testing.T) {
+			m := newMini(t, pages, http.StatusCreated, `{"id": 1}`)
+			d := miniSite(t, miniYAML(m.URL, page, landResponse, refusals))
+			ctx, tab := miniTab(t)
+			err := submitOnce(t, ctx, tab, d, "accepted")
+			require.NoError(t, err, "the site took it: no refusal")
+			require.EqualValues(t, 1, m.posts.Load())
+		})
+	}
+	t.Run("new", func(t *testing.T) {
+		// The same rule on a refusal the page draws after the click.
+		m := newMini(t, pages, http.StatusUnprocessableEntity, `{}`)
+		d := miniSite(t, miniYAML(m.URL, "/stale", landResponse, refusals))
+		ctx, tab := miniTab(t)
+		err := submitOnce(t, ctx, tab, d, "refused")
+		ref := sites.AsRefusal(err)
+		require.NotNil(t, ref, "%v", err)
+		require.NotErrorIs(t, err, sites.ErrOutcomeUnknown)
+	})
+}
+
+// TestActionRefusalsReplaceTheSites: an action that declares its own
+// refusals, even none, is judged by those alone. The site's rate_limit
+// (429) would match; the post action declares `refusals: []` (as the
+// WordPress editor does: its own resend makes a status prove nothing), so
+// a 429 is an unknown outcome, never a refusal.
+func TestActionRefusalsReplaceTheSites(t *testing.T) {
+	e := setup(t, demosite.Faults{})
+	y := demoWith(t, "    submit:\n      selector: \"button#compose-submit\"\n",
+		"    submit:\n      selector: \"button#compose-submit\"\n    refusals: []\n")
+	d, err := sites.Parse("demo.yaml", y)
+	require.NoError(t, err)
+	d, err = d.WithOrigins(base)
+	require.NoError(t, err)
+	require.NotNil(t, d.Spec().Actions.Post.Refusals, "declared, and empty")
+	require.Empty(t, d.Spec().Actions.Post.Refusals)
+
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: "answered 429"}
+	_, err = d.Open(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	_, err = d.Fill(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	require.NoError(t, demo.SetFaults(demosite.Faults{RateLimit: true}))
+	err = d.Submit(e.ctx, e.tab, in)
+	require.Nil(t, sites.AsRefusal(err), "the site's refusals are not the action's: %v", err)
+	require.ErrorIs(t, err, sites.ErrOutcomeUnknown)
+
+	// The bundled adapter, which declares none for the post, refuses the
+	// same answer: the rule above is the only difference.
+	e = setup(t, demosite.Faults{})
+	in.Text = "answered 429 again"
+	_, err = e.site.Open(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	_, err = e.site.Fill(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	require.NoError(t, demo.SetFaults(demosite.Faults{RateLimit: true}))
+	err = e.site.Submit(e.ctx, e.tab, in)
+	ref := sites.AsRefusal(err)
+	require.NotNil(t, ref, "%v", err)
+	require.Equal(t, sites.RefusedRateLimit, ref.Kind)
+	require.NotErrorIs(t, err, sites.ErrOutcomeUnknown)
+}
