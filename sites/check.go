@@ -172,6 +172,7 @@ func actionSelectors(a *ActionSpec, path string) []SelectorCount {
 	}
 	for i, st := range a.Before {
 		add(fmt.Sprintf("before[%d].if", i), st.If)
+		add(fmt.Sprintf("before[%d].unless", i), st.Unless)
 		add(fmt.Sprintf("before[%d].click", i), st.Click)
 	}
 	for i, f := range a.fills() {
@@ -187,6 +188,7 @@ func actionSelectors(a *ActionSpec, path string) []SelectorCount {
 	}
 	for i, st := range a.Steps {
 		add(fmt.Sprintf("steps[%d].if", i), st.If)
+		add(fmt.Sprintf("steps[%d].unless", i), st.Unless)
 		add(fmt.Sprintf("steps[%d].click", i), st.Click)
 	}
 	add("submit.selector", a.Submit.Selector)

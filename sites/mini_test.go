@@ -2,6 +2,7 @@ package sites_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -247,4 +248,87 @@ func TestActionRefusalsReplaceTheSites(t *testing.T) {
 	require.NotNil(t, ref, "%v", err)
 	require.Equal(t, sites.RefusedRateLimit, ref.Kind)
 	require.NotErrorIs(t, err, sites.ErrOutcomeUnknown)
+}
+
+// stepPage is a composer whose optional panel opener (#open-panel) and
+// its sign of absence (#no-panel) the page's script draws after the
+// given delays in milliseconds (-1: never).
+func stepPage(openAfter, noneAfter int) string {
+	return fmt.Sprintf(`<!doctype html><body><textarea id="t"></textarea><button id="go">Post</button>
+<div id="panel" hidden>categories</div>
+<script>
+const draw = (ms, html) => { if (ms >= 0) setTimeout(() => document.body.insertAdjacentHTML('beforeend', html), ms); };
+draw(%d, '<button id="open-panel" onclick="document.getElementById(\'panel\').hidden = false">Categories</button>');
+draw(%d, '<p id="no-panel">no categories here</p>');
+</script></body>`, openAfter, noneAfter)
+}
+
+// TestStepIfWaits: a step's if waits for the page like any other step. An
+// element the page draws late is not read as "skip": the step runs once
+// it shows. With unless, the sign that the step is not needed, the step
+// is skipped as soon as that shows; both at once, or neither of them
+// within the step's timeout, and the step fails before anything is
+// clicked.
+func TestStepIfWaits(t *testing.T) {
+	m := newMini(t, map[string]string{
+		"/late":    stepPage(800, -1),
+		"/none":    stepPage(-1, 500),
+		"/both":    stepPage(0, 0),
+		"/neither": stepPage(-1, -1),
+	}, http.StatusCreated, `{}`)
+	step := func(unless, timeout string) string {
+		s := "    before:\n      - if: \"#open-panel\"\n        click: \"#open-panel\"\n        wait: \"#panel\"\n"
+		if unless != "" {
+			s += "        unless: \"" + unless + "\"\n"
+		}
+		if timeout != "" {
+			s += "        timeout: " + timeout + "\n"
+		}
+		return s
+	}
+	fill := func(t *testing.T, page, action string) (time.Duration, int, error) {
+		t.Helper()
+		d := miniSite(t, miniYAML(m.URL, page, action, ""))
+		ctx, tab := miniTab(t)
+		in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: "with its category"}
+		_, err := d.Open(ctx, tab, in)
+		require.NoError(t, err)
+		start := time.Now()
+		_, err = d.Fill(ctx, tab, in)
+		took := time.Since(start)
+		n, cerr := tab.Count(ctx, "#panel:not([hidden])")
+		require.NoError(t, cerr)
+		return took, n, err
+	}
+
+	t.Run("DrawnLateRuns", func(t *testing.T) {
+		for _, unless := range []string{"", "#no-panel"} {
+			_, open, err := fill(t, "/late", step(unless, ""))
+			require.NoError(t, err)
+			require.Equal(t, 1, open, "the step ran once the page drew its element (unless %q)", unless)
+		}
+	})
+	t.Run("UnlessSkipsAtOnce", func(t *testing.T) {
+		took, open, err := fill(t, "/none", step("#no-panel", ""))
+		require.NoError(t, err)
+		require.Zero(t, open)
+		require.Less(t, took, 5*time.Second, "decided when #no-panel showed, not at the 15s timeout")
+	})
+	t.Run("NeverShownIsSkippedAfterTheTimeout", func(t *testing.T) {
+		took, open, err := fill(t, "/neither", step("", "1500ms"))
+		require.NoError(t, err)
+		require.Zero(t, open)
+		require.GreaterOrEqual(t, took, 1500*time.Millisecond, "absence is read only once the step's timeout passed")
+	})
+	t.Run("BothFail", func(t *testing.T) {
+		_, _, err := fill(t, "/both", step("#no-panel", ""))
+		require.ErrorIs(t, err, sites.ErrStepFailed)
+		require.Contains(t, err.Error(), "both if and unless match")
+	})
+	t.Run("NeitherWithUnlessFails", func(t *testing.T) {
+		_, _, err := fill(t, "/neither", step("#no-panel", "1s"))
+		require.ErrorIs(t, err, sites.ErrStepFailed)
+		require.Contains(t, err.Error(), "neither if nor unless")
+	})
+	require.Zero(t, m.posts.Load(), "nothing was submitted")
 }

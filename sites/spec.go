@@ -205,13 +205,24 @@ type FillSpec struct {
 
 // StepSpec is one step before the committing click: click the one element
 // matching Click, then wait until Wait shows and until Gone matches
-// nothing. With If set, the step runs only when If matches an element (a
-// welcome dialog, a panel a setting can turn off).
+// nothing. With If set, the step runs only when the page shows that it is
+// needed (a welcome dialog, a panel a setting can turn off), and If is
+// waited for like any other element: the step waits until If or Unless
+// matches an element. If alone: the step runs. Unless alone: it is
+// skipped. Both at once: the page contradicts the adapter, and the step
+// fails. Neither within Timeout: without Unless the step is skipped (If
+// never showed); with Unless it fails (the page shows neither state the
+// adapter knows). Declare Unless, the sign that the step is not needed,
+// to decide without waiting out Timeout. Timeout bounds that wait and
+// the step's Gone (15s by default) and its Wait (the browser's action
+// timeout by default).
 type StepSpec struct {
-	Click string `yaml:"click"`
-	If    string `yaml:"if"`
-	Wait  string `yaml:"wait"`
-	Gone  string `yaml:"gone"`
+	Click   string    `yaml:"click"`
+	If      string    `yaml:"if"`
+	Unless  string    `yaml:"unless"`
+	Wait    string    `yaml:"wait"`
+	Gone    string    `yaml:"gone"`
+	Timeout *Duration `yaml:"timeout"`
 }
 
 // LandedSpec says what shows a submission landed; the first sign that
@@ -656,6 +667,13 @@ func (r *ReadySpec) validate(p *problems, path string) {
 func (s StepSpec) validate(p *problems, path string) {
 	checkSelector(p, path+".click", s.Click, false)
 	checkSelector(p, path+".if", s.If, false)
+	checkSelector(p, path+".unless", s.Unless, false)
+	if s.Unless != "" && s.If == "" {
+		p.add(path+".unless", "needs if: unless is the sign that the step if names is not needed")
+	}
+	if s.Timeout != nil && (*s.Timeout <= 0 || time.Duration(*s.Timeout) > 10*time.Minute) {
+		p.add(path+".timeout", "must be more than 0s and at most 10m")
+	}
 	checkSelector(p, path+".wait", s.Wait, false)
 	checkSelector(p, path+".gone", s.Gone, false)
 	if s.Click == "" && s.Wait == "" && s.Gone == "" {
