@@ -189,6 +189,15 @@ type SearchResult struct {
 	SurfaceWithin time.Duration
 	// Pages is how many pages were read.
 	Pages int
+	// Counted is true when the search declares the site's own count of
+	// the items it lists (search.count) and, on every page read, that
+	// count equalled the items the item selector matched there: the
+	// search can see the list, so a view without an item of the actor
+	// shows that it has none rather than that the selector misses them.
+	// A page where they differ (or the count cannot be read) leaves
+	// Counted false and the result not Complete. False when the search
+	// declares no count.
+	Counted bool
 }
 
 // Adapter is a site. Every method works in a tab browserop owns and returns

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -446,6 +447,9 @@ func (d *Declarative) fieldURL(pageURL string, fs *FieldSpec, v string) (string,
 // actor older than the window's start (Complete), the last page (Complete),
 // or max_pages (not Complete). Items are every item on the pages read, with
 // the author the page states; filtering and exact matching are verify's.
+// With search.count, the site's count is read on every page and compared
+// with the items read there (SearchResult.Counted; a disagreement leaves
+// the result not Complete).
 func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (SearchResult, error) {
 	a, err := d.action(q.Kind)
 	if err != nil {
@@ -455,6 +459,45 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 		return d.searchState(ctx, tab, q, a)
 	}
 	s := d.searchOf(a)
+	agreed := true
+	res, err := d.searchList(ctx, tab, q, s, &agreed)
+	if s.Count != "" {
+		// The site's own count must agree with what was read on every
+		// page read: a disagreement means the item selector misses
+		// items (or sees others), and the view proves nothing.
+		res.Counted = agreed && err == nil && res.Pages > 0
+		if !agreed {
+			res.Complete = false
+		}
+	}
+	return res, err
+}
+
+// readCount reads a search's count on the current page: the first integer
+// in the text of the one element sel matches. ok is false when sel does
+// not match exactly one element or its text holds no integer.
+func readCount(ctx context.Context, tab *browser.Tab, sel string) (n int, ok bool, err error) {
+	texts, err := tab.Texts(ctx, sel)
+	if err != nil || len(texts) != 1 {
+		return 0, false, err
+	}
+	m := firstInt.FindString(texts[0])
+	if m == "" {
+		return 0, false, nil
+	}
+	n, err = strconv.Atoi(m)
+	if err != nil {
+		return 0, false, nil // more digits than an int holds
+	}
+	return n, true, nil
+}
+
+// firstInt finds the first run of ASCII digits ("1,234" reads as 1).
+var firstInt = regexp.MustCompile(`[0-9]+`)
+
+// searchList walks a list search (see Search); agreed is cleared when the
+// search's count disagrees with the items read on a page.
+func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query, s *SearchSpec, agreed *bool) (SearchResult, error) {
 	res := SearchResult{Settle: time.Duration(*s.Settle), Since: q.Since}
 	if s.SurfaceWithin != nil {
 		res.SurfaceWithin = time.Duration(*s.SurfaceWithin)
@@ -491,6 +534,15 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 		items, err := d.readItems(ctx, tab, page, s.Item, fields)
 		if err != nil {
 			return res, err
+		}
+		if s.Count != "" {
+			n, ok, err := readCount(ctx, tab, s.Count)
+			if err != nil {
+				return res, err
+			}
+			if !ok || n != len(items) {
+				*agreed = false
+			}
 		}
 		res.Items = append(res.Items, items...)
 		// The list is newest first, so once an item of the actor is older

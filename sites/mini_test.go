@@ -332,3 +332,80 @@ func TestStepIfWaits(t *testing.T) {
 	})
 	require.Zero(t, m.posts.Load(), "nothing was submitted")
 }
+
+// listPage is a list of posts, each by its author, with the site's count
+// of them (countText; "" shows no count) and a link to page next (""
+// for the last page, which is marked #end).
+func listPage(countText string, next string, authors ...string) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><body><span id="whoami" data-handle="alice">@alice</span>`)
+	if countText != "" {
+		fmt.Fprintf(&b, `<p id="count">%s</p>`, countText)
+	}
+	for i, a := range authors {
+		fmt.Fprintf(&b, `<article class="post" data-author="%s"><a class="permalink" href="/p/%s-%d">#</a><div class="text">post %d by %s</div></article>`, a, a, i, i, a)
+	}
+	if next != "" {
+		fmt.Fprintf(&b, `<a id="next" href="%s">Older</a>`, next)
+	} else {
+		b.WriteString(`<p id="end">the end</p>`)
+	}
+	b.WriteString(`</body>`)
+	return b.String()
+}
+
+// countedYAML is a mini site whose search declares the site's count.
+func countedYAML(origin string) string {
+	y := miniYAML(origin, "/compose", "", "")
+	y = strings.Replace(y, "  complete_marker: \"#end\"\n", "  complete_marker: \"#end\"\n  next: \"a#next\"\n  count: \"#count\"\n", 1)
+	return y
+}
+
+// TestSearchCount: a search that declares the site's count of the items
+// it lists is Counted only when, on every page read, the count equals the
+// items read there; where they differ, or the count cannot be read, it is
+// not Counted and not Complete.
+func TestSearchCount(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		page1, page2      string
+		counted, complete bool
+		items             int
+	}{
+		{"Agrees", listPage("3 posts", "", "alice", "bob", "alice"), "", true, true, 3},
+		{"EmptyAndSaysSo", listPage("Showing 0 items", ""), "", true, true, 0},
+		{"SaysMore", listPage("4 posts", "", "alice", "bob", "alice"), "", false, false, 3},
+		{"SaysNoneSeesSome", listPage("0 posts", "", "alice"), "", false, false, 1},
+		{"NoCount", listPage("", "", "alice"), "", false, false, 1},
+		{"NoNumber", listPage("some posts", "", "alice"), "", false, false, 1},
+		{"EveryPage", listPage("2 posts", "/u/alice/2", "alice", "alice"), listPage("1 post", "", "alice"), true, true, 3},
+		{"SecondPageDisagrees", listPage("2 posts", "/u/alice/2", "alice", "alice"), listPage("2 posts", "", "alice"), false, false, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pages := map[string]string{"/u/alice": tc.page1}
+			if tc.page2 != "" {
+				pages["/u/alice/2"] = tc.page2
+			}
+			m := newMini(t, pages, http.StatusCreated, `{}`)
+			d := miniSite(t, countedYAML(m.URL))
+			ctx, tab := miniTab(t)
+			res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Post, Actor: "alice"})
+			require.NoError(t, err)
+			require.Len(t, res.Items, tc.items)
+			require.Equal(t, tc.counted, res.Counted, "counted")
+			require.Equal(t, tc.complete, res.Complete, "complete")
+			v := res.View(time.Now())
+			require.Equal(t, tc.counted, v.Counted, "verify sees the count's agreement")
+			require.Equal(t, tc.complete, v.Complete)
+		})
+	}
+	t.Run("Undeclared", func(t *testing.T) {
+		m := newMini(t, map[string]string{"/u/alice": listPage("3 posts", "", "alice")}, http.StatusCreated, `{}`)
+		d := miniSite(t, miniYAML(m.URL, "/compose", "", ""))
+		ctx, tab := miniTab(t)
+		res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Post, Actor: "alice"})
+		require.NoError(t, err)
+		require.False(t, res.Counted, "without search.count nothing is counted")
+		require.True(t, res.Complete)
+	})
+}

@@ -313,13 +313,19 @@ type SearchSpec struct {
 	Link   *FieldSpec `yaml:"link"`
 	// Media reads each item's media; required when an action this search
 	// reconciles takes media.
-	Media          *MediaReadSpec `yaml:"media"`
-	Next           string         `yaml:"next"`
-	CompleteMarker string         `yaml:"complete_marker"`
-	MaxPages       int            `yaml:"max_pages"`
-	Lookback       Duration       `yaml:"lookback"`
-	Settle         *Duration      `yaml:"settle"`
-	SurfaceWithin  *Duration      `yaml:"surface_within"`
+	Media *MediaReadSpec `yaml:"media"`
+	// Count, when set, is the one element whose text holds, as its first
+	// integer, how many items the list shows on the page ("3 posts",
+	// "Showing 0 items"): on every page read it must equal the items
+	// Item matched there, so that a list that shows nothing is told from
+	// a selector that sees nothing (SearchResult.Counted).
+	Count          string    `yaml:"count"`
+	Next           string    `yaml:"next"`
+	CompleteMarker string    `yaml:"complete_marker"`
+	MaxPages       int       `yaml:"max_pages"`
+	Lookback       Duration  `yaml:"lookback"`
+	Settle         *Duration `yaml:"settle"`
+	SurfaceWithin  *Duration `yaml:"surface_within"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("48h").
@@ -738,6 +744,7 @@ func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool)
 		p.add(path+".link", "each item needs its own link: page is only for parent")
 	}
 	checkSelector(p, path+".next", s.Next, false)
+	checkSelector(p, path+".count", s.Count, false)
 	checkSelector(p, path+".complete_marker", s.CompleteMarker, false)
 	if s.Next == "" && s.CompleteMarker == "" {
 		p.add(path, "needs next or complete_marker, or the walk can never be complete")

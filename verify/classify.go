@@ -128,6 +128,8 @@ type Search struct {
 	// matched. A problem that is not a short phrase of lowercase letters,
 	// digits and spaces is counted as "unreadable field".
 	Unread [][]string
+	// Counted: the site's own count of the items it lists agreed with the items read on every page (sites' search.count), so a view with no item of the actor still shows it can see.
+	Counted bool
 }
 
 // Options tune classification to a site. Negative values count as zero.
