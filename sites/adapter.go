@@ -266,6 +266,16 @@ type Adapter interface {
 	// exact match a search looks for while it is held, so its absence
 	// from a search proves nothing.
 	Moderates(k kind.Kind) bool
+	// Compares returns which parts of an intent of kind k the search that
+	// reconciles it reads per item (text, author, time, link, parent, and
+	// whether from the page, media, alt texts), so that verification can
+	// compare them; a part not read is never compared.
+	Compares(k kind.Kind) Comparison
+	// Uncompared names the parts the intent fixes that the search cannot
+	// compare for it ("parent", "media"), nil when it compares them all.
+	// Fill refuses such an intent (ErrUnverifiable); a caller reconciling
+	// one recorded before must not take a verdict for them.
+	Uncompared(in Intent) []string
 	// Canonical returns the canonical form of a URL on the site: the parts
 	// that identify a result kept (a declared fragment or query key), the
 	// rest dropped, as the adapter declares. Links read by Result and

@@ -293,7 +293,10 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 	if err := tab.WaitVisible(ctx, r.Item, 0); err != nil {
 		return obs, fmt.Errorf("no result on the landed page (status %d): %w", status, err)
 	}
-	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{title: r.Title, text: r.Text, author: r.Author, time: r.Time, parent: r.Parent, link: r.Link, media: r.Media})
+	// A parent read from the landed page is that page's document (its
+	// fragment names the new item, not its parent).
+	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{title: r.Title, text: r.Text, author: r.Author, time: r.Time, parent: r.Parent, link: r.Link, media: r.Media,
+		pageParent: d.Canonical(withoutFragment(page))})
 	if err != nil {
 		return obs, err
 	}
@@ -329,6 +332,10 @@ type itemFields struct {
 	media                                   *MediaReadSpec
 	own                                     bool
 	actor                                   string
+	// pageParent, for a parent read from the page (parent: {page: true}),
+	// is every item's parent, unless pageProblem says why it cannot be
+	// read (pageParentOf).
+	pageParent, pageProblem string
 }
 
 // readItems reads every item on the page and checks each field: exactly one
@@ -389,7 +396,11 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 			}
 		}
 		if f.parent != nil && f.parent.Page {
-			it.Parent = d.Canonical(pageURL)
+			if f.pageProblem != "" {
+				it.Problems = append(it.Problems, f.pageProblem)
+			} else {
+				it.Parent = f.pageParent
+			}
 		} else if v, ok := get("parent", f.parent); ok && strings.TrimSpace(v) != "" {
 			if u, err := d.fieldURL(pageURL, f.parent, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "parent: "+err.Error())
@@ -530,6 +541,9 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 		page, err := tab.URL(ctx)
 		if err != nil {
 			return res, err
+		}
+		if s.Parent != nil && s.Parent.Page {
+			fields.pageParent, fields.pageProblem = d.pageParentOf(page, q)
 		}
 		items, err := d.readItems(ctx, tab, page, s.Item, fields)
 		if err != nil {

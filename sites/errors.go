@@ -41,6 +41,15 @@ var (
 	// time. It is a failed preparation (errors.Is(err, ErrStepFailed)
 	// holds): the committing click was not sent, nothing was published.
 	ErrUploadFailed = fmt.Errorf("%w: a media upload failed", ErrStepFailed)
+
+	// ErrUnverifiable means the site's search could not compare a part the
+	// intent fixes (Declarative.Uncompared): a reply to a comment where the
+	// search reads the page as every comment's parent. It is a failed
+	// preparation (errors.Is(err, ErrStepFailed) holds), returned by Fill
+	// before anything is typed: nothing was published, rather than a
+	// publication no search could ever verify (or that the site's form
+	// would make elsewhere: a page's comment form answers the page).
+	ErrUnverifiable = fmt.Errorf("%w: the site's search could not verify this action", ErrStepFailed)
 )
 
 // RefusalKind names how a site refused a submission.

@@ -24,11 +24,16 @@ const stepTimeout = 15 * time.Second
 // read-back that differs from the intended value (compared as verify
 // compares texts) returns ErrReadBackMismatch; a page that never became
 // ready or a step that did not work returns ErrStepFailed. Nothing is
-// submitted. It returns the field values read back, joined by "\n".
+// submitted. An intent whose search could not compare a part it fixes
+// (Uncompared) returns ErrUnverifiable before anything is done. It returns
+// the field values read back, joined by "\n".
 func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (string, error) {
 	a, err := d.action(in.Kind)
 	if err != nil {
 		return "", err
+	}
+	if parts := d.Uncompared(in); len(parts) > 0 {
+		return "", fmt.Errorf("%w: its search cannot compare the %s", ErrUnverifiable, strings.Join(parts, " and the "))
 	}
 	if err := d.waitReady(ctx, tab, a.Ready); err != nil {
 		return "", err

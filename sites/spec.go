@@ -425,6 +425,21 @@ func (s *Spec) validate() problems {
 			}
 		}
 	}
+	for _, k := range kind.All {
+		a := s.Actions.get(k)
+		if a == nil || !k.HasParent() {
+			continue
+		}
+		srch, path := a.Search, "actions."+string(k)+".search"
+		if srch == nil {
+			srch, path = s.Search, "search"
+		}
+		if srch != nil && !srch.Parent.set() {
+			// Without it every item reads as top-level: the reply never
+			// matches, and a complete view would prove it absent.
+			p.add(path+".parent", "required: %s replies to a parent, and the search that reconciles it must read each item's parent (or parent: {page: true} on a list of the target's own page)", k)
+		}
+	}
 	if s.Search != nil {
 		s.Search.validate(&p, "search", origins)
 	}
@@ -742,6 +757,9 @@ func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool)
 	s.Media.validate(p, path+".media")
 	if s.Link != nil && s.Link.Page {
 		p.add(path+".link", "each item needs its own link: page is only for parent")
+	}
+	if s.Parent != nil && s.Parent.Page && s.URL != "{target}" {
+		p.add(path+".parent", "page: the page is the parent only of a list on the target's own page: url must be {target}")
 	}
 	checkSelector(p, path+".next", s.Next, false)
 	checkSelector(p, path+".count", s.Count, false)
