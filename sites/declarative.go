@@ -224,7 +224,7 @@ func describeMismatch(want, got string) string {
 }
 
 // readState reads a toggle control. Anything but exactly one element with
-// the done value or (when configured) the not-done value is a HardStop.
+// the done value or the not-done value is a HardStop.
 func (d *Declarative) readState(ctx context.Context, tab *browser.Tab, st *StateSpec) (string, bool, error) {
 	v, err := tab.Attr(ctx, st.Selector, st.Attribute)
 	switch {
@@ -236,7 +236,7 @@ func (d *Declarative) readState(ctx context.Context, tab *browser.Tab, st *State
 	switch {
 	case v == st.DoneValue:
 		return v, true, nil
-	case st.NotDoneValue == "" || v == st.NotDoneValue:
+	case v == st.NotDoneValue:
 		return v, false, nil
 	}
 	return v, false, hardStop(StopStateUnknown, nil, "control shows %q", excerpt(v))
@@ -472,6 +472,7 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 	s := d.searchOf(a)
 	agreed := true
 	res, err := d.searchList(ctx, tab, q, s, &agreed)
+	markMergedLinks(res.Items)
 	if s.Count != "" {
 		// The site's own count must agree with what was read on every
 		// page read: a disagreement means the item selector misses
@@ -482,6 +483,41 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 		}
 	}
 	return res, err
+}
+
+// problemMergedLink is the problem of items whose canonical links are one
+// although they are different items.
+const problemMergedLink = "link: its canonical form is another item's too: the site's canonical rule drops what tells them apart"
+
+// markMergedLinks marks the items read without problems whose canonical
+// link is that of another item with another author, text or parent: the
+// adapter's canonical form drops what identifies an item (a comment's
+// fragment, the post's id), so a link cannot tell this action's result
+// from an older twin (the baseline would call it old, verification one
+// match of two). Each becomes an item with a problem ("link unusable"):
+// never a match, and the view is not complete. The same item listed
+// twice (a post that moved to the next page during the walk) is not
+// marked.
+func markMergedLinks(items []Item) {
+	type seen struct{ author, text, parent string }
+	first := map[string]seen{}
+	merged := map[string]bool{}
+	for _, it := range items {
+		if !it.OK() || it.Link == "" {
+			continue
+		}
+		s := seen{it.Author, it.Text, it.Parent}
+		if f, ok := first[it.Link]; !ok {
+			first[it.Link] = s
+		} else if f != s {
+			merged[it.Link] = true
+		}
+	}
+	for i := range items {
+		if merged[items[i].Link] && items[i].OK() {
+			items[i].Problems = append(items[i].Problems, problemMergedLink)
+		}
+	}
 }
 
 // readCount reads a search's count on the current page: the first integer
@@ -577,7 +613,16 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 				return res, err
 			}
 			if n > 0 {
-				res.Complete = true
+				// The last page, unless it links a next one: a marker
+				// that matches on every page would end every walk at its
+				// first page and call it whole.
+				more := 0
+				if s.Next != "" {
+					if more, err = tab.Count(ctx, s.Next); err != nil {
+						return res, err
+					}
+				}
+				res.Complete = more == 0
 				return res, nil
 			}
 		}

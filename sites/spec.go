@@ -283,9 +283,9 @@ type ResultSpec struct {
 }
 
 // StateSpec reads a toggle control: the Attribute of the one element at
-// Selector is DoneValue when the action's effect is present and, when
-// NotDoneValue is set, NotDoneValue when it is absent; anything else is an
-// unknown state.
+// Selector is DoneValue when the action's effect is present and
+// NotDoneValue (required) when it is absent; anything else is an unknown
+// state, which stops the run before a click and proves nothing after it.
 type StateSpec struct {
 	Selector     string `yaml:"selector"`
 	Attribute    string `yaml:"attribute"`
@@ -612,7 +612,14 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 	if st.DoneValue == "" {
 		p.add(path+".state.done_value", "required")
 	}
-	if st.NotDoneValue != "" && st.NotDoneValue == st.DoneValue {
+	switch {
+	case st.NotDoneValue == "":
+		// Without it any other value reads as "not done": a control still
+		// loading, or a state the adapter does not know, would be clicked
+		// (undoing a like in place) or prove the like absent after the
+		// click.
+		p.add(path+".state.not_done_value", "required: the value that shows the action is not done, so that any other is an unknown state")
+	case st.NotDoneValue == st.DoneValue:
 		p.add(path+".state.not_done_value", "must differ from done_value")
 	}
 }
