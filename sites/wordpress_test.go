@@ -173,6 +173,47 @@ func TestWordPressThreadedComments(t *testing.T) {
 	require.True(t, res.Complete)
 }
 
+// TestWordPressReplyToACommentIsNotVerifiedAsTopLevel: the comments'
+// search reads the post's page as every comment's parent. A reply meant
+// for a comment (…#comment-N) is therefore neither verified by a
+// top-level comment with its text (finding 4 of issue 20: it was, and
+// the form had posted it top-level) nor published: Fill refuses it.
+func TestWordPressReplyToACommentIsNotVerifiedAsTopLevel(t *testing.T) {
+	site := wordpress(t)
+	d := wordpressAdapter(t, site)
+	tab := wpTab(t, site)
+	ctx := context.Background()
+	target, id := wpCarolPost(t, site)
+	carol, err := site.InsertComment(ctx, wpsite.Comment{PostID: id, Author: "carol", Content: "a comment to answer"})
+	require.NoError(t, err)
+	nested := fmt.Sprintf("%s#comment-%d", target, carol)
+	require.Equal(t, []string{"parent"}, d.Uncompared(sites.Intent{Kind: kind.Reply, Target: nested}))
+	// The reply as the form made it: top-level, by alice, the same text.
+	_, err = site.InsertComment(ctx, wpsite.Comment{PostID: id, Author: "alice", Content: "my answer"})
+	require.NoError(t, err)
+
+	vin := verify.Intent{Kind: kind.Reply, Actor: "alice", Text: "my answer", ExpectedParent: d.Canonical(nested), NotBefore: time.Now().Add(-time.Hour)}
+	res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Reply, Actor: "alice", Target: nested})
+	require.NoError(t, err)
+	require.Len(t, res.Items, 2)
+	v := verify.Classify(vin, res.View(time.Now().Add(time.Hour)), verify.Options{Settle: res.Settle, Skew: time.Minute})
+	require.Equal(t, verify.Ambiguous, v.Outcome, v.Reason)
+	require.Contains(t, v.Reason, "parent unusable")
+
+	// To the post itself the same comment is a match.
+	vin.ExpectedParent = d.Canonical(target)
+	res, err = d.Search(ctx, tab, sites.Query{Kind: kind.Reply, Actor: "alice", Target: target})
+	require.NoError(t, err)
+	v = verify.Classify(vin, res.View(time.Now().Add(time.Hour)), verify.Options{Settle: res.Settle, Skew: time.Minute})
+	require.Equal(t, verify.Verified, v.Outcome, v.Reason)
+
+	in := sites.Intent{Kind: kind.Reply, Actor: "alice", Target: nested, Text: "never posted top-level"}
+	_, err = d.Open(ctx, tab, in)
+	require.NoError(t, err)
+	_, err = d.Fill(ctx, tab, in)
+	require.ErrorIs(t, err, sites.ErrUnverifiable)
+}
+
 // writePNG writes a w×h PNG of one colour to dir/name: a real image, as
 // WordPress checks what it is given.
 func writePNG(t testing.TB, dir, name string, w, h int, c color.RGBA) {
