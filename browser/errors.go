@@ -29,6 +29,12 @@ var (
 	// be reconciled, never retried.
 	ErrOutcomeUnknown = errors.New("outcome unknown")
 
+	// ErrAborted means the browser gave a navigation up before its answer
+	// (net::ERR_ABORTED: the tab was closing, or another navigation took
+	// its place). A submission it carried may still be pending at the
+	// site, which may show it later than its settle time.
+	ErrAborted = errors.New("navigation aborted before its answer")
+
 	// ErrSelectorAmbiguous means a selector that must name exactly one
 	// element matched zero or several. The action was refused before any
 	// input reached the page.

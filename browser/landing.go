@@ -550,6 +550,9 @@ func landedBy(n *navState, l *Landing, before *navState) (Landed, bool, error) {
 		return got, true, nil
 	}
 	if n.failSeq > before.failSeq {
+		if strings.Contains(n.failText, "ERR_ABORTED") {
+			return Landed{}, false, fmt.Errorf("navigation failed: %s: %w", n.failText, ErrAborted)
+		}
 		return Landed{}, false, fmt.Errorf("navigation failed: %s", n.failText)
 	}
 	if w := n.land; w != nil && w.outcome != nil {

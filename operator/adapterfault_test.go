@@ -80,7 +80,9 @@ func TestWrongTransformNeverPublishesTwice(t *testing.T) {
 func TestBlindSearchNeverPublishesTwice(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	w.useRunner(nil, wrongAdapter(t, w, `item: "#timeline article.post"`, `item: "#timeline article.entry"`))
-	onceThenAmbiguous(t, w, "cannot show that it sees")
+	// With the site's count declared, the count disagrees with the items
+	// read: the view is not complete. Either way it proves nothing.
+	onceThenAmbiguous(t, w)
 }
 
 // A search whose author field reads something other than the handle (a

@@ -2,6 +2,7 @@ package operator_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -184,4 +185,45 @@ func (w *world) firstLookAfterClose(rec ledger.Tab, after time.Duration, land fu
 	}}
 	w.useRunner(nil, site)
 	w.runner.SetClock(func() time.Time { return time.Now().Add(time.Duration(shift.Load())) })
+}
+
+// The person closes the tab while the site has committed the post and not
+// answered: the browser aborts the navigation (net::ERR_ABORTED), often
+// before the tab's close reaches the pass. Either way the submission may
+// still surface, and a view without it proves nothing (issue 20, seen
+// while killing the landing mutant).
+func TestTabClosedDuringTheLandingMaySurface(t *testing.T) {
+	w := newWorld(t, demosite.Faults{HangAfterCommit: true, VisibilityDelay: 30 * time.Second})
+	w.cfg.ActionTimeout = 30 * time.Second
+	const text = "committed, then the person closed its tab"
+	site := &siteAnswers{Adapter: w.site,
+		submit: func(ctx context.Context, tab *browser.Tab, in sites.Intent) (error, bool) {
+			closed := make(chan struct{})
+			go func() {
+				defer close(closed)
+				for len(w.postsWithText(text)) == 0 {
+					time.Sleep(10 * time.Millisecond)
+				}
+				_, _ = w.b.CloseTarget(context.Background(), tab.ID())
+			}()
+			err := w.site.Submit(ctx, tab, in)
+			<-closed
+			require.ErrorIs(t, err, sites.ErrOutcomeUnknown)
+			require.True(t, errors.Is(err, browser.ErrTabGone) || errors.Is(err, browser.ErrAborted), "%v", err)
+			return err, true
+		}}
+	w.useRunner(nil, site)
+	w.calendar("entries:\n" + post("closed", text))
+	sum := w.pass()
+	a := w.actionWithText(text)
+	require.Equal(t, ledger.Ambiguous, a.Status, "%+v", sum)
+	require.True(t, a.MaySurface, "%s", a.FailureReason)
+
+	require.NoError(t, w.srv.SetFaults(demosite.Faults{VisibilityDelay: 30 * time.Second}))
+	time.Sleep(settle + 200*time.Millisecond)
+	w.pass()
+	a = w.actionWithText(text)
+	require.Equal(t, ledger.Ambiguous, a.Status, "absence is not proven: %s", a.FailureReason)
+	require.Equal(t, 1, a.Attempt)
+	require.Len(t, w.postsWithText(text), 1, "published once")
 }

@@ -486,11 +486,13 @@ func (p *pass) land(m *mutation) (bool, error) {
 	// an error status it does not declare a refusal (it is most likely
 	// there, just not shown yet), or when the submission timed out or its
 	// tab or browser went away before the answer: its request may still be
-	// pending, at the browser or the server.
+	// pending, at the browser or the server; so may one whose navigation
+	// the browser aborted (a tab closed while the site had not answered:
+	// the abort often comes before the tab's own close).
 	navigated := page != "" && page != m.before && slices.Contains(m.site.Origins(), browser.Origin(page))
 	m.maySurface = navigated && !errors.As(serr, &hs) ||
 		errors.Is(serr, browser.ErrTimeout) || errors.Is(serr, context.DeadlineExceeded) ||
-		errors.Is(serr, browser.ErrTabGone) || errors.Is(serr, browser.ErrBrowserGone)
+		errors.Is(serr, browser.ErrTabGone) || errors.Is(serr, browser.ErrBrowserGone) || errors.Is(serr, browser.ErrAborted)
 	return false, nil
 }
 

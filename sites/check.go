@@ -114,14 +114,16 @@ func blindness(k kind.Kind, res SearchResult, err error, actor string) string {
 		}
 		return fmt.Sprintf("%d of its %d items lack a field it compares (%s): such an item never matches, so its absence proves nothing", short, len(res.Items), strings.Join(parts, ", "))
 	}
-	if res.Counted {
-		return ""
-	}
 	if len(res.Items) == 0 {
+		if res.Counted {
+			return "" // the site says the list is empty
+		}
 		return "it read no item: a list it cannot see (an item selector that matches nothing) reads the same as an empty one; declare search.count, the site's own count of the items it shows, to tell them apart"
 	}
 	if !slices.ContainsFunc(res.Items, func(it Item) bool { return it.OK() && it.Author == actor }) {
-		return fmt.Sprintf("none of its %d items is by @%s, so it does not show that it would see one of theirs; check again once the account has published there, or declare search.count", len(res.Items), actor)
+		// A count shows the items are seen, not that their authors are
+		// read as the site names the actor.
+		return fmt.Sprintf("none of its %d items is by @%s, so it does not show that it would see one of theirs (an author field that reads a display name reads every item as someone else's); check again once the account has published there", len(res.Items), actor)
 	}
 	return ""
 }

@@ -34,7 +34,7 @@ type Unexplained struct {
 //   - the landed page named a result link (in.LandedURL);
 //   - it cannot show that it sees: no item of the actor in it is known to
 //     be there (in in.Seen, in.Baseline or in.Known, or older as above),
-//     and the site did not count its items (s.Counted).
+//     and it is not an empty list the site counted as empty (s.Counted).
 func heldAbsence(in Intent, s Search, suspectFrom time.Time) (Verdict, bool) {
 	actor := handle(in.Actor)
 	explained := map[string]bool{}
@@ -62,7 +62,11 @@ func heldAbsence(in Intent, s Search, suspectFrom time.Time) (Verdict, bool) {
 	}
 	want := payloadOf(in)
 	var unexplained []Unexplained
-	sees, cannotTell := s.Counted, false
+	// The site's count shows that an empty list is empty; where the list
+	// holds items, only an item of the actor's known to be there shows
+	// that the search reads the actor's (an author field that reads a
+	// display name reads every item as someone else's).
+	sees, cannotTell := s.Counted && len(s.Items) == 0, false
 	for _, it := range s.Items {
 		if handle(it.Author) != actor {
 			continue

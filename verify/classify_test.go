@@ -139,6 +139,7 @@ func TestClassify(t *testing.T) {
 		{name: "AmbiguousBlindNoItems", in: postIntent(), search: verify.Search{Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
 		{name: "AmbiguousBlindOnlyOthers", in: postIntent(), search: verify.Search{Items: []verify.Item{with(older, func(i *verify.Item) { i.Author = "Alice Liddell" })}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
 		{name: "AmbiguousBlindSeenItemsGone", in: seenBefore(postIntent(), u1), search: verify.Search{Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
+		{name: "AmbiguousCountedButNoneOfTheActors", in: postIntent(), search: verify.Search{Items: []verify.Item{with(older, func(i *verify.Item) { i.Author = "Alice Liddell" })}, Complete: true, Counted: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
 		{name: "AbsentEmptyButCounted", in: postIntent(), search: verify.Search{Complete: true, Counted: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Absent},
 		{name: "AbsentSeesAnotherActionsResult", in: func() verify.Intent { in := postIntent(); in.Known = []string{u2}; return in }(),
 			search: verify.Search{Items: []verify.Item{with(item(u2), func(i *verify.Item) { i.Text = "another action" })}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Absent},

@@ -70,8 +70,8 @@
 //     or the item went away; either way a person looks.
 //  5. A view that shows it can see: at least one item of the actor's in
 //     it is known to be there (in Seen, Baseline or Known, or older than
-//     the action), or the site counted the items it lists and the count
-//     agreed (Search.Counted). A search whose item selector matches
+//     the action), or it is empty and the site counted the items it lists
+//     as none (Search.Counted). A search whose item selector matches
 //     nothing, whose author field reads a display name instead of the
 //     handle, or whose list is empty, proves nothing.
 //
