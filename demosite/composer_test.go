@@ -225,7 +225,9 @@ func TestRichComposerAfterCommit(t *testing.T) {
 		require.NoError(t, st.SetFaults(demosite.Faults{Error500AfterCommit: true}))
 		got, err := tab.ClickOnceAndLand(ctx, "#rich-publish", landing)
 		require.NoError(t, err)
-		require.Equal(t, browser.Landed{By: browser.LandedResponse, Status: 500, URL: st.URL + "/compose/rich", ResponseURL: st.URL + "/api/posts"}, got)
+		require.Equal(t, browser.Landed{By: browser.LandedResponse, Status: 500, URL: st.URL + "/compose/rich", ResponseURL: st.URL + "/api/posts"},
+			browser.Landed{By: got.By, Status: got.Status, URL: got.URL, ResponseURL: got.ResponseURL})
+		require.Equal(t, 1, got.Requests, "the one request of the submission, counted")
 		require.NoError(t, tab.WaitVisible(ctx, "#rich-error[data-status='500']", 0))
 		require.Len(t, st.Effects(), 1)
 	})
