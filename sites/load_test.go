@@ -108,7 +108,7 @@ func TestParseErrors(t *testing.T) {
 		{"OwnListNeedsActor", "  item: \"#timeline article.post\"\n", "  item: \"#timeline article.post\"\n  own: true\n", "search.author: an own list has the actor"},
 		{"OwnListURLNeedsActor", `url: "{origin}/u/{actor}"`, "url: \"{origin}/home\"\n  own: true", "search.url: an own list is the actor's"},
 		{"MaxPages", "max_pages: 5", "max_pages: 0", "search.max_pages: required: 1 to 100"},
-		{"MaxPagesType", "max_pages: 5", "max_pages: many", "line 96: search.max_pages: cannot unmarshal !!str `many` into int"},
+		{"MaxPagesType", "max_pages: 5", "max_pages: many", "line 100: search.max_pages: cannot unmarshal !!str `many` into int"},
 		{"Lookback", "lookback: 72h", "lookback: soon", `search.lookback: "soon" is not a duration`},
 		{"SettleRequired", "  settle: 15s\n", "", "search.settle: required"},
 		{"SearchRequired", "# Reconciliation", "x_search_removed: true\n# Reconciliation", "x_search_removed: unknown key"},
