@@ -83,13 +83,21 @@ type SeedResult struct {
 	Dir      string `json:"dir,omitempty"`
 }
 
-// Failed reports whether the seed violated an invariant or could not run.
-func (r *SeedResult) Failed() bool { return r.Error != "" || len(r.Violations) > 0 }
+// Failed reports whether the seed violated an invariant. A seed the
+// harness could not run (Error) proves nothing either way: it is not a
+// failed seed, and is reported apart (Errored).
+func (r *SeedResult) Failed() bool { return len(r.Violations) > 0 }
+
+// Errored reports whether the harness itself failed on the seed.
+func (r *SeedResult) Errored() bool { return r.Error != "" }
 
 // Report is the outcome of a torture run.
 type Report struct {
-	Seeds        int            `json:"seeds"`
-	Passed       int            `json:"passed"`
+	Seeds  int `json:"seeds"`
+	Passed int `json:"passed"`
+	// Failed counts the seeds that violated an invariant; Errors the seeds
+	// the harness could not run (a failure of the harness, not of
+	// browserop: neither passed nor failed).
 	Failed       int            `json:"failed"`
 	Errors       int            `json:"harness_errors"`
 	CrashHits    map[string]int `json:"crash_hits"`
@@ -103,8 +111,10 @@ type Report struct {
 	Parallel int           `json:"parallel"`
 	Load     Load          `json:"load"`
 	Duration time.Duration `json:"duration_ns"`
-	// FailedSeeds lists the seeds that failed, each reproducible alone.
+	// FailedSeeds lists the seeds that failed, each reproducible alone;
+	// ErrorSeeds the seeds the harness could not run.
 	FailedSeeds []uint64      `json:"failed_seeds"`
+	ErrorSeeds  []uint64      `json:"harness_error_seeds,omitempty"`
 	Results     []*SeedResult `json:"results"`
 }
 
@@ -119,6 +129,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.Dir == "" {
 		o.Dir = os.TempDir()
+	}
+	// The seeds' worlds are made inside Dir: a folder that is not there
+	// yet is made, and one that cannot be is refused before any seed runs.
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("torture: the directory for the seeds' worlds: %w", err)
 	}
 	if o.Load.CPU > 0 || o.Load.IO {
 		_, stop, err := startLoad(ctx, o.Load, o.Dir)
@@ -183,15 +198,17 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			rep.Observations[k] += v
 		}
 		switch {
-		case r.Error != "":
-			rep.Errors++
-			rep.Failed++
-			rep.FailedSeeds = append(rep.FailedSeeds, r.Seed)
 		case r.Failed():
+			// Violations found before the harness failed still count.
 			rep.Failed++
 			rep.FailedSeeds = append(rep.FailedSeeds, r.Seed)
+		case r.Errored():
 		default:
 			rep.Passed++
+		}
+		if r.Errored() {
+			rep.Errors++
+			rep.ErrorSeeds = append(rep.ErrorSeeds, r.Seed)
 		}
 	}
 	return rep, ctx.Err()
@@ -212,7 +229,7 @@ func RunSchedule(ctx context.Context, o *Options, sch Schedule) *SeedResult {
 	defer func() {
 		res.Duration = time.Since(start)
 		res.Runs = len(w.procs)
-		keep := o.KeepAll || o.KeepFailed && res.Failed()
+		keep := o.KeepAll || o.KeepFailed && (res.Failed() || res.Errored())
 		if keep {
 			res.Dir = w.dir
 		}
@@ -242,10 +259,10 @@ func RunSchedule(ctx context.Context, o *Options, sch Schedule) *SeedResult {
 
 func writeProgress(w io.Writer, r *SeedResult, done, total int, verbose bool) {
 	status := "ok"
-	if r.Error != "" {
-		status = "ERROR"
-	} else if r.Failed() {
+	if r.Failed() {
 		status = "FAIL"
+	} else if r.Errored() {
+		status = "HARNESS ERROR"
 	}
 	var hits []string
 	for _, k := range slices.Sorted(maps.Keys(r.CrashHits)) {
@@ -263,7 +280,7 @@ func writeProgress(w io.Writer, r *SeedResult, done, total int, verbose bool) {
 		fmt.Fprintf(w, " observations=%s", strings.Join(obs, ","))
 	}
 	fmt.Fprintln(w)
-	if !r.Failed() && len(obs) == 0 && !verbose {
+	if !r.Failed() && !r.Errored() && len(obs) == 0 && !verbose {
 		return
 	}
 	fmt.Fprint(w, indent(r.Schedule))
@@ -337,9 +354,27 @@ func (r *Report) SummaryLine() string {
 	return b.String()
 }
 
-// ClosingLine is the plain form: "torture: N passed, M failed".
+// ClosingLine is the plain form: "torture: N passed, M failed", and, when
+// the harness could not run some seeds, how many (they are neither passed
+// nor failed).
 func (r *Report) ClosingLine() string {
-	return fmt.Sprintf("torture: %d passed, %d failed", r.Passed, r.Failed)
+	s := fmt.Sprintf("torture: %d passed, %d failed", r.Passed, r.Failed)
+	if r.Errors > 0 {
+		s += fmt.Sprintf(", %d harness errors (seeds not run: %s)", r.Errors, seedList(r.ErrorSeeds))
+	}
+	return s
+}
+
+func seedList(seeds []uint64) string {
+	var parts []string
+	for i, s := range seeds {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(seeds)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprint(s))
+	}
+	return strings.Join(parts, " ")
 }
 
 // JSON is the report as JSON, without the passing seeds' timelines.
@@ -348,7 +383,7 @@ func (r *Report) JSON() ([]byte, error) {
 	out.Results = nil
 	for _, s := range r.Results {
 		c := *s
-		if !c.Failed() {
+		if !c.Failed() && !c.Errored() {
 			c.Timeline = ""
 		}
 		out.Results = append(out.Results, &c)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -96,6 +97,9 @@ func TestTortureSmall(t *testing.T) {
 		if r.Failed() {
 			t.Errorf("seed %d failed (reproduce: go run ./cmd/browserop torture --seed %d)", r.Seed, r.Seed)
 		}
+		if r.Errored() {
+			t.Errorf("seed %d: the harness could not run it: %s", r.Seed, r.Error)
+		}
 	}
 }
 
@@ -125,6 +129,9 @@ func TestTortureSmallLoaded(t *testing.T) {
 	for _, r := range rep.Results {
 		if r.Failed() {
 			t.Errorf("seed %d failed under load (reproduce: go run ./cmd/browserop torture --seed %d --parallel 3 --load 2)", r.Seed, r.Seed)
+		}
+		if r.Errored() {
+			t.Errorf("seed %d: the harness could not run it: %s", r.Seed, r.Error)
 		}
 	}
 }
@@ -292,5 +299,52 @@ func TestDrawnListsAreReal(t *testing.T) {
 	}
 	if len(drawnCrashPoints)+1 != len(operator.CrashPoints) {
 		t.Errorf("the operator has crash points the schedules never arm: %v", operator.CrashPoints)
+	}
+}
+
+// --dir names a folder that is not there yet: Run makes it, and a seed the
+// harness cannot run (here: no browser) is a harness error, never a failed
+// seed. A folder that cannot be made is refused before any seed runs.
+func TestDirAndHarnessErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("torture: skipped with -short")
+	}
+	dir := filepath.Join(t.TempDir(), "not", "there", "yet")
+	var progress child.Buffer
+	o := Options{Bin: "/bin/true", Chrome: filepath.Join(t.TempDir(), "no-chrome"), Dir: dir, Seeds: []uint64{1}, Progress: &progress}
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Fatalf("the directory was not made: %v", err)
+	}
+	if rep.Seeds != 1 || rep.Errors != 1 || rep.Failed != 0 || rep.Passed != 0 || len(rep.FailedSeeds) != 0 || !slices.Equal(rep.ErrorSeeds, []uint64{1}) {
+		t.Errorf("report: seeds=%d errors=%d failed=%d passed=%d failed_seeds=%v error_seeds=%v",
+			rep.Seeds, rep.Errors, rep.Failed, rep.Passed, rep.FailedSeeds, rep.ErrorSeeds)
+	}
+	if r := rep.Results[0]; !r.Errored() || r.Failed() || !strings.Contains(r.Error, "setup:") {
+		t.Errorf("seed result: error %q, failed %t", r.Error, r.Failed())
+	}
+	if got, want := rep.ClosingLine(), "torture: 0 passed, 0 failed, 1 harness errors (seeds not run: 1)"; got != want {
+		t.Errorf("closing line %q, want %q", got, want)
+	}
+	if !strings.Contains(rep.SummaryLine(), " failed=0 ") || !strings.Contains(rep.SummaryLine(), " harness_errors=1 ") {
+		t.Errorf("summary line: %s", rep.SummaryLine())
+	}
+	if !strings.Contains(progress.String(), "seed 1 HARNESS ERROR") || !strings.Contains(progress.String(), "harness error: setup:") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the seed's world was left behind: %v", entries)
+	}
+
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o.Dir = filepath.Join(file, "sub")
+	if rep, err := Run(context.Background(), o); err == nil || rep != nil {
+		t.Errorf("a directory that cannot be made: report %v, error %v", rep, err)
 	}
 }

@@ -83,7 +83,9 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if rep.Failed > 0 {
+	// A seed that violated an invariant, and a seed the harness could not
+	// run (which proves nothing), both end the run non-zero.
+	if rep.Failed > 0 || rep.Errors > 0 {
 		return quietExit{errcode.ExitInternal}
 	}
 	return nil
