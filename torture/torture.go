@@ -56,6 +56,9 @@ type Options struct {
 	// Load runs hog processes beside the operators for the whole run (a
 	// busy machine); the summary line names it.
 	Load Load
+	// Adapter asks for adapter faults on every seed (by default only seeds
+	// from AdapterFaultSeeds on may draw one).
+	Adapter AdapterPolicy
 }
 
 // SeedResult is what one seed did and found.
@@ -74,6 +77,10 @@ type SeedResult struct {
 	// Observations counts what breaks no checked invariant but is worth
 	// knowing (see ObsClosedWithBrowser, ObsLeakedTabs).
 	Observations map[string]int `json:"observations,omitempty"`
+	// AdapterFault and AdapterVariant name the wrong adapter the seed ran
+	// with ("" when none).
+	AdapterFault   string `json:"adapter_fault,omitempty"`
+	AdapterVariant string `json:"adapter_variant,omitempty"`
 	// Hung counts operators killed for running past the bound.
 	Hung int `json:"hung,omitempty"`
 	// Error is a failure of the harness itself (the seed proves nothing).
@@ -106,6 +113,11 @@ type Report struct {
 	Observations map[string]int `json:"observations"`
 	Runs         int            `json:"operator_runs"`
 	Hung         int            `json:"hung"`
+	// AdapterFaults counts the seeds run with each adapter fault, and
+	// AdapterFaultViolations each invariant's violations under each
+	// ("fault.invariant").
+	AdapterFaults          map[string]int `json:"adapter_faults"`
+	AdapterFaultViolations map[string]int `json:"adapter_fault_violations"`
 	// Parallel and Load say how busy the machine was: seeds at once, and
 	// the hogs beside them.
 	Parallel int           `json:"parallel"`
@@ -171,9 +183,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	close(next)
 	wg.Wait()
-	rep := &Report{CrashHits: map[string]int{}, Faults: map[string]int{}, Violations: map[string]int{},
-		Observations: map[string]int{ObsClosedWithBrowser: 0, ObsLeakedTabs: 0, ObsOtherAccount: 0}, Duration: time.Since(start),
-		Parallel: o.Parallel, Load: o.Load}
+	rep := &Report{
+		CrashHits:              map[string]int{},
+		Faults:                 map[string]int{},
+		Violations:             map[string]int{},
+		Observations:           map[string]int{ObsClosedWithBrowser: 0, ObsLeakedTabs: 0, ObsOtherAccount: 0, ObsAmbiguousByAdapter: 0},
+		Duration:               time.Since(start),
+		Parallel:               o.Parallel,
+		Load:                   o.Load,
+		AdapterFaults:          map[string]int{},
+		AdapterFaultViolations: map[string]int{},
+	}
+	for _, name := range AdapterFaultNames() {
+		rep.AdapterFaults[name] = 0
+	}
 	for _, inv := range Invariants {
 		rep.Violations[inv] = 0
 	}
@@ -193,6 +216,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		for k, v := range r.Violations {
 			rep.Violations[k] += len(v)
+			if r.AdapterFault != "" {
+				rep.AdapterFaultViolations[r.AdapterFault+"."+k] += len(v)
+			}
+		}
+		if r.AdapterFault != "" {
+			rep.AdapterFaults[r.AdapterFault]++
 		}
 		for k, v := range r.Observations {
 			rep.Observations[k] += v
@@ -216,7 +245,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 // RunSeed runs one seed.
 func RunSeed(ctx context.Context, o *Options, seed uint64) *SeedResult {
-	return RunSchedule(ctx, o, Plan(seed))
+	return RunSchedule(ctx, o, PlanWith(seed, o.Adapter))
 }
 
 // RunSchedule runs one schedule: a seed's, or one a regression test wrote.
@@ -224,6 +253,10 @@ func RunSchedule(ctx context.Context, o *Options, sch Schedule) *SeedResult {
 	seed := sch.Seed
 	res := &SeedResult{Seed: seed, Mode: sch.Mode, Entries: len(sch.Entries), CrashHits: map[string]int{},
 		Faults: map[string]int{}, Violations: map[string][]string{}, Observations: map[string]int{}, Schedule: sch.String()}
+	if sch.Adapter != nil {
+		res.AdapterFault = sch.Adapter.Name
+		res.AdapterVariant = sch.Adapter.Variant
+	}
 	start := time.Now()
 	w := &world{opts: o, sch: sch, res: res, tl: &timeline{start: start}, ctx: ctx}
 	defer func() {
@@ -241,6 +274,12 @@ func RunSchedule(ctx context.Context, o *Options, sch Schedule) *SeedResult {
 	}()
 	if err := w.setup(); err != nil {
 		res.Error = "setup: " + err.Error()
+		return res
+	}
+	if w.refusedAtLoad != "" {
+		// No operator runs with an adapter it refuses: nothing can be
+		// published, and there is nothing to check.
+		res.Observations[ObsRefusedAtLoad]++
 		return res
 	}
 	for i, r := range sch.Runs {
@@ -269,18 +308,24 @@ func writeProgress(w io.Writer, r *SeedResult, done, total int, verbose bool) {
 		hits = append(hits, k)
 	}
 	var obs []string
+	notable := false // an observation worth the seed's schedule and timeline
 	for _, k := range slices.Sorted(maps.Keys(r.Observations)) {
 		if r.Observations[k] > 0 {
 			obs = append(obs, fmt.Sprintf("%s=%d", k, r.Observations[k]))
+			// A wrong adapter is expected to cost a person's attention.
+			notable = notable || k != ObsAmbiguousByAdapter && k != ObsRefusedAtLoad
 		}
 	}
 	fmt.Fprintf(w, "[%d/%d] seed %d %s (%s, %d entries, %d operator runs, %s) crashes=%s", done, total, r.Seed, status,
 		r.Mode, r.Entries, r.Runs, r.Duration.Round(100*time.Millisecond), strings.Join(hits, ","))
+	if r.AdapterFault != "" {
+		fmt.Fprintf(w, " adapter_fault=%s(%s)", r.AdapterFault, r.AdapterVariant)
+	}
 	if len(obs) > 0 {
 		fmt.Fprintf(w, " observations=%s", strings.Join(obs, ","))
 	}
 	fmt.Fprintln(w)
-	if !r.Failed() && !r.Errored() && len(obs) == 0 && !verbose {
+	if !r.Failed() && !r.Errored() && !notable && !verbose {
 		return
 	}
 	fmt.Fprint(w, indent(r.Schedule))
@@ -343,6 +388,22 @@ func (r *Report) SummaryLine() string {
 		obs = append(obs, fmt.Sprintf("%s=%d", k, r.Observations[k]))
 	}
 	fmt.Fprintf(&b, " observations{%s}", strings.Join(obs, " "))
+	ran := 0
+	var af []string
+	for _, name := range AdapterFaultNames() {
+		ran += r.AdapterFaults[name]
+		af = append(af, fmt.Sprintf("%s=%d", name, r.AdapterFaults[name]))
+	}
+	fmt.Fprintf(&b, " adapter_faults{%s}", strings.Join(af, " "))
+	if ran > 0 {
+		var av []string
+		for _, k := range slices.Sorted(maps.Keys(r.AdapterFaultViolations)) {
+			if r.AdapterFaultViolations[k] > 0 {
+				av = append(av, fmt.Sprintf("%s=%d", k, r.AdapterFaultViolations[k]))
+			}
+		}
+		fmt.Fprintf(&b, " adapter_fault_violations{%s}", strings.Join(av, " "))
+	}
 	if r.Errors > 0 || r.Hung > 0 {
 		fmt.Fprintf(&b, " harness_errors=%d hung=%d", r.Errors, r.Hung)
 	}

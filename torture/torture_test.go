@@ -3,6 +3,7 @@ package torture
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -183,6 +184,12 @@ func TestPlanCoverage(t *testing.T) {
 	for seed := range uint64(300) {
 		s := Plan(seed)
 		modes[s.Mode] = true
+		// The site behaviours come with the adapter faults.
+		if a := PlanWith(seed, AdapterPolicy{All: true}).Adapter; a != nil {
+			for _, f := range append(slices.Clone(a.Site), a.Chaos...) {
+				faults[f.Name] = true
+			}
+		}
 		for _, r := range s.Runs {
 			for _, c := range append(append([]string{}, r.Crash...), r.RaceCrash...) {
 				crash[c] = true
@@ -347,4 +354,74 @@ func TestDirAndHarnessErrors(t *testing.T) {
 	if rep, err := Run(context.Background(), o); err == nil || rep != nil {
 		t.Errorf("a directory that cannot be made: report %v, error %v", rep, err)
 	}
+}
+
+// TestTortureAdapterFaults is CI's adapter-fault run: one seed of the
+// adapter-fault range for each adapter fault (the first that draws it),
+// two at a time. Every invariant holds under every wrong adapter:
+// duplicate_effects, unexpected_effects and false_verified stay at zero;
+// a person's attention is allowed (ambiguous_by_adapter_fault).
+// TORTURE_ADAPTER_SEEDS=N runs N seeds from AdapterFaultSeeds on instead,
+// each with an adapter fault (--adapter-faults).
+func TestTortureAdapterFaults(t *testing.T) {
+	var seeds []uint64
+	policy := AdapterPolicy{}
+	if v := os.Getenv("TORTURE_ADAPTER_SEEDS"); v != "" {
+		n, _ := strconv.Atoi(v)
+		for i := range n {
+			seeds = append(seeds, AdapterFaultSeeds+uint64(i))
+		}
+		policy.All = true
+	} else {
+		seeds = adapterFaultSeeds(t)
+	}
+	o := options(t, seeds...)
+	o.Parallel, o.Adapter = 2, policy
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(rep.SummaryLine())
+	t.Log(rep.ClosingLine())
+	for _, r := range rep.Results {
+		if r.AdapterFault == "" {
+			t.Errorf("seed %d ran without an adapter fault", r.Seed)
+		}
+		if r.Failed() {
+			t.Errorf("seed %d failed under the adapter fault %s(%s): %v (reproduce: go run ./cmd/browserop torture --seed %d)",
+				r.Seed, r.AdapterFault, r.AdapterVariant, slices.Sorted(maps.Keys(r.Violations)), r.Seed)
+		}
+		if r.Errored() {
+			t.Errorf("seed %d: the harness could not run it: %s", r.Seed, r.Error)
+		}
+	}
+	if os.Getenv("TORTURE_ADAPTER_SEEDS") == "" {
+		for _, name := range AdapterFaultNames() {
+			if rep.AdapterFaults[name] != 1 {
+				t.Errorf("adapter fault %s ran on %d seeds, want 1", name, rep.AdapterFaults[name])
+			}
+		}
+	}
+}
+
+// adapterFaultSeeds are, for each adapter fault in order, the first seed
+// from AdapterFaultSeeds on that draws it by default.
+func adapterFaultSeeds(t *testing.T) []uint64 {
+	t.Helper()
+	first := map[string]uint64{}
+	for seed := uint64(AdapterFaultSeeds); len(first) < len(adapterFaults); seed++ {
+		if seed > AdapterFaultSeeds+10000 {
+			t.Fatalf("no seed draws some adapter fault: %v", first)
+		}
+		if a := Plan(seed).Adapter; a != nil {
+			if _, ok := first[a.Name]; !ok {
+				first[a.Name] = seed
+			}
+		}
+	}
+	var seeds []uint64
+	for _, name := range AdapterFaultNames() {
+		seeds = append(seeds, first[name])
+	}
+	return seeds
 }
