@@ -456,7 +456,14 @@ func (w *world) check() error {
 			p.close()
 		}
 	}
-	if !w.settledOK && !w.waitsForPerson {
+	switch {
+	case w.settledOK || w.waitsForPerson:
+	case w.sch.Adapter != nil && w.lastHardStop:
+		// The wrong adapter stops the site, every pass, and says why: it
+		// waits for a person to mend it.
+		w.observe(ObsHardStopByAdapter)
+		w.logf("settle: every pass stops the site under the wrong adapter (%s): left to a person", w.lastPass)
+	default:
 		w.violation(InvUnsettled, "no ok pass within %d settle runs; last: %s", settleRuns, w.lastPass)
 	}
 	return nil

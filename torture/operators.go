@@ -364,6 +364,7 @@ func (w *world) settle() {
 		w.finish(p)
 		code, _ := p.Exit()
 		sum, ok := p.summary()
+		w.lastHardStop = ok && sum.HardStop != ""
 		if ok {
 			w.lastPass = sum.Outcome
 			if sum.HardStop != "" {

@@ -129,6 +129,8 @@ type world struct {
 	settledOK      bool
 	waitsForPerson bool
 	lastPass       string
+	// lastHardStop: the settle phase's last pass ended in a hard stop.
+	lastHardStop bool
 	// settling: the settle phase has begun (the adapter fault's chaos
 	// switches are off).
 	settling bool
@@ -164,6 +166,10 @@ const (
 	// site, under an adapter fault whose refusal rule said the site
 	// created nothing (the operator has only the adapter's word for it).
 	ObsFalseFailedByAdapter = "false_failed_by_adapter_fault"
+	// ObsHardStopByAdapter: under an adapter fault, the settle phase ended
+	// on a hard stop (the operator stopped the site and said why, nothing
+	// published): a person's attention, not an unsettled seed.
+	ObsHardStopByAdapter = "hard_stops_by_adapter_fault"
 	// ObsRefusedAtLoad: the seed's perturbed adapter does not load, so no
 	// operator ran.
 	ObsRefusedAtLoad = "adapter_refused_at_load"
