@@ -363,6 +363,12 @@ func TestDirAndHarnessErrors(t *testing.T) {
 // a person's attention is allowed (ambiguous_by_adapter_fault).
 // TORTURE_ADAPTER_SEEDS=N runs N seeds from AdapterFaultSeeds on instead,
 // each with an adapter fault (--adapter-faults).
+//
+// It fails on the code of 432ff98 (issue 20): there several wrong adapters
+// publish twice (transform_mismatch, the three refusal faults,
+// parent_not_read, and in other seeds theme_change, truncated_list,
+// ready_too_early) or verify falsely (late_if, canonical_drops_id). It
+// passes once the verification of issue 20 fails safe.
 func TestTortureAdapterFaults(t *testing.T) {
 	var seeds []uint64
 	policy := AdapterPolicy{}
