@@ -79,7 +79,7 @@ func (s *Server) handleAPIPost(w http.ResponseWriter, r *http.Request) {
 		window = DuplicateWindow
 	}
 	now := s.clock()
-	p, err := s.store.addPostOnce(v.me, text, now, now.Add(v.faults.VisibilityDelay), window)
+	p, err := s.store.addPostOnce(v.me, text, shownFor(v.faults, text), now, now.Add(v.faults.VisibilityDelay), window)
 	if errors.Is(err, errDuplicate) {
 		apiError(w, http.StatusConflict, "You already posted this. Change the text and try again.")
 		return

@@ -24,5 +24,11 @@
 // doing anything twice: lost responses, hung requests, delayed visibility,
 // blocker screens, a different signed-in account, prompt injection, an
 // editor that keeps a saved draft in front of whatever is typed, and uploads
-// that fail, are slow, lose their alt text or are re-encoded.
+// that fail, are slow, lose their alt text or are re-encoded. Others are
+// site behaviours an adapter may get wrong (docs/demosite.md, "Site
+// behaviours"): text rewritten on save, a list that stops at the newest N,
+// a resent submission answered with an edit conflict, a theme that renames
+// list items, compact replies without some fields, times shown in another
+// zone, permalinks with the id in the query, replies flattened to their
+// thread's root, lists and a form's panel drawn late.
 package demosite

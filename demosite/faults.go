@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // the time_zone switch's zones on machines without tzdata
 )
 
 // ErrUnknownFault is returned (wrapped) by [Faults.Set] and by decoding JSON
@@ -86,14 +88,76 @@ type Faults struct {
 	// and serves type jpeg (.jpg), while the effect's SHA256 stays that of
 	// the bytes uploaded. JPEG and WebP uploads are stored as they are.
 	Reencode bool `json:"reencode"`
+
+	// The switches below are site behaviours an adapter may get wrong:
+	// each is how some real site shows or takes things, and the bundled
+	// demo adapter is written for the site with them off.
+
+	// RewriteText rewrites the text of every post and reply committed while
+	// it is on, as sites do on save; the page shows the rewritten text for
+	// good (the switch is read at the submission), while the effect keeps
+	// the text as submitted (Effect.Shown has the rewrite). One of
+	// [Rewrites]: "signature", "shorten_links", "curly_quotes",
+	// "collapse_whitespace", "prefix".
+	RewriteText string `json:"rewrite_text"`
+	// TimelineNewest, when above 0, makes the home and profile timelines
+	// show only this many newest items, on one page, without a next link
+	// and with data-complete="false": a list that silently stops.
+	TimelineNewest int `json:"timeline_newest"`
+	// ResendAfterCommit makes a post or reply form's submission commit and
+	// then answer 307 to its own URL, so that the browser sends the same
+	// submission again (as it does after a dropped connection); the site
+	// recognises the resend by its submission id and answers it 409 with
+	// an edit-conflict message, committing nothing more.
+	ResendAfterCommit bool `json:"resend_after_commit"`
+	// Theme renames list items: with "cards", every item of a timeline or a
+	// reply list is an article.card (not article.post). The permalink's
+	// own article.post#post stays.
+	Theme string `json:"theme"`
+	// CompactReplies shows replies in lists as compact items without some
+	// fields where a full item has them: a comma list of "author" (no
+	// data-author, the author as span.author), "time" (no <time>, a
+	// span.when) and "text" (the text in p.post-summary, not div.post-text).
+	CompactReplies string `json:"compact_replies"`
+	// TimeZone, an IANA zone name, shows every <time>'s text in that zone
+	// as "2006-01-02 15:04:05.000", without naming the zone; the datetime
+	// attribute stays RFC 3339 in UTC.
+	TimeZone string `json:"time_zone"`
+	// PermalinkShape "query" links every post as /post?id=N (the id in the
+	// query) instead of /p/N, and redirects there after a post or reply;
+	// /p/N is still served.
+	PermalinkShape string `json:"permalink_shape"`
+	// FlatReplies attaches a reply to a reply to the thread's root post, as
+	// a comment system without threading does.
+	FlatReplies bool `json:"flat_replies"`
+	// LateList draws timelines and reply lists this long after the page
+	// loaded: until then the page shows an empty, complete list and
+	// <body data-ready="false">.
+	LateList time.Duration `json:"late_list"`
+	// LatePanel adds a category panel (div#category-panel) to the compose
+	// and reply forms, drawn this long after the page loaded.
+	LatePanel time.Duration `json:"late_panel"`
 }
+
+// Rewrites are the values of the rewrite_text switch.
+var Rewrites = []string{"signature", "shorten_links", "curly_quotes", "collapse_whitespace", "prefix"}
+
+// Themes are the values of the theme switch ("" is the classic one).
+var Themes = []string{"cards"}
+
+// PermalinkShapes are the values of the permalink_shape switch ("" is
+// /p/N).
+var PermalinkShapes = []string{"query"}
+
+// CompactFields are the fields compact_replies may leave out.
+var CompactFields = []string{"author", "time", "text"}
 
 // faultField describes one switch of Faults, found by reflection so that the
 // struct stays the only list of switches.
 type faultField struct {
 	name  string
 	index int
-	kind  string // "bool", "duration", "string"
+	kind  string // "bool", "duration", "int", "string"
 }
 
 var faultFields = func() []faultField {
@@ -109,6 +173,8 @@ var faultFields = func() []faultField {
 			kind = "bool"
 		case sf.Type.Kind() == reflect.String:
 			kind = "string"
+		case sf.Type.Kind() == reflect.Int:
+			kind = "int"
 		default:
 			panic("demosite: fault field " + sf.Name + " has an unsupported type")
 		}
@@ -142,8 +208,10 @@ func unknownFault(name string) error {
 // Set sets the switch called name from its text form, as the CLI flag
 // `--fault name=value` gives it: booleans take strconv.ParseBool forms
 // ("true", "false", "1", "0"), durations take Go durations ("3s", "250ms",
-// "0"), switch_account takes an account handle and offsite_redirect an
-// absolute http(s) URL; an empty value turns a string switch off. Set returns
+// "0"), counts take whole numbers ("0" is off), switch_account takes an
+// account handle, offsite_redirect an absolute http(s) URL, time_zone an
+// IANA zone name and the other string switches one of their listed values;
+// an empty value turns a string switch off. Set returns
 // an error wrapping [ErrUnknownFault] for an unknown name and
 // [ErrBadFaultValue] for a value that does not fit, and then changes nothing.
 func (f *Faults) Set(name, value string) error {
@@ -166,6 +234,12 @@ func (f *Faults) Set(name, value string) error {
 			return fmt.Errorf("fault %s: %w: %q is not a duration (use e.g. 3s or 250ms)", name, ErrBadFaultValue, value)
 		}
 		v.SetInt(int64(d))
+	case "int":
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			return fmt.Errorf("fault %s: %w: %q is not a whole number", name, ErrBadFaultValue, value)
+		}
+		v.SetInt(int64(n))
 	case "string":
 		v.SetString(value)
 	}
@@ -196,6 +270,10 @@ func (f Faults) validateField(ff faultField) error {
 		if v.Int() < 0 {
 			return fmt.Errorf("fault %s: %w: %s is negative", ff.name, ErrBadFaultValue, time.Duration(v.Int()))
 		}
+	case "int":
+		if v.Int() < 0 {
+			return fmt.Errorf("fault %s: %w: %d is negative", ff.name, ErrBadFaultValue, v.Int())
+		}
 	case "string":
 		s := v.String()
 		if s == "" {
@@ -211,9 +289,32 @@ func (f Faults) validateField(ff faultField) error {
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				return fmt.Errorf("fault %s: %w: %q is not an absolute http(s) URL", ff.name, ErrBadFaultValue, s)
 			}
+		case "rewrite_text":
+			return oneOf(ff.name, s, Rewrites)
+		case "theme":
+			return oneOf(ff.name, s, Themes)
+		case "permalink_shape":
+			return oneOf(ff.name, s, PermalinkShapes)
+		case "compact_replies":
+			for _, part := range strings.Split(s, ",") {
+				if err := oneOf(ff.name, part, CompactFields); err != nil {
+					return err
+				}
+			}
+		case "time_zone":
+			if _, err := time.LoadLocation(s); err != nil || s == "Local" {
+				return fmt.Errorf("fault %s: %w: %q is not an IANA time zone name such as America/New_York", ff.name, ErrBadFaultValue, s)
+			}
 		}
 	}
 	return nil
+}
+
+func oneOf(name, v string, allowed []string) error {
+	if slices.Contains(allowed, v) {
+		return nil
+	}
+	return fmt.Errorf("fault %s: %w: %q is not one of %s", name, ErrBadFaultValue, v, strings.Join(allowed, ", "))
 }
 
 // Active returns the names of the switches that are on, in declaration order.
@@ -247,6 +348,8 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 			val = v.Field(ff.index).Bool()
 		case "duration":
 			val = time.Duration(v.Field(ff.index).Int()).String()
+		case "int":
+			val = v.Field(ff.index).Int()
 		case "string":
 			val = v.Field(ff.index).String()
 		}
@@ -308,6 +411,12 @@ func (f *Faults) UnmarshalJSON(data []byte) error {
 			} else {
 				return fmt.Errorf("fault %s: %w: %s is not a duration (use e.g. \"3s\")", name, ErrBadFaultValue, msg)
 			}
+		case "int":
+			var n int
+			if err := json.Unmarshal(msg, &n); err != nil {
+				return fmt.Errorf("fault %s: %w: %s is not a whole number", name, ErrBadFaultValue, msg)
+			}
+			field.SetInt(int64(n))
 		case "string":
 			var s string
 			if err := json.Unmarshal(msg, &s); err != nil {

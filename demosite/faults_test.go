@@ -21,6 +21,8 @@ func TestFaultNames(t *testing.T) {
 		"error_500_after_commit", "slow", "session_expired", "captcha", "rate_limit",
 		"restricted", "switch_account", "offsite_redirect", "injection", "refuse_duplicates",
 		"upload_fail", "upload_delay", "drop_alt", "reencode",
+		"rewrite_text", "timeline_newest", "resend_after_commit", "theme", "compact_replies",
+		"time_zone", "permalink_shape", "flat_replies", "late_list", "late_panel",
 	}, demosite.FaultNames())
 }
 
@@ -36,6 +38,10 @@ func TestFaultsSet(t *testing.T) {
 			{"offsite_redirect", "https://evil.example/landing"}, {"injection", "true"},
 			{"refuse_duplicates", "true"}, {"upload_fail", "true"}, {"upload_delay", "2s"},
 			{"drop_alt", "true"}, {"reencode", "true"},
+			{"rewrite_text", "signature"}, {"timeline_newest", "2"}, {"resend_after_commit", "true"},
+			{"theme", "cards"}, {"compact_replies", "author,time"}, {"time_zone", "America/New_York"},
+			{"permalink_shape", "query"}, {"flat_replies", "true"}, {"late_list", "1500ms"},
+			{"late_panel", "1s"},
 		} {
 			require.NoError(t, f.Set(kv[0], kv[1]), kv[0])
 		}
@@ -45,7 +51,10 @@ func TestFaultsSet(t *testing.T) {
 			SessionExpired: true, Captcha: true, RateLimit: true, Restricted: true,
 			SwitchAccount: "bob", OffsiteRedirect: "https://evil.example/landing", Injection: true,
 			RefuseDuplicates: true, UploadFail: true, UploadDelay: 2 * time.Second, DropAlt: true,
-			Reencode: true,
+			Reencode: true, RewriteText: "signature", TimelineNewest: 2, ResendAfterCommit: true,
+			Theme: "cards", CompactReplies: "author,time", TimeZone: "America/New_York",
+			PermalinkShape: "query", FlatReplies: true, LateList: 1500 * time.Millisecond,
+			LatePanel: time.Second,
 		}, f)
 		require.Equal(t, demosite.FaultNames(), f.Active())
 
@@ -78,6 +87,15 @@ func TestFaultsSet(t *testing.T) {
 			{"offsite_redirect", "/relative"},
 			{"offsite_redirect", "ftp://evil.example/"},
 			{"offsite_redirect", "https://"},
+			{"rewrite_text", "uppercase"},
+			{"timeline_newest", "-1"},
+			{"timeline_newest", "two"},
+			{"theme", "dark"},
+			{"compact_replies", "author,avatar"},
+			{"time_zone", "Mars/Olympus"},
+			{"time_zone", "Local"},
+			{"permalink_shape", "slug"},
+			{"late_list", "-1s"},
 		} {
 			f := demosite.Faults{Injection: true}
 			err := f.Set(kv[0], kv[1])
@@ -100,6 +118,14 @@ func TestFaultsSet(t *testing.T) {
 
 		require.NoError(t, json.Unmarshal([]byte(`{"upload_delay":"250ms","reencode":true,"drop_alt":true,"upload_fail":true}`), &back))
 		require.Equal(t, demosite.Faults{VisibilityDelay: 3 * time.Second, Captcha: true, SwitchAccount: "bob", UploadDelay: 250 * time.Millisecond, Reencode: true, DropAlt: true, UploadFail: true}, back, "only the named switches change")
+		require.NoError(t, json.Unmarshal([]byte(`{"timeline_newest":3}`), &back))
+		require.Equal(t, 3, back.TimelineNewest)
+		b, err = json.Marshal(back)
+		require.NoError(t, err)
+		require.Contains(t, string(b), `"timeline_newest":3`)
+		require.ErrorIs(t, json.Unmarshal([]byte(`{"timeline_newest":"3"}`), &back), demosite.ErrBadFaultValue)
+		require.ErrorIs(t, json.Unmarshal([]byte(`{"timeline_newest":-3}`), &back), demosite.ErrBadFaultValue)
+		back.TimelineNewest = 0
 		require.NoError(t, json.Unmarshal([]byte(`{"slow":1000000}`), &back))
 		require.Equal(t, time.Millisecond, back.Slow, "integer nanoseconds")
 

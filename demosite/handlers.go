@@ -46,6 +46,7 @@ func (s *Server) routes() *http.ServeMux {
 	m.HandleFunc("POST /u/{handle}/follow", s.handleFollow(true))
 	m.HandleFunc("POST /u/{handle}/unfollow", s.handleFollow(false))
 	m.HandleFunc("GET /p/{id}", s.handlePermalink)
+	m.HandleFunc("GET /post", s.handlePermalink)
 	m.HandleFunc("POST /p/{id}/reply", s.handleReply)
 	m.HandleFunc("POST /p/{id}/like", s.handleLike(true))
 	m.HandleFunc("POST /p/{id}/unlike", s.handleLike(false))
@@ -133,11 +134,19 @@ func pageNumber(r *http.Request) (int, bool) {
 	return n, true
 }
 
-func (s *Server) timelineView(authors map[string]bool, base string, page int) *timelineView {
+func (s *Server) timelineView(r *http.Request, authors map[string]bool, base string, page int) *timelineView {
+	f := visitFrom(r).faults
 	items, more := s.store.timeline(authors, page, perPage, s.clock())
-	tv := &timelineView{Page: page, Complete: !more}
+	if n := f.TimelineNewest; n > 0 {
+		// Only the newest n, on one page, and nothing says more exist.
+		items, more = nil, false
+		if page == 1 {
+			items, _ = s.store.timeline(authors, 1, n, s.clock())
+		}
+	}
+	tv := &timelineView{Page: page, Complete: !more && f.TimelineNewest == 0}
 	for i := range items {
-		tv.Items = append(tv.Items, viewPost(&items[i]))
+		tv.Items = append(tv.Items, viewPost(&items[i], f, true))
 	}
 	if more {
 		tv.NextURL = base + "?page=" + strconv.Itoa(page+1)
@@ -158,7 +167,7 @@ func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusBadRequest, "error", pageData{Title: "Bad request", Error: "page must be a whole number from 1"})
 		return
 	}
-	s.render(w, r, http.StatusOK, "home", pageData{Title: "Home", Timeline: s.timelineView(s.store.feed(v.me), "/home", page)})
+	s.render(w, r, http.StatusOK, "home", pageData{Title: "Home", Timeline: s.timelineView(r, s.store.feed(v.me), "/home", page)})
 }
 
 func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request) {
@@ -176,7 +185,7 @@ func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request) {
 	d := pageData{
 		Title:    "@" + handle,
 		Profile:  handle,
-		Timeline: s.timelineView(map[string]bool{handle: true}, "/u/"+handle, page),
+		Timeline: s.timelineView(r, map[string]bool{handle: true}, "/u/"+handle, page),
 	}
 	if v.me != "" && v.me != handle {
 		d.ShowFollow = true
@@ -246,9 +255,19 @@ func (s *Server) commitThen(w http.ResponseWriter, r *http.Request, commit func(
 		s.hang(r.Context(), w)
 	case f.Error500AfterCommit:
 		s.render(w, r, http.StatusInternalServerError, "servererror", pageData{Title: "Something went wrong"})
+	case f.ResendAfterCommit && r.PostForm.Get("submission") != "":
+		// The browser sends the same submission again (a 307 keeps the
+		// method and the body), as it does after a dropped connection.
+		w.Header().Set("Location", r.URL.RequestURI())
+		w.WriteHeader(http.StatusTemporaryRedirect)
 	default:
 		http.Redirect(w, r, location, http.StatusSeeOther)
 	}
+}
+
+// conflictMessage is the edit-conflict answer to a resent submission.
+func conflictMessage(id int64) string {
+	return "Edit conflict: this submission was already saved (#" + strconv.FormatInt(id, 10) + "). Nothing was changed."
 }
 
 // handlePost commits a post from a form, with the images it attaches, and
@@ -272,19 +291,33 @@ func (s *Server) handlePost(page, next string) http.HandlerFunc {
 		v := visitFrom(r)
 		s.commitThen(w, r, func() (string, bool) {
 			now := s.clock()
-			p, err := s.store.addPost(v.me, 0, text, media, now, now.Add(v.faults.VisibilityDelay), false)
+			p, err := s.store.addSubmitted(v.me, 0, text, media, now, now.Add(v.faults.VisibilityDelay), s.extra(r, text), v.faults.ResendAfterCommit)
+			if errors.Is(err, errResent) {
+				s.render(w, r, http.StatusConflict, page, pageData{Title: "Compose", Text: text, Error: conflictMessage(p.ID), ErrorKind: "conflict"})
+				return "", false
+			}
 			if err != nil {
 				s.render(w, r, http.StatusInternalServerError, "servererror", pageData{Title: "Something went wrong"})
 				return "", false
 			}
-			return "/p/" + strconv.FormatInt(p.ID, 10), true
+			return permalinkPath(v.faults, p.ID), true
 		})
 	}
 }
 
-// postID reads the {id} path value of a visible post, or writes 404.
+// extra is what the form's submission adds to a post with text.
+func (s *Server) extra(r *http.Request, text string) postExtra {
+	return postExtra{Shown: shownFor(visitFrom(r).faults, text), Category: category(r.PostForm.Get("category")), Submission: r.PostForm.Get("submission")}
+}
+
+// postID reads the {id} path value (for /post, the id query key) of a
+// visible post, or writes 404.
 func (s *Server) postID(w http.ResponseWriter, r *http.Request) (post, bool) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	raw := r.PathValue("id")
+	if r.URL.Path == "/post" {
+		raw = r.URL.Query().Get("id")
+	}
+	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil {
 		s.handleNotFound(w, r)
 		return post{}, false
@@ -300,9 +333,9 @@ func (s *Server) postID(w http.ResponseWriter, r *http.Request) (post, bool) {
 func (s *Server) permalinkData(r *http.Request, p post) pageData {
 	v := visitFrom(r)
 	now := s.clock()
-	d := pageData{Title: "@" + p.Author + ": " + excerpt(p.Text), Post: viewPost(&p)}
+	d := pageData{Title: "@" + p.Author + ": " + excerpt(p.shownText()), Post: viewPost(&p, v.faults, false)}
 	for _, rp := range s.store.replies(p.ID, now) {
-		d.Replies = append(d.Replies, viewPost(&rp))
+		d.Replies = append(d.Replies, viewPost(&rp, v.faults, true))
 	}
 	d.Likes, d.Liked = s.store.likeState(p.ID, v.me)
 	d.Text = s.draft(r)
@@ -339,12 +372,22 @@ func (s *Server) handleReply(w http.ResponseWriter, r *http.Request) {
 	v := visitFrom(r)
 	s.commitThen(w, r, func() (string, bool) {
 		now := s.clock()
-		p, err := s.store.addPost(v.me, parent.ID, text, media, now, now.Add(v.faults.VisibilityDelay), false)
+		to := parent.ID
+		if v.faults.FlatReplies {
+			to = s.store.root(parent.ID)
+		}
+		p, err := s.store.addSubmitted(v.me, to, text, media, now, now.Add(v.faults.VisibilityDelay), s.extra(r, text), v.faults.ResendAfterCommit)
+		if errors.Is(err, errResent) {
+			d := s.permalinkData(r, parent)
+			d.Text, d.Error, d.ErrorKind = text, conflictMessage(p.ID), "conflict"
+			s.render(w, r, http.StatusConflict, "permalink", d)
+			return "", false
+		}
 		if err != nil { // the parent went away in between (reset)
 			s.handleNotFound(w, r)
 			return "", false
 		}
-		return "/p/" + strconv.FormatInt(p.ID, 10), true
+		return permalinkPath(v.faults, p.ID), true
 	})
 }
 

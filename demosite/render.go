@@ -2,7 +2,9 @@ package demosite
 
 import (
 	"bytes"
+	"crypto/rand"
 	"embed"
+	"encoding/hex"
 	"html/template"
 	"net/http"
 	"strconv"
@@ -35,6 +37,15 @@ type pageData struct {
 	Injection    bool
 	EditorAppend bool
 	Draft        string
+
+	// ErrorKind marks the form error's kind (data-kind): "conflict".
+	ErrorKind string
+	// Submission is the id a compose or reply form sends with its text.
+	Submission string
+	// LateListMS, LatePanelMS: the late_list and late_panel switches, in
+	// milliseconds, for the pages they act on (0: off).
+	LateListMS  int64
+	LatePanelMS int64
 
 	// login
 	Handle string
@@ -83,6 +94,12 @@ type postView struct {
 	Datetime string
 	Display  string
 	Media    []mediaView
+	// Class is a list item's class: "post", or the theme's.
+	Class string
+	// Permalink and ParentLink are the post's and its parent's addresses.
+	Permalink, ParentLink string
+	// A compact reply leaves out data-author, <time> or div.post-text.
+	NoAuthor, NoTime, Summary bool
 }
 
 // mediaView is one img.post-media.
@@ -92,16 +109,30 @@ type mediaView struct {
 	Type string
 }
 
-func viewPost(p *post) postView {
+// viewPost is how p shows under the switches f: as a list item (list) or
+// as a permalink's own post.
+func viewPost(p *post, f Faults, list bool) postView {
 	pv := postView{
-		ID:       p.ID,
-		Author:   p.Author,
-		Text:     p.Text,
-		Datetime: datetime(p.At),
-		Display:  p.At.UTC().Format("Jan 2, 2006 15:04 UTC"),
+		ID:        p.ID,
+		Author:    p.Author,
+		Text:      p.shownText(),
+		Datetime:  datetime(p.At),
+		Display:   display(f, p.At),
+		Class:     "post",
+		Permalink: permalinkPath(f, p.ID),
 	}
 	if p.ParentID != 0 {
 		pv.ParentID = strconv.FormatInt(p.ParentID, 10)
+		pv.ParentLink = permalinkPath(f, p.ParentID)
+	}
+	if list {
+		if f.Theme == "cards" {
+			pv.Class = "card"
+		}
+		if p.ParentID != 0 && f.CompactReplies != "" {
+			pv.NoAuthor, pv.NoTime, pv.Summary = compact(f, "author"), compact(f, "time"), compact(f, "text")
+			pv.Class += " compact"
+		}
 	}
 	for _, m := range p.Media {
 		pv.Media = append(pv.Media, mediaView{URL: m.url(), Alt: m.Alt, Type: m.Type})
@@ -117,6 +148,13 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 	d.Injection = v.faults.Injection
 	d.EditorAppend = v.faults.EditorAppend
 	d.Draft = Draft
+	d.Submission = newSubmission()
+	if v.faults.LateList > 0 && (d.Timeline != nil || page == "permalink") {
+		d.LateListMS = max(1, v.faults.LateList.Milliseconds())
+	}
+	if v.faults.LatePanel > 0 {
+		d.LatePanelMS = max(1, v.faults.LatePanel.Milliseconds())
+	}
 	var buf bytes.Buffer
 	if err := pages[page].Execute(&buf, d); err != nil {
 		http.Error(w, "demosite: render "+page+": "+err.Error(), http.StatusInternalServerError)
@@ -125,4 +163,11 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// newSubmission is a form's submission id: 16 random hex digits.
+func newSubmission() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
 }

@@ -58,6 +58,12 @@ type Effect struct {
 	// Media are the images attached to a post or reply, in slot order; nil
 	// (and absent from the JSON) when it has none.
 	Media []EffectMedia `json:"media,omitempty"`
+	// Shown is the text as the site shows it, when the rewrite_text switch
+	// rewrote it on save (absent otherwise: it shows Text).
+	Shown string `json:"shown,omitempty"`
+	// Category is the category the form chose (the late_panel switch's
+	// panel); absent when none.
+	Category string `json:"category,omitempty"`
 }
 
 // EffectMedia is one image attached to a post or reply, as the site stored
@@ -86,6 +92,23 @@ type post struct {
 	// Media are the attached images in slot order; never changed after the
 	// commit, so copies of a post may share the slice.
 	Media []attachment
+	// Shown is the text as shown, when rewrite_text rewrote it ("": Text).
+	Shown    string
+	Category string
+}
+
+// shownText is the text the site shows for the post.
+func (p *post) shownText() string {
+	if p.Shown != "" {
+		return p.Shown
+	}
+	return p.Text
+}
+
+// postExtra is what a form's submission adds to a post: its text as the
+// site rewrote it, its category, and the form's submission id.
+type postExtra struct {
+	Shown, Category, Submission string
 }
 
 func (p *post) visible(now time.Time) bool { return !now.Before(p.VisibleAt) }
@@ -95,6 +118,7 @@ var (
 	errNoAccount = errors.New("no such account")
 	errSelf      = errors.New("cannot follow yourself")
 	errDuplicate = errors.New("duplicate text")
+	errResent    = errors.New("submission already committed")
 )
 
 // store is the whole state of the site. Post ids are never reused, not even
@@ -108,6 +132,8 @@ type store struct {
 	effects  []Effect
 	sessions map[string]string // token -> handle
 	uploads  map[string]*upload
+	// submissions are the form submission ids committed, with their post.
+	submissions map[string]int64
 }
 
 func newStore() *store {
@@ -124,6 +150,7 @@ func (st *store) reset() {
 	st.follows = map[string]map[string]bool{}
 	st.effects = nil
 	st.uploads = map[string]*upload{}
+	st.submissions = map[string]int64{}
 }
 
 func (st *store) Reset() {
@@ -171,10 +198,39 @@ func (st *store) endSession(token string) {
 func (st *store) addPost(author string, parentID int64, text string, media []attachment, at, visibleAt time.Time, seeded bool) (*post, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.addPostLocked(author, parentID, text, media, at, visibleAt, seeded)
+	return st.addPostLocked(author, parentID, text, media, at, visibleAt, seeded, postExtra{})
 }
 
-func (st *store) addPostLocked(author string, parentID int64, text string, media []attachment, at, visibleAt time.Time, seeded bool) (*post, error) {
+// addSubmitted commits a form's post or reply as addPost does, with what
+// the submission adds, and records its submission id. With refuseResent, a
+// submission id already committed commits nothing: it returns errResent
+// and a copy of the post that submission made. The check and the commit
+// are one step.
+func (st *store) addSubmitted(author string, parentID int64, text string, media []attachment, at, visibleAt time.Time, x postExtra, refuseResent bool) (*post, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if id, ok := st.submissions[x.Submission]; ok && refuseResent && x.Submission != "" {
+		cp := *st.posts[id]
+		return &cp, errResent
+	}
+	return st.addPostLocked(author, parentID, text, media, at, visibleAt, false, x)
+}
+
+// root returns the top-level post of the thread id is in.
+func (st *store) root(id int64) int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for range len(st.posts) {
+		p, ok := st.posts[id]
+		if !ok || p.ParentID == 0 {
+			break
+		}
+		id = p.ParentID
+	}
+	return id
+}
+
+func (st *store) addPostLocked(author string, parentID int64, text string, media []attachment, at, visibleAt time.Time, seeded bool, x postExtra) (*post, error) {
 	if parentID != 0 {
 		parent, ok := st.posts[parentID]
 		if !ok || (!seeded && !parent.visible(at)) {
@@ -182,14 +238,18 @@ func (st *store) addPostLocked(author string, parentID int64, text string, media
 		}
 	}
 	st.lastID++
-	p := &post{ID: st.lastID, Author: author, ParentID: parentID, Text: text, At: at, VisibleAt: visibleAt, Seeded: seeded, Media: slices.Clip(media)}
+	p := &post{ID: st.lastID, Author: author, ParentID: parentID, Text: text, At: at, VisibleAt: visibleAt, Seeded: seeded, Media: slices.Clip(media),
+		Shown: x.Shown, Category: x.Category}
 	st.posts[p.ID] = p
+	if x.Submission != "" {
+		st.submissions[x.Submission] = p.ID
+	}
 	if !seeded {
 		kind := EffectPost
 		if parentID != 0 {
 			kind = EffectReply
 		}
-		e := Effect{Kind: kind, Author: author, PostID: p.ID, ParentID: parentID, Text: text, At: at}
+		e := Effect{Kind: kind, Author: author, PostID: p.ID, ParentID: parentID, Text: text, At: at, Shown: x.Shown, Category: x.Category}
 		for _, m := range media {
 			e.Media = append(e.Media, EffectMedia{SHA256: m.SHA256, Type: m.Type, Alt: m.Alt})
 		}
@@ -204,7 +264,7 @@ func (st *store) addPostLocked(author string, parentID int64, text string, media
 // at-window: then it commits nothing and returns errDuplicate. A window of
 // 0 never refuses. The check and the commit are one step, so two
 // identical posts at once cannot both pass.
-func (st *store) addPostOnce(author, text string, at, visibleAt time.Time, window time.Duration) (*post, error) {
+func (st *store) addPostOnce(author, text, shown string, at, visibleAt time.Time, window time.Duration) (*post, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if window > 0 {
@@ -215,7 +275,7 @@ func (st *store) addPostOnce(author, text string, at, visibleAt time.Time, windo
 			}
 		}
 	}
-	return st.addPostLocked(author, 0, text, nil, at, visibleAt, false)
+	return st.addPostLocked(author, 0, text, nil, at, visibleAt, false, postExtra{Shown: shown})
 }
 
 // visiblePost returns a copy of the post with id if it is visible at now.

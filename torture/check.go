@@ -94,11 +94,14 @@ func (w *world) intents() []intentRef {
 	return out
 }
 
-// postID is the id of a demosite permalink of this world, 0 for anything else.
+// postID is the id of a demosite permalink of this world (/p/N, or
+// /post?id=N), 0 for anything else.
 func (w *world) postID(u string) int64 {
 	rest, ok := strings.CutPrefix(u, w.base+"/p/")
 	if !ok {
-		return 0
+		if rest, ok = strings.CutPrefix(u, w.base+"/post?id="); !ok {
+			return 0
+		}
 	}
 	id, err := strconv.ParseInt(rest, 10, 64)
 	if err != nil {
@@ -207,7 +210,7 @@ func (w *world) resolveByOracle() {
 		case len(found) == 0:
 			args = append(args, "--absent", "--reason", "torture: the person found no such effect by @alice on the site")
 		case in.kind == kind.Post || in.kind == kind.Reply:
-			args = append(args, "--verified", fmt.Sprintf("%s/p/%d", w.base, found[0].PostID))
+			args = append(args, "--verified", w.permalink(found[0].PostID))
 		default:
 			args = append(args, "--verified", a.TargetURL)
 		}
@@ -219,6 +222,9 @@ func (w *world) resolveByOracle() {
 		p.Wait(30 * time.Second)
 		p.kill()
 		w.count("person_resolve")
+		if w.sch.Adapter != nil {
+			w.observe(ObsAmbiguousByAdapter)
+		}
 		w.logf("%s: %s", p.describe(), strings.Join(args[3:], " "))
 	}
 }
@@ -321,7 +327,7 @@ func (w *world) check() error {
 			found := byAuthor(effectsOf(in, effects), "alice")
 			switch a.Status {
 			case ledger.Verified:
-				why := w.falseVerified(in, a, effects, byIntent)
+				why := w.falseVerified(in, a, effects, byIntent, verifiedByPerson(events[a.ID]))
 				if why == "" && !verifiedByPerson(events[a.ID]) {
 					why = w.otherMedia(in, a, effects)
 				}
@@ -329,7 +335,13 @@ func (w *world) check() error {
 					w.violation(InvFalseVer, "%s: action %s verified at %s: %s", in.name(), a.ID, a.CanonicalResult, why)
 				}
 			case ledger.Failed:
-				if len(found) > 0 {
+				if len(found) > 0 && w.sch.Adapter != nil && w.sch.Adapter.refusalMistake() {
+					// The adapter's refusal rule said the site created
+					// nothing; the operator has only its word. A second
+					// effect would still be a violation.
+					w.observe(ObsFalseFailedByAdapter)
+					w.logf("%s: action %s failed (%s) though the site has %s: the adapter's refusal rule said so", in.name(), a.ID, a.FailureReason, describeEffects(found))
+				} else if len(found) > 0 {
 					w.violation(InvFalseFail, "%s: action %s failed (%s) but the site has %s", in.name(), a.ID, a.FailureReason, describeEffects(found))
 				}
 			}
@@ -444,7 +456,14 @@ func (w *world) check() error {
 			p.close()
 		}
 	}
-	if !w.settledOK && !w.waitsForPerson {
+	switch {
+	case w.settledOK || w.waitsForPerson:
+	case w.sch.Adapter != nil && w.lastHardStop:
+		// The wrong adapter stops the site, every pass, and says why: it
+		// waits for a person to mend it.
+		w.observe(ObsHardStopByAdapter)
+		w.logf("settle: every pass stops the site under the wrong adapter (%s): left to a person", w.lastPass)
+	default:
 		w.violation(InvUnsettled, "no ok pass within %d settle runs; last: %s", settleRuns, w.lastPass)
 	}
 	return nil
@@ -452,7 +471,7 @@ func (w *world) check() error {
 
 // falseVerified returns why a verified action is not proven by the oracle,
 // or "".
-func (w *world) falseVerified(in intentRef, a ledger.Action, effects []demosite.Effect, byIntent map[string][]ledger.Action) string {
+func (w *world) falseVerified(in intentRef, a ledger.Action, effects []demosite.Effect, byIntent map[string][]ledger.Action, byPerson bool) string {
 	switch in.kind {
 	case kind.Like, kind.Follow:
 		var found []demosite.Effect
@@ -496,6 +515,11 @@ func (w *world) falseVerified(in intentRef, a ledger.Action, effects []demosite.
 			return "its expected parent is not the previous part's verified result"
 		}
 	}
+	if byPerson && wantParent != 0 && w.siteSwitch("flat_replies") == "true" {
+		// The site attached a reply to a reply to its thread's root; the
+		// person who looked at it took it as the intent's effect.
+		wantParent = rootOf(wantParent, effects)
+	}
 	switch {
 	case e.Author != "alice":
 		return "the effect's author is " + e.Author
@@ -505,8 +529,30 @@ func (w *world) falseVerified(in intentRef, a ledger.Action, effects []demosite.
 		return "the effect is a reply, not a post"
 	case wantParent != 0 && (e.Kind != demosite.EffectReply || e.ParentID != wantParent):
 		return fmt.Sprintf("the effect answers %d, not %d", e.ParentID, wantParent)
+	case !byPerson && w.sch.Adapter != nil && w.sch.Adapter.Name == "late_if" && e.Category != lateIfCategory:
+		// The adapter's step chooses the category: verified means the
+		// post is the one the adapter says it makes.
+		return fmt.Sprintf("the effect's category is %q, not %q: the adapter's step never ran", e.Category, lateIfCategory)
 	}
 	return ""
+}
+
+// rootOf is the top-level post of the thread id is in, by the site's
+// effects (a seeded post is top-level).
+func rootOf(id int64, effects []demosite.Effect) int64 {
+	for range len(effects) + 1 {
+		parent := int64(0)
+		for _, e := range effects {
+			if e.Kind == demosite.EffectReply && e.PostID == id {
+				parent = e.ParentID
+			}
+		}
+		if parent == 0 {
+			return id
+		}
+		id = parent
+	}
+	return id
 }
 
 // verifiedByPerson reports whether a person, not browserop, verified the

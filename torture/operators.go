@@ -85,9 +85,18 @@ func (w *world) anyAlive() bool {
 	return false
 }
 
+// setFaults sets the site's switches to fs, and to those the seed's
+// adapter fault keeps on for the whole seed (how the site is: they win).
 func (w *world) setFaults(fs []Fault) {
 	var f demosite.Faults
-	for _, x := range fs {
+	var persistent []Fault
+	if f := w.sch.Adapter; f != nil {
+		persistent = f.Site
+		if !w.settling {
+			persistent = append(slices.Clone(f.Chaos), persistent...)
+		}
+	}
+	for _, x := range append(slices.Clone(fs), persistent...) {
 		if err := f.Set(x.Name, x.Value); err != nil {
 			w.logf("fault %s: %v", x, err)
 			continue
@@ -126,7 +135,17 @@ func (w *world) chaosRun(i int, r RunSpec) {
 		}
 	}
 	w.setFaults(r.Faults)
+	if w.sch.Adapter != nil {
+		for _, x := range w.sch.Adapter.Chaos {
+			w.count("site." + x.Name)
+		}
+	}
 	w.prepareBrowser()
+	if f := w.sch.Adapter; f != nil && i == 0 {
+		for _, c := range f.Crash {
+			r.Crash = appendUnique(slices.Clone(r.Crash), c)
+		}
+	}
 	if len(r.Crash) > 0 {
 		w.count("crash_armed")
 	}
@@ -313,8 +332,22 @@ func (w *world) inject(i int, ev Event, main *proc, addExtra func(*proc)) {
 // settle turns every fault off and runs operators until one pass ends ok,
 // with a person settling what stays ambiguous by looking at the site.
 func (w *world) settle() {
-	w.site.SetFaults(demosite.Faults{})
-	w.logf("settle: every fault off")
+	w.settling = true
+	settleStart, answeredLate := time.Now(), false
+	w.setFaults(nil)
+	if f := w.sch.Adapter; f != nil {
+		for n := range f.PersonPosts {
+			w.site.SeedPost("alice", fmt.Sprintf("the person's own post %d of seed %d", n+1, w.sch.Seed), w.clock.now())
+		}
+		if f.PersonPosts > 0 {
+			w.logf("the person posted %d times on @alice's account by hand", f.PersonPosts)
+		}
+	}
+	if w.sch.Adapter != nil && len(w.sch.Adapter.Site) > 0 {
+		w.logf("settle: every fault off but the site's behaviour %s", faultList(w.sch.Adapter.Site))
+	} else {
+		w.logf("settle: every fault off")
+	}
 	var last time.Duration
 	for _, e := range w.sch.Entries {
 		last = max(last, e.Due)
@@ -331,6 +364,7 @@ func (w *world) settle() {
 		w.finish(p)
 		code, _ := p.Exit()
 		sum, ok := p.summary()
+		w.lastHardStop = ok && sum.HardStop != ""
 		if ok {
 			w.lastPass = sum.Outcome
 			if sum.HardStop != "" {
@@ -347,6 +381,20 @@ func (w *world) settle() {
 		case sum.Outcome == operator.OutcomeOK && code == 0:
 			w.settledOK = true
 			return
+		case sum.Outcome == operator.OutcomeNeedsPerson && w.sch.Adapter != nil && !answeredLate:
+			// Under a wrong adapter the person answers late: long enough
+			// for every bound the adapter declares (settle, surface_within)
+			// to pass since the last click, with the operators going on
+			// meanwhile. A pass may then settle by itself what it could
+			// not prove before, which is where a wrong adapter's "absent"
+			// would perform an intent a second time.
+			answeredLate = true
+			w.waitsForPerson = true
+			wait := time.Until(settleStart.Add(surfaceWithin + settleTime + 2*time.Second))
+			w.logf("the person answers late: the operators go on for %s first", wait.Round(100*time.Millisecond))
+			if wait > 0 {
+				time.Sleep(wait)
+			}
 		case sum.Outcome == operator.OutcomeNeedsPerson:
 			// Waiting for a person is a settled state; the person looks
 			// at the site and answers, and the operators go on.

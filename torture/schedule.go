@@ -141,11 +141,25 @@ type Schedule struct {
 	SiteAhead time.Duration
 	Entries   []Entry
 	Runs      []RunSpec
+	// Adapter, when set, is the wrong adapter every operator of the seed
+	// runs with (planAdapter).
+	Adapter *AdapterFault
 }
 
 // Plan draws the schedule of a seed: fully reproducible, the same seed
-// gives the same schedule on any machine.
-func Plan(seed uint64) Schedule {
+// gives the same schedule on any machine. A seed from AdapterFaultSeeds on
+// may run with a wrong adapter; PlanWith asks for one on any seed.
+func Plan(seed uint64) Schedule { return PlanWith(seed, AdapterPolicy{}) }
+
+// PlanWith is Plan with the adapter faults p asks for.
+func PlanWith(seed uint64, p AdapterPolicy) Schedule {
+	s := planBase(seed)
+	planAdapter(&s, p)
+	return s
+}
+
+// planBase is a seed's schedule without adapter faults.
+func planBase(seed uint64) Schedule {
 	rng := rand.New(rand.NewPCG(seed, 0x746f727475726521))
 	s := Schedule{Seed: seed, Mode: ModeLaunch}
 	if rng.IntN(2) == 0 {
@@ -432,7 +446,22 @@ func (s Schedule) String() string {
 	if s.SiteAhead > 0 {
 		fmt.Fprintf(&b, ", site clock %s ahead", s.SiteAhead)
 	}
-	fmt.Fprintf(&b, " (reproduce: browserop torture --seed %d)\n", s.Seed)
+	if s.Adapter != nil {
+		fmt.Fprintf(&b, " (reproduce: browserop torture --seed %d --adapter-fault %s)\n", s.Seed, s.Adapter.Name)
+		fmt.Fprintf(&b, "  adapter fault %s: %s; site: %s", s.Adapter, s.Adapter.mistake(), faultList(s.Adapter.Site))
+		if len(s.Adapter.Chaos) > 0 {
+			fmt.Fprintf(&b, "; every chaos run: %s", faultList(s.Adapter.Chaos))
+		}
+		if len(s.Adapter.Crash) > 0 {
+			fmt.Fprintf(&b, "; run 1 also crash=%s", strings.Join(s.Adapter.Crash, ","))
+		}
+		if s.Adapter.PersonPosts > 0 {
+			fmt.Fprintf(&b, "; the person posts %d times by hand before the settle", s.Adapter.PersonPosts)
+		}
+		b.WriteString("\n")
+	} else {
+		fmt.Fprintf(&b, " (reproduce: browserop torture --seed %d)\n", s.Seed)
+	}
 	for _, e := range s.Entries {
 		fmt.Fprintf(&b, "  entry %s %s", e.ID, e.Type)
 		if e.Due > 0 {

@@ -56,6 +56,9 @@ type Options struct {
 	// Load runs hog processes beside the operators for the whole run (a
 	// busy machine); the summary line names it.
 	Load Load
+	// Adapter asks for adapter faults on every seed (by default only seeds
+	// from AdapterFaultSeeds on may draw one).
+	Adapter AdapterPolicy
 }
 
 // SeedResult is what one seed did and found.
@@ -74,6 +77,10 @@ type SeedResult struct {
 	// Observations counts what breaks no checked invariant but is worth
 	// knowing (see ObsClosedWithBrowser, ObsLeakedTabs).
 	Observations map[string]int `json:"observations,omitempty"`
+	// AdapterFault and AdapterVariant name the wrong adapter the seed ran
+	// with ("" when none).
+	AdapterFault   string `json:"adapter_fault,omitempty"`
+	AdapterVariant string `json:"adapter_variant,omitempty"`
 	// Hung counts operators killed for running past the bound.
 	Hung int `json:"hung,omitempty"`
 	// Error is a failure of the harness itself (the seed proves nothing).
@@ -83,13 +90,21 @@ type SeedResult struct {
 	Dir      string `json:"dir,omitempty"`
 }
 
-// Failed reports whether the seed violated an invariant or could not run.
-func (r *SeedResult) Failed() bool { return r.Error != "" || len(r.Violations) > 0 }
+// Failed reports whether the seed violated an invariant. A seed the
+// harness could not run (Error) proves nothing either way: it is not a
+// failed seed, and is reported apart (Errored).
+func (r *SeedResult) Failed() bool { return len(r.Violations) > 0 }
+
+// Errored reports whether the harness itself failed on the seed.
+func (r *SeedResult) Errored() bool { return r.Error != "" }
 
 // Report is the outcome of a torture run.
 type Report struct {
-	Seeds        int            `json:"seeds"`
-	Passed       int            `json:"passed"`
+	Seeds  int `json:"seeds"`
+	Passed int `json:"passed"`
+	// Failed counts the seeds that violated an invariant; Errors the seeds
+	// the harness could not run (a failure of the harness, not of
+	// browserop: neither passed nor failed).
 	Failed       int            `json:"failed"`
 	Errors       int            `json:"harness_errors"`
 	CrashHits    map[string]int `json:"crash_hits"`
@@ -98,13 +113,20 @@ type Report struct {
 	Observations map[string]int `json:"observations"`
 	Runs         int            `json:"operator_runs"`
 	Hung         int            `json:"hung"`
+	// AdapterFaults counts the seeds run with each adapter fault, and
+	// AdapterFaultViolations each invariant's violations under each
+	// ("fault.invariant").
+	AdapterFaults          map[string]int `json:"adapter_faults"`
+	AdapterFaultViolations map[string]int `json:"adapter_fault_violations"`
 	// Parallel and Load say how busy the machine was: seeds at once, and
 	// the hogs beside them.
 	Parallel int           `json:"parallel"`
 	Load     Load          `json:"load"`
 	Duration time.Duration `json:"duration_ns"`
-	// FailedSeeds lists the seeds that failed, each reproducible alone.
+	// FailedSeeds lists the seeds that failed, each reproducible alone;
+	// ErrorSeeds the seeds the harness could not run.
 	FailedSeeds []uint64      `json:"failed_seeds"`
+	ErrorSeeds  []uint64      `json:"harness_error_seeds,omitempty"`
 	Results     []*SeedResult `json:"results"`
 }
 
@@ -119,6 +141,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.Dir == "" {
 		o.Dir = os.TempDir()
+	}
+	// The seeds' worlds are made inside Dir: a folder that is not there
+	// yet is made, and one that cannot be is refused before any seed runs.
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("torture: the directory for the seeds' worlds: %w", err)
 	}
 	if o.Load.CPU > 0 || o.Load.IO {
 		_, stop, err := startLoad(ctx, o.Load, o.Dir)
@@ -156,9 +183,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	close(next)
 	wg.Wait()
-	rep := &Report{CrashHits: map[string]int{}, Faults: map[string]int{}, Violations: map[string]int{},
-		Observations: map[string]int{ObsClosedWithBrowser: 0, ObsLeakedTabs: 0, ObsOtherAccount: 0}, Duration: time.Since(start),
-		Parallel: o.Parallel, Load: o.Load}
+	rep := &Report{
+		CrashHits:              map[string]int{},
+		Faults:                 map[string]int{},
+		Violations:             map[string]int{},
+		Observations:           map[string]int{ObsClosedWithBrowser: 0, ObsLeakedTabs: 0, ObsOtherAccount: 0, ObsAmbiguousByAdapter: 0},
+		Duration:               time.Since(start),
+		Parallel:               o.Parallel,
+		Load:                   o.Load,
+		AdapterFaults:          map[string]int{},
+		AdapterFaultViolations: map[string]int{},
+	}
+	for _, name := range AdapterFaultNames() {
+		rep.AdapterFaults[name] = 0
+	}
 	for _, inv := range Invariants {
 		rep.Violations[inv] = 0
 	}
@@ -178,20 +216,28 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		for k, v := range r.Violations {
 			rep.Violations[k] += len(v)
+			if r.AdapterFault != "" {
+				rep.AdapterFaultViolations[r.AdapterFault+"."+k] += len(v)
+			}
+		}
+		if r.AdapterFault != "" {
+			rep.AdapterFaults[r.AdapterFault]++
 		}
 		for k, v := range r.Observations {
 			rep.Observations[k] += v
 		}
 		switch {
-		case r.Error != "":
-			rep.Errors++
-			rep.Failed++
-			rep.FailedSeeds = append(rep.FailedSeeds, r.Seed)
 		case r.Failed():
+			// Violations found before the harness failed still count.
 			rep.Failed++
 			rep.FailedSeeds = append(rep.FailedSeeds, r.Seed)
+		case r.Errored():
 		default:
 			rep.Passed++
+		}
+		if r.Errored() {
+			rep.Errors++
+			rep.ErrorSeeds = append(rep.ErrorSeeds, r.Seed)
 		}
 	}
 	return rep, ctx.Err()
@@ -199,7 +245,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 // RunSeed runs one seed.
 func RunSeed(ctx context.Context, o *Options, seed uint64) *SeedResult {
-	return RunSchedule(ctx, o, Plan(seed))
+	return RunSchedule(ctx, o, PlanWith(seed, o.Adapter))
 }
 
 // RunSchedule runs one schedule: a seed's, or one a regression test wrote.
@@ -207,12 +253,16 @@ func RunSchedule(ctx context.Context, o *Options, sch Schedule) *SeedResult {
 	seed := sch.Seed
 	res := &SeedResult{Seed: seed, Mode: sch.Mode, Entries: len(sch.Entries), CrashHits: map[string]int{},
 		Faults: map[string]int{}, Violations: map[string][]string{}, Observations: map[string]int{}, Schedule: sch.String()}
+	if sch.Adapter != nil {
+		res.AdapterFault = sch.Adapter.Name
+		res.AdapterVariant = sch.Adapter.Variant
+	}
 	start := time.Now()
 	w := &world{opts: o, sch: sch, res: res, tl: &timeline{start: start}, ctx: ctx}
 	defer func() {
 		res.Duration = time.Since(start)
 		res.Runs = len(w.procs)
-		keep := o.KeepAll || o.KeepFailed && res.Failed()
+		keep := o.KeepAll || o.KeepFailed && (res.Failed() || res.Errored())
 		if keep {
 			res.Dir = w.dir
 		}
@@ -224,6 +274,12 @@ func RunSchedule(ctx context.Context, o *Options, sch Schedule) *SeedResult {
 	}()
 	if err := w.setup(); err != nil {
 		res.Error = "setup: " + err.Error()
+		return res
+	}
+	if w.refusedAtLoad != "" {
+		// No operator runs with an adapter it refuses: nothing can be
+		// published, and there is nothing to check.
+		res.Observations[ObsRefusedAtLoad]++
 		return res
 	}
 	for i, r := range sch.Runs {
@@ -242,28 +298,34 @@ func RunSchedule(ctx context.Context, o *Options, sch Schedule) *SeedResult {
 
 func writeProgress(w io.Writer, r *SeedResult, done, total int, verbose bool) {
 	status := "ok"
-	if r.Error != "" {
-		status = "ERROR"
-	} else if r.Failed() {
+	if r.Failed() {
 		status = "FAIL"
+	} else if r.Errored() {
+		status = "HARNESS ERROR"
 	}
 	var hits []string
 	for _, k := range slices.Sorted(maps.Keys(r.CrashHits)) {
 		hits = append(hits, k)
 	}
 	var obs []string
+	notable := false // an observation worth the seed's schedule and timeline
 	for _, k := range slices.Sorted(maps.Keys(r.Observations)) {
 		if r.Observations[k] > 0 {
 			obs = append(obs, fmt.Sprintf("%s=%d", k, r.Observations[k]))
+			// A wrong adapter is expected to cost a person's attention.
+			notable = notable || k != ObsAmbiguousByAdapter && k != ObsRefusedAtLoad
 		}
 	}
 	fmt.Fprintf(w, "[%d/%d] seed %d %s (%s, %d entries, %d operator runs, %s) crashes=%s", done, total, r.Seed, status,
 		r.Mode, r.Entries, r.Runs, r.Duration.Round(100*time.Millisecond), strings.Join(hits, ","))
+	if r.AdapterFault != "" {
+		fmt.Fprintf(w, " adapter_fault=%s(%s)", r.AdapterFault, r.AdapterVariant)
+	}
 	if len(obs) > 0 {
 		fmt.Fprintf(w, " observations=%s", strings.Join(obs, ","))
 	}
 	fmt.Fprintln(w)
-	if !r.Failed() && len(obs) == 0 && !verbose {
+	if !r.Failed() && !r.Errored() && !notable && !verbose {
 		return
 	}
 	fmt.Fprint(w, indent(r.Schedule))
@@ -326,6 +388,22 @@ func (r *Report) SummaryLine() string {
 		obs = append(obs, fmt.Sprintf("%s=%d", k, r.Observations[k]))
 	}
 	fmt.Fprintf(&b, " observations{%s}", strings.Join(obs, " "))
+	ran := 0
+	var af []string
+	for _, name := range AdapterFaultNames() {
+		ran += r.AdapterFaults[name]
+		af = append(af, fmt.Sprintf("%s=%d", name, r.AdapterFaults[name]))
+	}
+	fmt.Fprintf(&b, " adapter_faults{%s}", strings.Join(af, " "))
+	if ran > 0 {
+		var av []string
+		for _, k := range slices.Sorted(maps.Keys(r.AdapterFaultViolations)) {
+			if r.AdapterFaultViolations[k] > 0 {
+				av = append(av, fmt.Sprintf("%s=%d", k, r.AdapterFaultViolations[k]))
+			}
+		}
+		fmt.Fprintf(&b, " adapter_fault_violations{%s}", strings.Join(av, " "))
+	}
 	if r.Errors > 0 || r.Hung > 0 {
 		fmt.Fprintf(&b, " harness_errors=%d hung=%d", r.Errors, r.Hung)
 	}
@@ -337,9 +415,27 @@ func (r *Report) SummaryLine() string {
 	return b.String()
 }
 
-// ClosingLine is the plain form: "torture: N passed, M failed".
+// ClosingLine is the plain form: "torture: N passed, M failed", and, when
+// the harness could not run some seeds, how many (they are neither passed
+// nor failed).
 func (r *Report) ClosingLine() string {
-	return fmt.Sprintf("torture: %d passed, %d failed", r.Passed, r.Failed)
+	s := fmt.Sprintf("torture: %d passed, %d failed", r.Passed, r.Failed)
+	if r.Errors > 0 {
+		s += fmt.Sprintf(", %d harness errors (seeds not run: %s)", r.Errors, seedList(r.ErrorSeeds))
+	}
+	return s
+}
+
+func seedList(seeds []uint64) string {
+	var parts []string
+	for i, s := range seeds {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(seeds)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprint(s))
+	}
+	return strings.Join(parts, " ")
 }
 
 // JSON is the report as JSON, without the passing seeds' timelines.
@@ -348,7 +444,7 @@ func (r *Report) JSON() ([]byte, error) {
 	out.Results = nil
 	for _, s := range r.Results {
 		c := *s
-		if !c.Failed() {
+		if !c.Failed() && !c.Errored() {
 			c.Timeline = ""
 		}
 		out.Results = append(out.Results, &c)

@@ -24,6 +24,7 @@ import (
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/internal/child"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/sites"
 	"github.com/chromedp/cdproto/target"
 )
 
@@ -128,6 +129,14 @@ type world struct {
 	settledOK      bool
 	waitsForPerson bool
 	lastPass       string
+	// lastHardStop: the settle phase's last pass ended in a hard stop.
+	lastHardStop bool
+	// settling: the settle phase has begun (the adapter fault's chaos
+	// switches are off).
+	settling bool
+	// refusedAtLoad: the seed's perturbed adapter does not load (why); no
+	// operator can run with it, and the seed runs none.
+	refusedAtLoad string
 }
 
 func (w *world) count(kind string) {
@@ -149,6 +158,21 @@ const (
 	// actor's (a click a browser carried out after the site's account
 	// changed), which browserop named to the person on the action.
 	ObsOtherAccount = "effects_on_another_account_named"
+	// ObsAmbiguousByAdapter: an action of a seed with an adapter fault
+	// that the settle phase left waiting for a person (who answered it):
+	// the attention a wrong adapter may cost.
+	ObsAmbiguousByAdapter = "ambiguous_by_adapter_fault"
+	// ObsFalseFailedByAdapter: an action failed while its effect is on the
+	// site, under an adapter fault whose refusal rule said the site
+	// created nothing (the operator has only the adapter's word for it).
+	ObsFalseFailedByAdapter = "false_failed_by_adapter_fault"
+	// ObsHardStopByAdapter: under an adapter fault, the settle phase ended
+	// on a hard stop (the operator stopped the site and said why, nothing
+	// published): a person's attention, not an unsettled seed.
+	ObsHardStopByAdapter = "hard_stops_by_adapter_fault"
+	// ObsRefusedAtLoad: the seed's perturbed adapter does not load, so no
+	// operator ran.
+	ObsRefusedAtLoad = "adapter_refused_at_load"
 )
 
 func (w *world) observe(kind string) {
@@ -212,6 +236,17 @@ func (w *world) setup() error {
 	if err := w.writeConfig(); err != nil {
 		return err
 	}
+	if f := w.sch.Adapter; f != nil {
+		for _, x := range f.Site {
+			w.count("site." + x.Name)
+		}
+		w.setFaults(nil)
+		w.logf("adapter fault %s: %s; the site for the whole seed: %s", f, f.mistake(), faultList(f.Site))
+		if w.refusedAtLoad != "" {
+			w.logf("the perturbed adapter is refused at load: %s", w.refusedAtLoad)
+			return nil
+		}
+	}
 	w.logf("site, adapter and config ready")
 	// The harness's own set-up is not under test: on a busy machine a
 	// Chrome can take longer to come up than any one bound, so it tries
@@ -231,17 +266,39 @@ func (w *world) setup() error {
 	return w.writeCalendar(w.dueBase.Add(-time.Second))
 }
 
-func (w *world) writeAdapter() error {
+// demoAdapter is the bundled demo adapter for the site at base, with the
+// harness's settle and surface times.
+func demoAdapter(base string) (string, error) {
 	raw, err := fs.ReadFile(configs.Sites, "sites/demo.yaml")
 	if err != nil {
-		return err
+		return "", err
 	}
 	y := string(raw)
 	if strings.Count(y, "http://127.0.0.1:8787") != 1 || strings.Count(y, "settle: 15s") != 1 {
-		return errors.New("the bundled demo adapter changed: update torture's writeAdapter")
+		return "", errors.New("the bundled demo adapter changed: update torture's demoAdapter")
 	}
-	y = strings.Replace(y, "http://127.0.0.1:8787", w.base, 1)
+	y = strings.Replace(y, "http://127.0.0.1:8787", base, 1)
 	y = strings.Replace(y, "settle: 15s", "settle: "+settleTime.String()+"\n  surface_within: "+surfaceWithin.String(), 1)
+	return y, nil
+}
+
+// writeAdapter writes the seed's adapter: the demo adapter, with the
+// seed's adapter fault made in it.
+func (w *world) writeAdapter() error {
+	y, err := demoAdapter(w.base)
+	if err != nil {
+		return err
+	}
+	if f := w.sch.Adapter; f != nil {
+		if y, err = perturbAdapter(y, f); err != nil {
+			return err
+		}
+		// The operator refuses an adapter it cannot load: a mistake the
+		// loader catches publishes nothing, which is fine (counted).
+		if _, err := sites.Parse("demo", []byte(y)); err != nil {
+			w.refusedAtLoad = err.Error()
+		}
+	}
 	return os.WriteFile(filepath.Join(w.dir, "sites", "demo.yaml"), []byte(y), 0o600)
 }
 
@@ -281,9 +338,31 @@ func (w *world) targetURL(t string) string {
 	case "post":
 		var i int
 		fmt.Sscan(v, &i)
-		return fmt.Sprintf("%s/p/%d", w.base, w.seeded[i])
+		return w.permalink(w.seeded[i])
 	case "user":
 		return w.base + "/u/" + v
+	}
+	return ""
+}
+
+// permalink is the address the site gives post id: /p/N, or /post?id=N
+// under the permalink_shape switch of an adapter fault.
+func (w *world) permalink(id int64) string {
+	if w.siteSwitch("permalink_shape") == "query" {
+		return fmt.Sprintf("%s/post?id=%d", w.base, id)
+	}
+	return fmt.Sprintf("%s/p/%d", w.base, id)
+}
+
+// siteSwitch is the value of a switch the adapter fault keeps on for the
+// whole seed, "" when none does.
+func (w *world) siteSwitch(name string) string {
+	if f := w.sch.Adapter; f != nil {
+		for _, x := range f.Site {
+			if x.Name == name {
+				return x.Value
+			}
+		}
 	}
 	return ""
 }

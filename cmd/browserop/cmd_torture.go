@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/errcode"
@@ -31,6 +32,8 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no line per seed on stderr")
 	verbose := fs.Bool("verbose", false, "print every seed's schedule and timeline on stderr")
 	loadCPU := fs.Int("load", 0, "a busy machine: this many processes spinning on a core each, plus one writing and fsyncing files, beside the operators")
+	adapterAll := fs.Bool("adapter-faults", false, fmt.Sprintf("every seed runs with a wrong adapter (by default only seeds from %d on may, half of them)", torture.AdapterFaultSeeds))
+	adapterOnly := fs.String("adapter-fault", "", "every seed runs with this wrong adapter, its variant drawn: "+strings.Join(torture.AdapterFaultNames(), ", "))
 	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
 	}
@@ -39,6 +42,11 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 	}
 	if *loadCPU < 0 {
 		return usageError("--load must be 0 (no load) or more")
+	}
+	if *adapterOnly != "" {
+		if err := torture.ValidAdapterFault(*adapterOnly); err != nil {
+			return usageError("--adapter-fault: %v", err)
+		}
 	}
 	// --seed S alone reproduces seed S.
 	seedSet, countSet := false, false
@@ -59,7 +67,7 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	o := torture.Options{Bin: *bin, Chrome: exe, Dir: *dir, Parallel: *parallel, KeepFailed: *keep, KeepAll: *keepAll, Verbose: *verbose,
-		Load: torture.Load{CPU: *loadCPU, IO: *loadCPU > 0}}
+		Load: torture.Load{CPU: *loadCPU, IO: *loadCPU > 0}, Adapter: torture.AdapterPolicy{All: *adapterAll, Only: *adapterOnly}}
 	for i := range *seeds {
 		o.Seeds = append(o.Seeds, *first+uint64(i))
 	}
@@ -83,7 +91,9 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if rep.Failed > 0 {
+	// A seed that violated an invariant, and a seed the harness could not
+	// run (which proves nothing), both end the run non-zero.
+	if rep.Failed > 0 || rep.Errors > 0 {
 		return quietExit{errcode.ExitInternal}
 	}
 	return nil
