@@ -129,6 +129,11 @@ type Answer struct {
 	// FromCache is true when the answer came from the disk or prefetch
 	// cache or from early hints: not from the server, for this request.
 	FromCache bool
+	// Redirected is true when the request was redirected: the page is the
+	// answer to a request the redirect made (a 307 or 308 sends the body
+	// again, a 303 turns it into a GET), not the site's answer to the
+	// submission itself.
+	Redirected bool
 }
 
 // add records one response of the request (a redirect or its answer).
@@ -157,7 +162,10 @@ func isHTTP1(p string) bool {
 // submission only when the landing is a navigation or a response, exactly
 // one request was seen, Status answers that request (Answer.Counted),
 // every response of it came over HTTP/1.x, on a connection that was not
-// reused, neither from a cache nor from a service worker. Over HTTP/2 or
+// reused, neither from a cache nor from a service worker, and it was not
+// redirected (a site that commits and redirects, with a 303 to its
+// success page or a 307 that makes the browser send the form again, shows
+// a page that answers the redirect's request). Over HTTP/2 or
 // HTTP/3, on a reused connection or behind a service worker, Chrome or
 // the worker may have sent the request again without any event; over
 // HTTP/1.x on fresh connections it still may in one case no event shows
@@ -186,6 +194,8 @@ func (l Landed) Doubt(requests int) string {
 		return fmt.Sprintf("the answer came over %s, where a request may be sent again unseen", excerptProto(a.Protocol))
 	case a.ConnectionReused:
 		return "the request went out on a reused connection, where it may be sent again unseen"
+	case a.Redirected:
+		return "the submission was redirected, so the page answers a request after it, not the submission"
 	}
 	return ""
 }
@@ -316,6 +326,7 @@ func (t *Tab) watchRequest(ev *network.EventRequestWillBeSent) {
 			for _, r := range []*watchedReq{w.docs.get(ev.RequestID), w.reqs.get(ev.RequestID)} {
 				if r != nil {
 					r.answer.add(ev.RedirectResponse)
+					r.answer.Redirected = true
 				}
 			}
 			return false

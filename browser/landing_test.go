@@ -309,6 +309,7 @@ func TestLandedDoubt(t *testing.T) {
 		{"Reused", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", ConnectionReused: true}}, 1, "the request went out on a reused connection, where it may be sent again unseen"},
 		{"ServiceWorker", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", FromServiceWorker: true}}, 1, "a service worker answered the submission"},
 		{"Cache", browser.Landed{By: browser.LandedNavigation, Status: 429, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", FromCache: true}}, 1, "the answer came from a cache"},
+		{"Redirected", browser.Landed{By: browser.LandedNavigation, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", Redirected: true}}, 1, "the submission was redirected, so the page answers a request after it, not the submission"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.want, tc.l.Doubt(tc.n))

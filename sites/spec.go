@@ -499,8 +499,14 @@ func checkRefusals(p *problems, at string, rs []RefusalSpec) {
 		}
 		checkSelector(p, path+".selector", r.Selector, false)
 		checkSelector(p, path+".message", r.Message, false)
-		if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
-			p.add(path+".status", "%d is not an HTTP error status (400 to 599)", r.Status)
+		switch {
+		case r.Status >= 500 && r.Status <= 599:
+			// A server error may come after the site wrote (a fatal error
+			// in a hook that runs after the insert): it never proves that
+			// nothing was created.
+			p.add(path+".status", "%d is a server error, which may come after the site saved the item: a refusal needs a 4xx status (400 to 499)", r.Status)
+		case r.Status != 0 && (r.Status < 400 || r.Status > 499):
+			p.add(path+".status", "%d is not an HTTP client error status (400 to 499)", r.Status)
 		}
 	}
 }

@@ -76,7 +76,8 @@ func TestParseRealKeyErrors(t *testing.T) {
 		{"SurfaceBelowSettle", "  settle: 15s\n", "  settle: 15s\n  surface_within: 5s\n", "search.surface_within: must be at least settle"},
 		{"ShowsUnknown", "  attribute: data-handle\n", "  attribute: data-handle\n  shows: nickname\n", `identity.shows: "nickname" is not one of login, slug, name`},
 		{"RefusalKind", "  - kind: rate_limit\n    status: 429\n    message:", "  - kind: spam\n    status: 429\n    message:", `refusals[0].kind: "spam" is not one of`},
-		{"RefusalStatus", "  - kind: rate_limit\n    status: 429\n    message:", "  - kind: rate_limit\n    status: 200\n    message:", "refusals[0].status: 200 is not an HTTP error status"},
+		{"RefusalStatus", "  - kind: rate_limit\n    status: 429\n    message:", "  - kind: rate_limit\n    status: 200\n    message:", "refusals[0].status: 200 is not an HTTP client error status"},
+		{"RefusalServerError", "  - kind: rate_limit\n    status: 429\n    message:", "  - kind: rate_limit\n    status: 500\n    message:", "refusals[0].status: 500 is a server error, which may come after the site saved the item"},
 		{"RefusalEmpty", "  - kind: rate_limit\n    status: 429\n    message: \"h1#rate-limited\"\n", "  - kind: rate_limit\n", "refusals[0]: needs a selector, a status or both"},
 		{"LikeSearch", "      not_done_value: like\n", "      not_done_value: like\n    search:\n      url: \"{origin}/x\"\n", "actions.like.search: like and follow read their control"},
 	} {
