@@ -149,8 +149,11 @@ func TestWordPressConformance(t *testing.T) {
 
 // TestWordPressThreadedComments: a comment with replies under it (WordPress
 // nests them in the comment's own list) is read as one item with its own
-// fields, and so is each reply: no item is unreadable, so a search of a
-// threaded page can still prove absence.
+// fields, its post as its parent, and so is each reply, but for its
+// parent: nothing inside a nested comment names the comment it answers,
+// so its parent is not read, and a threaded page is not read whole (it
+// proves no absence), rather than taking a nested comment for a reply to
+// the post (issue 20, finding 4).
 func TestWordPressThreadedComments(t *testing.T) {
 	site := wordpress(t)
 	d := wordpressAdapter(t, site)
@@ -164,13 +167,15 @@ func TestWordPressThreadedComments(t *testing.T) {
 	res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Reply, Actor: "alice", Target: target})
 	require.NoError(t, err)
 	require.Len(t, res.Items, 2)
-	for _, it := range res.Items {
-		require.True(t, it.OK(), "%+v", it)
-	}
+	require.True(t, res.Items[0].OK(), "%+v", res.Items[0])
 	require.Equal(t, "alice", res.Items[0].Author)
 	require.Equal(t, "the first word", strings.TrimSpace(res.Items[0].Text))
+	require.Equal(t, target, res.Items[0].Parent)
 	require.Equal(t, "carol", res.Items[1].Author)
-	require.True(t, res.Complete)
+	require.Equal(t, "an answer under it", strings.TrimSpace(res.Items[1].Text))
+	require.Equal(t, []string{"parent missing"}, res.Items[1].Problems)
+	require.True(t, res.Complete, "the walk reached the end of the page")
+	require.False(t, res.View(time.Now()).Complete, "but a nested comment was not read whole")
 }
 
 // writePNG writes a w×h PNG of one colour to dir/name: a real image, as

@@ -1,0 +1,93 @@
+package sites_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/internal/wpsite"
+	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/sites"
+)
+
+// TestWordPressBothThemes: the bundled adapter on the block theme (Twenty
+// Twenty-Three) and on the classic one (Twenty Twenty-One), on one shared
+// site switched between them. On each, the author archive reads alice's
+// post whole; the comment search reads a top-level comment with its
+// post as parent, read from the comment, and a nested comment with no
+// parent (nothing in it names the comment it answers), so it is never
+// taken for a reply to the post; a reply to a nested comment is stored
+// under that comment (comment_parent), and a reply to the post under none.
+func TestWordPressBothThemes(t *testing.T) {
+	site := wordpress(t)
+	d := wordpressAdapter(t, site)
+	tab := wpTab(t, site)
+	for _, theme := range []string{wpsite.TwentyTwentyThree, wpsite.TwentyTwentyOne} {
+		t.Run(theme, func(t *testing.T) {
+			site.ThemeForTest(t, theme)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
+
+			title, body := "A post on "+theme+" "+stamp, "Its body, one paragraph."
+			id, err := site.InsertPost(ctx, wpsite.Post{Author: "alice", Title: title,
+				Content: "<!-- wp:paragraph -->\n<p>" + body + "</p>\n<!-- /wp:paragraph -->"})
+			require.NoError(t, err)
+			res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Post, Actor: "alice"})
+			require.NoError(t, err)
+			link := fmt.Sprintf("%s/?p=%d", site.URL(), id)
+			var found []sites.Item
+			for _, it := range res.Items {
+				require.True(t, it.OK(), "every post on the archive reads whole: %+v", it)
+				if it.Link == link {
+					found = append(found, it)
+				}
+			}
+			require.Len(t, found, 1, "the archive lists the post once: %+v", res.Items)
+			require.Equal(t, title+"\n"+body, found[0].Text)
+			require.Equal(t, "alice", found[0].Author)
+			require.WithinDuration(t, time.Now(), found[0].Time, 5*time.Minute)
+
+			target, post := wpCarolPost(t, site)
+			top, err := site.InsertComment(ctx, wpsite.Comment{PostID: post, Author: "alice", Content: "a top-level comment " + stamp})
+			require.NoError(t, err)
+			nested, err := site.InsertComment(ctx, wpsite.Comment{PostID: post, Parent: top, Author: "carol", Content: "an answer under it " + stamp})
+			require.NoError(t, err)
+			res, err = d.Search(ctx, tab, sites.Query{Kind: kind.Reply, Actor: "alice", Target: target})
+			require.NoError(t, err)
+			require.Len(t, res.Items, 2, "%+v", res.Items)
+			first, second := res.Items[0], res.Items[1]
+			require.True(t, first.OK(), "%+v", first)
+			require.Equal(t, "alice", first.Author)
+			require.Equal(t, "a top-level comment "+stamp, strings.TrimSpace(first.Text))
+			require.Equal(t, fmt.Sprintf("%s#comment-%d", target, top), first.Link)
+			require.Equal(t, target, first.Parent, "a top-level comment's parent, read from its Reply link, is its post")
+			require.False(t, first.Time.IsZero())
+			require.Equal(t, []string{"parent missing"}, second.Problems, "a nested comment's parent is not read: %+v", second)
+			require.Equal(t, "carol", second.Author)
+			require.Equal(t, fmt.Sprintf("%s#comment-%d", target, nested), second.Link)
+			require.False(t, res.View(time.Now()).Complete, "a page with a nested comment is not read whole")
+
+			// A reply to the nested comment goes under it; one to the post
+			// goes under none.
+			for _, tc := range []struct {
+				target string
+				parent int
+			}{{fmt.Sprintf("%s#comment-%d", target, nested), nested}, {target, 0}} {
+				text := fmt.Sprintf("a reply to %s %s", tc.target, stamp)
+				obs, err := perform(ctx, d, tab, sites.Intent{Kind: kind.Reply, Actor: "alice", Target: tc.target, Text: text})
+				require.NoError(t, err)
+				rows, err := site.Query(ctx, "SELECT comment_ID, comment_parent FROM wp_comments WHERE comment_post_ID = ? AND comment_content = ?", post, text)
+				require.NoError(t, err)
+				require.Len(t, rows, 1, "stored once")
+				require.Equal(t, strconv.Itoa(tc.parent), rows[0][1], "comment_parent of the reply to %s", tc.target)
+				require.Equal(t, fmt.Sprintf("%s#comment-%s", target, rows[0][0]), obs.URL, "the landed address is the new comment")
+			}
+		})
+	}
+}
