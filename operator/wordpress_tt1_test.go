@@ -166,13 +166,14 @@ func TestWordPressTT1ReplyToComment(t *testing.T) {
 			require.NoError(t, err)
 
 			for _, tc := range []struct {
-				name   string
-				parent int // the comment the reply answers
-				lost   bool
+				name    string
+				parent  int // the comment the reply answers
+				lost    bool
+				resolve bool // a person settles it, and the next pass does nothing
 			}{
-				{"top-level comment", top, false},
-				{"nested comment", nested, false},
-				{"nested comment, answer lost", nested, true},
+				{"top-level comment", top, false, false},
+				{"nested comment", nested, false, true},
+				{"nested comment, answer lost", nested, true, false},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					w.world.db = freshLedger(t)
@@ -186,7 +187,7 @@ func TestWordPressTT1ReplyToComment(t *testing.T) {
 					to := fmt.Sprintf("%s#comment-%d", target, tc.parent)
 					text := unique("a reply to comment " + strconv.Itoa(tc.parent))
 					w.entries(wpReply("r", to, text))
-					for pass := 1; pass <= 3; pass++ {
+					for pass := 1; pass <= 2 || tc.lost && pass <= 3; pass++ {
 						sum := w.pass()
 						w.neverWrongParent(text, tc.parent)
 						require.Equal(t, 1, w.comments(text), "exactly once after pass %d: %+v", pass, sum)
@@ -202,6 +203,9 @@ func TestWordPressTT1ReplyToComment(t *testing.T) {
 					require.Contains(t, a.FailureReason, "parent missing")
 					require.Equal(t, 1, a.Attempt)
 
+					if !tc.resolve {
+						return
+					}
 					// The person settles it in one step.
 					id := w.commentID(text)
 					_, err := w.db.Resolve(ctx, a.ID, ledger.Change{To: ledger.Verified, Result: fmt.Sprintf("%s#comment-%d", target, id), Reason: "resolved by a person: that is the reply"})

@@ -23,6 +23,8 @@ import (
 // parent (nothing in it names the comment it answers), so it is never
 // taken for a reply to the post; a reply to a nested comment is stored
 // under that comment (comment_parent), and a reply to the post under none.
+// With threaded comments off, no parent is read and a reply to a comment
+// has no Reply link to click: its step fails before anything is sent.
 func TestWordPressBothThemes(t *testing.T) {
 	site := wordpress(t)
 	d := wordpressAdapter(t, site)
@@ -87,6 +89,27 @@ func TestWordPressBothThemes(t *testing.T) {
 				require.Len(t, rows, 1, "stored once")
 				require.Equal(t, strconv.Itoa(tc.parent), rows[0][1], "comment_parent of the reply to %s", tc.target)
 				require.Equal(t, fmt.Sprintf("%s#comment-%s", target, rows[0][0]), obs.URL, "the landed address is the new comment")
+			}
+
+			// With threaded comments off WordPress shows no Reply link: no
+			// parent is read, and a reply to a comment fails before its
+			// click, nothing stored.
+			require.NoError(t, site.SetOption(ctx, "thread_comments", "0"))
+			defer func() { require.NoError(t, site.SetOption(context.Background(), "thread_comments", "1")) }()
+			res, err = d.Search(ctx, tab, sites.Query{Kind: kind.Reply, Actor: "alice", Target: target})
+			require.NoError(t, err)
+			require.NotEmpty(t, res.Items)
+			for _, it := range res.Items {
+				require.Equal(t, []string{"parent missing"}, it.Problems, "%+v", it)
+			}
+			// The reply's step then has nothing to click: it fails, before
+			// anything is submitted (a click on no element fails a step).
+			_, err = d.Open(ctx, tab, sites.Intent{Kind: kind.Reply, Actor: "alice", Target: fmt.Sprintf("%s#comment-%d", target, top), Text: "never sent"})
+			require.NoError(t, err)
+			for sel, want := range map[string]int{"li.comment:target": 1, "li.comment:target > :not(ol) .comment-reply-link": 0} {
+				n, err := tab.Count(ctx, sel)
+				require.NoError(t, err)
+				require.Equal(t, want, n, sel)
 			}
 		})
 	}
