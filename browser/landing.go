@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 )
 
@@ -39,6 +40,11 @@ type Landing struct {
 	// instant counts if it matches. A request for the main frame's
 	// document is not watched here: its commit is the navigation sign.
 	Response *ResponseMatch
+	// Watch are CSS selectors of elements the caller will look for after
+	// the landing (a refusal's message): the elements that match one of
+	// them when the click is dispatched are marked as Selector's are, so
+	// that Tab.CountNew counts only those the page drew after the click.
+	Watch []string
 }
 
 // ResponseMatch names the requests whose answer is a landing sign.
@@ -83,6 +89,119 @@ type Landed struct {
 	URL string
 	// ResponseURL is the URL of the matched request (response only).
 	ResponseURL string
+	// Requests counts the requests that could carry the submission, sent
+	// from the press until the landing: main-frame document requests (a
+	// form post and its redirects are one) and requests matching
+	// Landing.Response. A page that sent the submission twice (a double
+	// submit, a script's or a service worker's resend) shows 2 or more;
+	// a landing no request led to, 0. Tab.SubmissionRequests goes on
+	// counting after the landing. Chrome's network stack can re-send a
+	// request without any CDP event (docs/decisions/
+	// 2026-11-30-browser-no-silent-resend.md): such a resend is not in
+	// this count, see Answer and Doubt.
+	Requests int
+	// Answer is what the network said of the response Status comes from.
+	Answer Answer
+}
+
+// Answer describes the response a landing's Status comes from, as CDP's
+// Network.responseReceived (and, for each redirect, requestWillBeSent's
+// redirectResponse) reported it.
+type Answer struct {
+	// Counted is true when Status is the answer to a request in
+	// Landed.Requests: for a navigation, the committed document is the
+	// one a main-frame request sent after the press loaded; for a
+	// response, always. It is false for a document that committed without
+	// a request seen after the press (about:blank, a page restored from
+	// the back-forward cache) and for element and URL landings.
+	Counted bool
+	// Protocol is the network protocol the answer came over ("http/1.1",
+	// "h2", "h3"); when a redirect of the request came over another than
+	// HTTP/1.x, that one. "" when Chrome did not say.
+	Protocol string
+	// ConnectionReused is true when the request, or one of its redirects,
+	// was answered on a connection that had been used (or opened) before:
+	// the connections on which Chrome re-sends a request by itself.
+	ConnectionReused bool
+	// FromServiceWorker is true when a service worker answered (it may
+	// have sent the request any number of times).
+	FromServiceWorker bool
+	// FromCache is true when the answer came from the disk or prefetch
+	// cache or from early hints: not from the server, for this request.
+	FromCache bool
+}
+
+// add records one response of the request (a redirect or its answer).
+func (a *Answer) add(r *network.Response) {
+	if r == nil {
+		return
+	}
+	if a.Protocol == "" || isHTTP1(a.Protocol) {
+		a.Protocol = r.Protocol
+	}
+	a.ConnectionReused = a.ConnectionReused || r.ConnectionReused
+	a.FromServiceWorker = a.FromServiceWorker || r.FromServiceWorker
+	a.FromCache = a.FromCache || r.FromDiskCache || r.FromPrefetchCache || r.FromEarlyHints
+}
+
+// isHTTP1 reports whether a CDP protocol name is HTTP/1.0 or HTTP/1.1.
+func isHTTP1(p string) bool {
+	p = strings.ToLower(p)
+	return p == "http/1.1" || p == "http/1.0"
+}
+
+// Doubt returns why the landing's Status (and the page it committed) may
+// not be the site's answer to one submission, or "" when it is.
+// requests is the number of the submission's requests counted so far (at
+// least l.Requests; see Tab.SubmissionRequests). It is the answer to one
+// submission only when the landing is a navigation or a response, exactly
+// one request was seen, Status answers that request (Answer.Counted),
+// every response of it came over HTTP/1.x, on a connection that was not
+// reused, neither from a cache nor from a service worker. Over HTTP/2 or
+// HTTP/3, on a reused connection or behind a service worker, Chrome or
+// the worker may have sent the request again without any event; over
+// HTTP/1.x on fresh connections it still may in one case no event shows
+// (a first attempt on a socket that died before any answer, re-sent on a
+// new one: docs/decisions/2026-12-02-refusals-answer-one-submission.md).
+// The reasons are fixed phrases (with a count or Chrome's protocol name).
+func (l Landed) Doubt(requests int) string {
+	requests = max(requests, l.Requests)
+	a := l.Answer
+	switch {
+	case l.By != LandedNavigation && l.By != LandedResponse:
+		return "the landing was no answer to a request"
+	case requests == 0:
+		return "no request of the submission was seen"
+	case requests > 1:
+		return fmt.Sprintf("%d requests of the submission were seen", requests)
+	case !a.Counted:
+		return "the page is not the answer to the submission's request"
+	case a.FromServiceWorker:
+		return "a service worker answered the submission"
+	case a.FromCache:
+		return "the answer came from a cache"
+	case a.Protocol == "":
+		return "the answer's protocol is unknown"
+	case !isHTTP1(a.Protocol):
+		return fmt.Sprintf("the answer came over %s, where a request may be sent again unseen", excerptProto(a.Protocol))
+	case a.ConnectionReused:
+		return "the request went out on a reused connection, where it may be sent again unseen"
+	}
+	return ""
+}
+
+// excerptProto keeps a protocol name short and printable.
+func excerptProto(p string) string {
+	p = strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e {
+			return -1
+		}
+		return r
+	}, p)
+	if len(p) > 16 {
+		p = p[:16]
+	}
+	return p
 }
 
 // ClickOnceAndLand is ClickOnce followed by a wait, under the tab's action
@@ -94,7 +213,10 @@ type Landed struct {
 // wait timed out, the tab or browser went away, the navigation failed or
 // ended on an error page, or a request matching l.Response failed. A
 // navigation that commits with an HTTP error status is a landing, not an
-// error.
+// error. The landing counts the requests that could carry the submission
+// (Landed.Requests) and says where its status came from (Landed.Answer):
+// Landed.Doubt tells whether the status is the site's answer to one
+// submission.
 func (t *Tab) ClickOnceAndLand(ctx context.Context, sel string, l Landing) (Landed, error) {
 	if l.Response != nil && l.Response.URL == nil {
 		return Landed{}, fmt.Errorf("click %q: landing response match has no URL pattern", sel)
@@ -102,99 +224,239 @@ func (t *Tab) ClickOnceAndLand(ctx context.Context, sel string, l Landing) (Land
 	return t.click(ctx, sel, &l)
 }
 
-// maxWatched bounds the requests one landing wait remembers.
+// maxWatched bounds the requests of each kind one landing watch remembers
+// (it counts them all).
 const maxWatched = 64
 
-// landWatch is the armed watch of one ClickOnceAndLand: the requests sent
-// since it was armed that match its ResponseMatch, and the first outcome of
-// one of them. It lives in navState and changes only under Tab.mu.
+// landWatch is the watch of one ClickOnceAndLand, armed just before its
+// press: the main-frame document requests and the requests matching its
+// ResponseMatch sent since, and the first outcome of a matching one. It
+// stays in navState after the landing, counting, until the tab's next
+// ClickOnceAndLand or Navigate (SubmissionRequests). It changes only under
+// Tab.mu.
 type landWatch struct {
-	match *ResponseMatch // nil: no request is watched
-	reqs  map[network.RequestID]string
-	order []network.RequestID
-	// outcome is the first answer or failure of a watched request.
+	match *ResponseMatch // nil: no request is matched
+	// reqs are the requests matching match, docs the main-frame document
+	// requests; matched and docCount count them all.
+	reqs, docs        watchedSet
+	matched, docCount int
+	// outcome is the first answer or failure of a matching request.
 	outcome *reqOutcome
+	// token names the element marks of this click (markLanding); seq is
+	// the main-frame commit count at the press.
+	token string
+	seq   uint64
 }
+
+// requests is how many requests that could carry the submission were
+// seen.
+func (w *landWatch) requests() int { return w.matched + w.docCount }
+
+// watchedSet remembers up to maxWatched requests, oldest dropped first.
+type watchedSet struct {
+	m     map[network.RequestID]*watchedReq
+	order []network.RequestID
+}
+
+type watchedReq struct {
+	url    string
+	loader cdp.LoaderID
+	answer Answer
+}
+
+func (s *watchedSet) put(id network.RequestID, r *watchedReq) {
+	if s.m == nil {
+		s.m = map[network.RequestID]*watchedReq{}
+	}
+	if len(s.order) >= maxWatched {
+		delete(s.m, s.order[0])
+		s.order = s.order[1:]
+	}
+	s.m[id] = r
+	s.order = append(s.order, id)
+}
+
+func (s *watchedSet) get(id network.RequestID) *watchedReq { return s.m[id] }
 
 type reqOutcome struct {
 	url    string
 	status int
 	failed string // the network error, when the request failed
+	answer Answer
 }
 
-// watchRequest records a request sent while a watch is armed, if it
-// matches. It runs on the event loop.
+// watchRequest records a request sent while a watch is armed: a
+// main-frame document request, or one matching the watch's ResponseMatch;
+// a redirect adds its response to the request it continues. It runs on
+// the event loop.
 func (t *Tab) watchRequest(ev *network.EventRequestWillBeSent) {
-	if ev.RedirectResponse != nil || ev.Request == nil {
-		return // a redirect continues a request already seen
-	}
-	t.mu.Lock()
-	w, main := t.nav.land, t.nav.mainFrame
-	t.mu.Unlock()
-	if w == nil || w.match == nil || (ev.Type == network.ResourceTypeDocument && ev.FrameID == main) ||
-		ev.Type == network.ResourceTypePreflight {
+	if ev.Request == nil || ev.Type == network.ResourceTypePreflight {
 		// A CORS preflight is answered before the request itself is sent:
 		// its answer says nothing about the submission.
 		return
 	}
-	if !w.match.matches(ev.Request.Method, ev.Request.URL) {
+	t.mu.Lock()
+	w, main := t.nav.land, t.nav.mainFrame
+	t.mu.Unlock()
+	if w == nil {
 		return
 	}
+	doc := ev.Type == network.ResourceTypeDocument && ev.FrameID == main
+	matched := false
+	if !doc && ev.RedirectResponse == nil && w.match != nil {
+		// Matched outside the lock: a long URL takes a moment.
+		matched = w.match.matches(ev.Request.Method, ev.Request.URL)
+	}
 	t.updateIf(func(n *navState) bool {
-		if n.land != w || w.outcome != nil {
+		if n.land != w {
 			return false
 		}
-		if len(w.order) >= maxWatched {
-			delete(w.reqs, w.order[0])
-			w.order = w.order[1:]
+		if ev.RedirectResponse != nil {
+			// A redirect continues a request already seen (or not).
+			for _, r := range []*watchedReq{w.docs.get(ev.RequestID), w.reqs.get(ev.RequestID)} {
+				if r != nil {
+					r.answer.add(ev.RedirectResponse)
+				}
+			}
+			return false
 		}
-		w.reqs[ev.RequestID] = ev.Request.URL
-		w.order = append(w.order, ev.RequestID)
+		switch {
+		case doc:
+			w.docCount++
+			w.docs.put(ev.RequestID, &watchedReq{url: ev.Request.URL, loader: ev.LoaderID})
+		case matched:
+			w.matched++
+			w.reqs.put(ev.RequestID, &watchedReq{url: ev.Request.URL})
+		}
 		return false
 	})
 }
 
-// watchOutcome records the answer (status) or failure of a watched
-// request. It runs on the event loop.
-func (t *Tab) watchOutcome(id network.RequestID, status int, failed string) {
+// watchAnswer records the answer to a watched request; the first answer
+// of a matching request is the watch's outcome. It runs on the event loop.
+func (t *Tab) watchAnswer(id network.RequestID, resp *network.Response) {
+	t.updateIf(func(n *navState) bool {
+		w := n.land
+		if w == nil {
+			return false
+		}
+		if r := w.docs.get(id); r != nil {
+			r.answer.add(resp) // the commit wakes the waiter
+		}
+		r := w.reqs.get(id)
+		if r == nil {
+			return false
+		}
+		r.answer.add(resp)
+		if w.outcome != nil {
+			return false
+		}
+		w.outcome = &reqOutcome{url: r.url, status: int(resp.Status), answer: r.answer}
+		return true
+	})
+}
+
+// watchFailed records the failure of a watched request. It runs on the
+// event loop.
+func (t *Tab) watchFailed(id network.RequestID, failed string) {
 	t.updateIf(func(n *navState) bool {
 		w := n.land
 		if w == nil || w.outcome != nil {
 			return false
 		}
-		url, ok := w.reqs[id]
-		if !ok {
+		r := w.reqs.get(id)
+		if r == nil {
 			return false
 		}
-		w.outcome = &reqOutcome{url: url, status: status, failed: failed}
+		w.outcome = &reqOutcome{url: r.url, failed: failed}
 		return true
 	})
 }
 
-// arm starts watching for l's signs and returns the function that stops.
-func (t *Tab) arm(l *Landing) func() {
-	w := &landWatch{match: l.Response, reqs: map[network.RequestID]string{}}
-	t.updateIf(func(n *navState) bool { n.land = w; return false })
-	return func() {
-		t.updateIf(func(n *navState) bool {
-			if n.land == w {
-				n.land = nil
-			}
-			return false
-		})
+// arm starts watching for l's signs, replacing the watch of an earlier
+// click; token names the click's element marks.
+func (t *Tab) arm(l *Landing, token string) {
+	w := &landWatch{match: l.Response, token: token}
+	t.updateIf(func(n *navState) bool {
+		w.seq = n.seq
+		n.land = w
+		return false
+	})
+}
+
+// disarm ends the watch of the last ClickOnceAndLand.
+func (t *Tab) disarm() {
+	t.updateIf(func(n *navState) bool { n.land = nil; return false })
+}
+
+// SubmissionRequests returns how many requests that could carry the
+// submission of the tab's last ClickOnceAndLand have been sent from its
+// press until now: what Landed.Requests counts at the landing, counted on
+// after it, until the tab's next ClickOnceAndLand or Navigate. A page
+// script that sends the submission again once the site answered (a retry
+// with a fresh token, a double submit) shows here. 0 when no watch is
+// left.
+func (t *Tab) SubmissionRequests() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.nav.land == nil {
+		return 0
 	}
+	return t.nav.land.requests()
+}
+
+// CountNew returns how many visible elements match sel that the page drew
+// after the press of the tab's last ClickOnceAndLand: after a navigation
+// since the press, every visible match (the document is new); otherwise
+// the visible matches that were not there at the press, which needs sel
+// among that landing's Selector or Watch. Without a landing to compare
+// with (none, or its marks were lost with the page's world), it returns 0:
+// nothing is known to be new. It never waits.
+func (t *Tab) CountNew(ctx context.Context, sel string) (int, error) {
+	t.mu.Lock()
+	w, seq := t.nav.land, t.nav.seq
+	t.mu.Unlock()
+	if w == nil {
+		return 0, nil
+	}
+	token := w.token
+	if seq > w.seq {
+		token = "" // a new document: nothing in it was marked
+	}
+	var r struct {
+		N    int  `json:"n"`
+		Lost bool `json:"lost"`
+	}
+	err := t.run(ctx, fmt.Sprintf("count new %q", sel), 0, func(actx context.Context) error {
+		return t.eval(actx, jsCountNew, &r, sel, token)
+	})
+	if err != nil || r.Lost {
+		return 0, err
+	}
+	return r.N, nil
 }
 
 // markLanding marks, in the isolated world, every element that matches
-// l.Selector now, so that only a new one is a sign. It returns the token
-// that names the marks; "" when there is no selector.
+// l.Selector or one of l.Watch now, so that only a new one is a sign (or
+// counts for CountNew). It returns the token that names the marks; ""
+// when there is nothing to mark.
 func (t *Tab) markLanding(actx context.Context, l *Landing) (string, error) {
-	if l.Selector == "" {
+	sels := l.Watch
+	if l.Selector != "" {
+		sels = append([]string{l.Selector}, sels...)
+	}
+	if len(sels) == 0 {
 		return "", nil
 	}
 	token := strconv.FormatUint(t.landSeq.Add(1), 10)
-	if err := t.eval(actx, jsLandMark, nil, l.Selector, token); err != nil {
-		return "", fmt.Errorf("landing selector %q: %w", l.Selector, err)
+	var bad struct {
+		Sel string `json:"sel"`
+	}
+	if err := t.eval(actx, jsLandMark, &bad, sels, token); err != nil {
+		return "", fmt.Errorf("landing selectors: %w", err)
+	}
+	if bad.Sel != "" {
+		return "", fmt.Errorf("landing selector %q is not valid CSS", bad.Sel)
 	}
 	return token, nil
 }
@@ -235,12 +497,13 @@ func (t *Tab) waitLanding(actx context.Context, l *Landing, before navState, tok
 				got, done, err := landedBy(&t.nav, l, &before)
 				n := t.nav.seq
 				url := t.nav.url
+				reqs := requestsOf(&t.nav)
 				t.mu.Unlock()
 				if done || err != nil {
 					return got, err
 				}
 				if n == seq {
-					return Landed{By: LandedElement, URL: url}, nil
+					return Landed{By: LandedElement, URL: url, Requests: reqs}, nil
 				}
 				continue
 			}
@@ -256,6 +519,14 @@ func (t *Tab) waitLanding(actx context.Context, l *Landing, before navState, tok
 	}
 }
 
+// requestsOf is the request count of the armed watch, 0 without one.
+func requestsOf(n *navState) int {
+	if n.land == nil {
+		return 0
+	}
+	return n.land.requests()
+}
+
 // landedBy reports whether a sign of l that the event listener sees holds
 // (a commit, a response, a URL change), and which.
 func landedBy(n *navState, l *Landing, before *navState) (Landed, bool, error) {
@@ -266,7 +537,17 @@ func landedBy(n *navState, l *Landing, before *navState) (Landed, bool, error) {
 		if !n.domReady {
 			return Landed{}, false, nil // parsed first, so reads see the new page
 		}
-		return Landed{By: LandedNavigation, Status: n.status, URL: n.url}, true, nil
+		got := Landed{By: LandedNavigation, Status: n.status, URL: n.url}
+		if w := n.land; w != nil {
+			got.Requests = w.requests()
+			for _, id := range w.docs.order {
+				if r := w.docs.get(id); r != nil && r.loader != "" && r.loader == n.loaderID {
+					got.Answer = r.answer
+					got.Answer.Counted = true
+				}
+			}
+		}
+		return got, true, nil
 	}
 	if n.failSeq > before.failSeq {
 		return Landed{}, false, fmt.Errorf("navigation failed: %s", n.failText)
@@ -276,10 +557,12 @@ func landedBy(n *navState, l *Landing, before *navState) (Landed, bool, error) {
 		if o.failed != "" {
 			return Landed{}, false, fmt.Errorf("request %s failed: %s", redactURL(o.url), o.failed)
 		}
-		return Landed{By: LandedResponse, Status: o.status, URL: n.url, ResponseURL: o.url}, true, nil
+		a := o.answer
+		a.Counted = true
+		return Landed{By: LandedResponse, Status: o.status, URL: n.url, ResponseURL: o.url, Requests: w.requests(), Answer: a}, true, nil
 	}
 	if l.URLChange && n.url != before.url {
-		return Landed{By: LandedURL, URL: n.url}, true, nil
+		return Landed{By: LandedURL, URL: n.url, Requests: requestsOf(n)}, true, nil
 	}
 	return Landed{}, false, nil
 }

@@ -106,7 +106,11 @@ func TestClickOnceAndLand(t *testing.T) {
 		open(t)
 		got, err := tab.ClickOnceAndLand(ctx, "#form500", browser.Landing{})
 		require.NoError(t, err)
-		require.Equal(t, browser.Landed{By: browser.LandedNavigation, Status: 500, URL: s.URL + "/status500"}, got)
+		require.Equal(t, browser.LandedNavigation, got.By)
+		require.Equal(t, 500, got.Status)
+		require.Equal(t, s.URL+"/status500", got.URL)
+		require.Equal(t, 1, got.Requests)
+		require.True(t, got.Answer.Counted)
 	})
 	t.Run("ResponseFailedIsOutcomeUnknown", func(t *testing.T) {
 		open(t)
@@ -147,4 +151,167 @@ func TestClickOnceAndLand(t *testing.T) {
 		require.Zero(t, n)
 		require.Zero(t, s.api.Load(), "a refused click sends nothing")
 	})
+}
+
+// TestLandingCountsTheSubmission: a landing says how many requests could
+// have carried the submission, from the press, and whether its status is
+// the answer to one of them: one request answered once over HTTP/1.1 on a
+// fresh connection is the only answer that can prove a refusal; a double
+// submit, a resend once answered, or a landing no request led to cannot.
+func TestLandingCountsTheSubmission(t *testing.T) {
+	s := newSite(t)
+	_, tab := newTab(t, "")
+	ctx := ctxT(t)
+	anyAPI := &browser.ResponseMatch{URL: regexp.MustCompile(`/api/`)}
+	open := func(t *testing.T) {
+		t.Helper()
+		_, err := tab.Navigate(ctx, s.URL+"/land")
+		require.NoError(t, err)
+	}
+
+	t.Run("ResponseAnsweredOnce", func(t *testing.T) {
+		open(t)
+		got, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.Landing{Response: anyAPI})
+		require.NoError(t, err)
+		require.Equal(t, browser.LandedResponse, got.By)
+		require.Equal(t, 409, got.Status)
+		require.Equal(t, 1, got.Requests)
+		require.True(t, got.Answer.Counted)
+		require.Equal(t, "http/1.1", got.Answer.Protocol)
+		require.False(t, got.Answer.ConnectionReused, "owned tabs ask for Connection: close")
+		require.False(t, got.Answer.FromServiceWorker || got.Answer.FromCache)
+		time.Sleep(300 * time.Millisecond)
+		require.Equal(t, 1, tab.SubmissionRequests())
+		require.Empty(t, got.Doubt(tab.SubmissionRequests()), "the answer to one submission")
+	})
+	t.Run("DoubleSubmit", func(t *testing.T) {
+		open(t)
+		s.api.Store(0)
+		got, err := tab.ClickOnceAndLand(ctx, "#conflict-twice", browser.Landing{Response: anyAPI})
+		require.NoError(t, err)
+		require.Equal(t, 409, got.Status)
+		require.Eventually(t, func() bool { return tab.SubmissionRequests() == 2 }, 5*time.Second, 20*time.Millisecond)
+		require.Equal(t, "2 requests of the submission were seen", got.Doubt(tab.SubmissionRequests()))
+		require.EqualValues(t, 2, s.api.Load())
+	})
+	t.Run("ResendOnceAnswered", func(t *testing.T) {
+		// The page sends the submission again after the site answered
+		// (an editor's retry with a fresh token): counted after the
+		// landing.
+		open(t)
+		got, err := tab.ClickOnceAndLand(ctx, "#conflict-resend", browser.Landing{Response: anyAPI})
+		require.NoError(t, err)
+		require.Equal(t, 409, got.Status)
+		require.Equal(t, 1, got.Requests, "one request when the answer came")
+		require.Eventually(t, func() bool { return tab.SubmissionRequests() == 2 }, 5*time.Second, 20*time.Millisecond)
+		require.NotEmpty(t, got.Doubt(tab.SubmissionRequests()))
+	})
+	t.Run("FormAnsweredOnce", func(t *testing.T) {
+		open(t)
+		s.posts.Store(0)
+		got, err := tab.ClickOnceAndLand(ctx, "#refuse", browser.Landing{})
+		require.NoError(t, err)
+		require.Equal(t, browser.LandedNavigation, got.By)
+		require.Equal(t, 429, got.Status)
+		require.Equal(t, 1, got.Requests)
+		require.True(t, got.Answer.Counted, "the committed document is the answer to the form's request")
+		require.Equal(t, "http/1.1", got.Answer.Protocol)
+		require.Empty(t, got.Doubt(tab.SubmissionRequests()))
+		require.EqualValues(t, 1, s.posts.Load())
+		n, err := tab.CountNew(ctx, "#refused")
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "in a new document every element is new")
+	})
+	t.Run("FormSubmittedTwice", func(t *testing.T) {
+		// The button submits its form, and its script submits it again:
+		// two document requests, the first cancelled by the second.
+		open(t)
+		s.posts.Store(0)
+		got, err := tab.ClickOnceAndLand(ctx, "#refuse-twice", browser.Landing{})
+		require.Eventually(t, func() bool { return tab.SubmissionRequests() >= 2 }, 5*time.Second, 20*time.Millisecond)
+		if err != nil {
+			// Chrome reported the first one cancelled before it sent the
+			// second: a failed navigation, as unknown as two requests.
+			require.ErrorIs(t, err, browser.ErrOutcomeUnknown)
+			return
+		}
+		require.Equal(t, 429, got.Status)
+		require.Contains(t, got.Doubt(tab.SubmissionRequests()), "requests of the submission were seen")
+	})
+	t.Run("NoRequest", func(t *testing.T) {
+		open(t)
+		got, err := tab.ClickOnceAndLand(ctx, "#blank", browser.Landing{})
+		require.NoError(t, err)
+		require.Equal(t, browser.LandedNavigation, got.By)
+		require.Zero(t, got.Requests)
+		require.False(t, got.Answer.Counted)
+		require.Equal(t, "no request of the submission was seen", got.Doubt(tab.SubmissionRequests()))
+	})
+	t.Run("NavigateEndsTheWatch", func(t *testing.T) {
+		open(t)
+		_, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.Landing{Response: anyAPI})
+		require.NoError(t, err)
+		require.Equal(t, 1, tab.SubmissionRequests())
+		open(t)
+		require.Zero(t, tab.SubmissionRequests())
+		n, err := tab.CountNew(ctx, ".note")
+		require.NoError(t, err)
+		require.Zero(t, n, "no landing to compare with: nothing is known to be new")
+	})
+	t.Run("CountNewInTheSamePage", func(t *testing.T) {
+		// .note is on the page before the click; a watched selector
+		// counts only what the page draws after it.
+		open(t)
+		_, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.Landing{Response: anyAPI, Watch: []string{".note"}})
+		require.NoError(t, err)
+		all, err := tab.Count(ctx, ".note")
+		require.NoError(t, err)
+		require.Equal(t, 1, all)
+		n, err := tab.CountNew(ctx, ".note")
+		require.NoError(t, err)
+		require.Zero(t, n, "the old note is no answer to the click")
+
+		open(t)
+		_, err = tab.ClickOnceAndLand(ctx, "#note", browser.Landing{Selector: ".note", Watch: []string{".note"}})
+		require.NoError(t, err)
+		n, err = tab.CountNew(ctx, ".note")
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "the note drawn after the click")
+
+		open(t)
+		_, err = tab.ClickOnceAndLand(ctx, "#ok", browser.Landing{Response: anyAPI, Watch: []string{"[[["}})
+		require.Error(t, err, "a watched selector that is not CSS is refused before the click")
+		require.NotErrorIs(t, err, browser.ErrOutcomeUnknown)
+	})
+}
+
+// TestLandedDoubt: what a landing's answer proves, case by case.
+func TestLandedDoubt(t *testing.T) {
+	one := browser.Answer{Counted: true, Protocol: "http/1.1"}
+	for _, tc := range []struct {
+		name string
+		l    browser.Landed
+		n    int
+		want string
+	}{
+		{"OneAnswer", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: one}, 1, ""},
+		{"HTTP10", browser.Landed{By: browser.LandedNavigation, Status: 429, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "HTTP/1.0"}}, 1, ""},
+		{"MoreLater", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: one}, 3, "3 requests of the submission were seen"},
+		{"CountNeverShrinks", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 2, Answer: one}, 0, "2 requests of the submission were seen"},
+		{"None", browser.Landed{By: browser.LandedNavigation, Status: 200}, 0, "no request of the submission was seen"},
+		{"Element", browser.Landed{By: browser.LandedElement, Requests: 1}, 1, "the landing was no answer to a request"},
+		{"URL", browser.Landed{By: browser.LandedURL, Requests: 1}, 1, "the landing was no answer to a request"},
+		{"NotItsAnswer", browser.Landed{By: browser.LandedNavigation, Status: 429, Requests: 1, Answer: browser.Answer{Protocol: "http/1.1"}}, 1, "the page is not the answer to the submission's request"},
+		{"H2", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "h2"}}, 1, "the answer came over h2, where a request may be sent again unseen"},
+		{"H3", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "h3"}}, 1, "the answer came over h3, where a request may be sent again unseen"},
+		{"QUIC", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "quic/1+spdy/3"}}, 1, "the answer came over quic/1+spdy/3, where a request may be sent again unseen"},
+		{"NoProtocol", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true}}, 1, "the answer's protocol is unknown"},
+		{"Reused", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", ConnectionReused: true}}, 1, "the request went out on a reused connection, where it may be sent again unseen"},
+		{"ServiceWorker", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", FromServiceWorker: true}}, 1, "a service worker answered the submission"},
+		{"Cache", browser.Landed{By: browser.LandedNavigation, Status: 429, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", FromCache: true}}, 1, "the answer came from a cache"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, tc.l.Doubt(tc.n))
+		})
+	}
 }

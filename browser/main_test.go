@@ -105,6 +105,11 @@ const landHTML = `<!doctype html><html><head><title>land</title></head><body>
 <button id="hidden" style="display:none">hidden</button>
 <form method="post" action="/submit"><input type="hidden" name="text" value="form"><button id="form">form</button></form>
 <form method="post" action="/status500"><button id="form500">form 500</button></form>
+<button id="conflict-twice">duplicate, sent twice</button>
+<button id="conflict-resend">duplicate, sent again once answered</button>
+<form method="post" action="/refuse"><button id="refuse">refused form</button></form>
+<form method="post" action="/refuse?slow=1"><button id="refuse-twice" onclick="setTimeout(() => this.form.submit(), 50)">refused form, submitted twice</button></form>
+<button id="blank">blank</button>
 <script>
 const on = (id, f) => document.getElementById(id).addEventListener('click', f);
 const post = url => fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}'});
@@ -119,6 +124,9 @@ on('ok', () => post('/api/echo').then(r => {
 	toast();
 }));
 on('conflict', () => post('/api/conflict').catch(() => {}));
+on('conflict-twice', () => { post('/api/conflict').catch(() => {}); post('/api/conflict').catch(() => {}); });
+on('conflict-resend', () => post('/api/conflict').then(() => setTimeout(() => post('/api/conflict').catch(() => {}), 100)).catch(() => {}));
+on('blank', () => { location.href = 'about:blank'; });
 on('drop', () => post('/api/drop').catch(() => {}));
 on('hang', () => post('/api/hang').catch(() => {}));
 on('other-first', () => fetch('/api/other').then(() => post('/api/echo')));
@@ -208,6 +216,14 @@ t.addEventListener('input', () => { if (!t.value.startsWith('DRAFT ')) t.value =
 	})
 	mux.HandleFunc("GET /land", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, landHTML)
+	})
+	mux.HandleFunc("POST /refuse", func(w http.ResponseWriter, r *http.Request) {
+		s.posts.Add(1)
+		if r.URL.Query().Has("slow") {
+			time.Sleep(400 * time.Millisecond)
+		}
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `<!doctype html><h1 id="refused">too many</h1>`)
 	})
 	mux.HandleFunc("POST /status500", func(w http.ResponseWriter, r *http.Request) {
 		s.posts.Add(1)

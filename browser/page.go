@@ -80,6 +80,8 @@ func (t *Tab) Navigate(ctx context.Context, rawURL string) (int, error) {
 }
 
 func (t *Tab) navigateOnce(ctx context.Context, rawURL string) (int, error) {
+	// A navigation of ours is no part of a submission the tab watched.
+	t.disarm()
 	var status int
 	err := t.run(ctx, "navigate to "+redactURL(rawURL), 0, func(actx context.Context) error {
 		res, err := chromedp.Call(actx, page.Navigate, page.NavigateParams{URL: rawURL})
@@ -487,7 +489,9 @@ func (t *Tab) click(ctx context.Context, sel string, l *Landing) (Landed, error)
 			if token, err = t.markLanding(actx, l); err != nil {
 				return err
 			}
-			defer t.arm(l)()
+			// The watch outlives the click: SubmissionRequests and
+			// CountNew read it after the landing.
+			t.arm(l, token)
 		}
 		if err := actx.Err(); err != nil {
 			return err

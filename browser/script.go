@@ -282,14 +282,38 @@ const (
 	return {n: 1, x: x, y: y};
 }`
 
-	// jsLandMark marks every element matching sel in a WeakSet held by
-	// this isolated world's global, which page scripts cannot reach; token
-	// names the marks of one click, so marks of a world that was replaced
-	// are never mistaken for none.
-	jsLandMark = `function(sel, token){
+	// jsLandMark marks every element matching one of sels in a WeakSet
+	// held by this isolated world's global, which page scripts cannot
+	// reach; token names the marks of one click, so marks of a world that
+	// was replaced are never mistaken for none. It returns the first
+	// selector that is not valid CSS, marking nothing then.
+	jsLandMark = `function(sels, token){
 	const m = new WeakSet();
-	for (const e of document.querySelectorAll(sel)) m.add(e);
+	for (const sel of sels) {
+		try { document.querySelectorAll(sel); } catch (e) { return {sel: sel}; }
+	}
+	for (const sel of sels) for (const e of document.querySelectorAll(sel)) m.add(e);
 	globalThis.__browseropLanding = {token: token, marks: m};
+	return {sel: ''};
+}`
+
+	// jsCountNew counts the visible elements matching sel that were not
+	// marked by token's click; token "" counts every visible match (a new
+	// document). Without the marks of token it reports them lost.
+	jsCountNew = `function(sel, token){
+	let marks = null;
+	if (token) { // an empty string arrives as undefined
+		const s = globalThis.__browseropLanding;
+		if (!s || s.token !== token) return {n: 0, lost: true};
+		marks = s.marks;
+	}
+	let n = 0;
+	for (const e of document.querySelectorAll(sel)) {
+		if (marks && marks.has(e)) continue;
+		const r = e.getBoundingClientRect(), st = getComputedStyle(e);
+		if (r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none') n++;
+	}
+	return {n: n, lost: false};
 }`
 
 	// jsLandElement looks for a visible element matching sel that was not

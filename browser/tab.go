@@ -92,7 +92,8 @@ type navState struct {
 	// failSeq counts main-frame document loads that failed before a commit.
 	failSeq  uint64
 	failText string
-	// land is the watch of the ClickOnceAndLand in progress, nil when none.
+	// land is the watch of the last ClickOnceAndLand (see landWatch), nil
+	// when none.
 	land *landWatch
 }
 
@@ -247,7 +248,7 @@ func (t *Tab) onEvent(ev any) {
 		if ev.Response == nil {
 			return
 		}
-		t.watchOutcome(ev.RequestID, int(ev.Response.Status), "")
+		t.watchAnswer(ev.RequestID, ev.Response)
 		if ev.Type != network.ResourceTypeDocument {
 			return
 		}
@@ -257,7 +258,7 @@ func (t *Tab) onEvent(ev any) {
 			}
 		})
 	case *network.EventLoadingFailed:
-		t.watchOutcome(ev.RequestID, 0, cmp.Or(ev.ErrorText, "failed"))
+		t.watchFailed(ev.RequestID, cmp.Or(ev.ErrorText, "failed"))
 		t.update(func(n *navState) {
 			if ev.RequestID == n.docRequest && n.docRequest != "" {
 				n.failSeq++

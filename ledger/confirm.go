@@ -25,6 +25,14 @@ type Confirmation struct {
 	Reason    string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Handoff is what the pass that prepared the action recorded when it
+	// handed its tab to the person (RequestHandoffConfirmation); nil when
+	// none was recorded (RequestConfirmation, or a ledger older than
+	// migration 0007).
+	Handoff *Handoff
+	// Held says why a pass holds the answered action instead of going on
+	// (HoldConfirmation); "" when it does not.
+	Held string
 }
 
 // RequestConfirmation records, under the run's fence, that a prepared
@@ -78,8 +86,11 @@ func (db *DB) AnswerConfirmation(ctx context.Context, actionID, state, by, reaso
 func (db *DB) GetConfirmation(ctx context.Context, actionID string) (Confirmation, error) {
 	var c Confirmation
 	var created, updated int64
-	err := db.read.QueryRowContext(ctx, `SELECT action_id, state, by, reason, created_at, updated_at FROM confirmations
-		WHERE action_id = ?`, actionID).Scan(&c.ActionID, &c.State, &c.By, &c.Reason, &created, &updated)
+	var h handoffRow
+	err := db.read.QueryRowContext(ctx, `SELECT action_id, state, by, reason, created_at, updated_at, held_reason,
+		handoff_tab_id, handoff_url, handoff_at, handoff_baseline_json, handoff_seen_json FROM confirmations
+		WHERE action_id = ?`, actionID).Scan(&c.ActionID, &c.State, &c.By, &c.Reason, &created, &updated, &c.Held,
+		&h.tabID, &h.url, &h.at, &h.baseline, &h.seen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Confirmation{}, fmt.Errorf("confirmation of %s: %w", actionID, ErrNotFound)
 	}
@@ -87,6 +98,9 @@ func (db *DB) GetConfirmation(ctx context.Context, actionID string) (Confirmatio
 		return Confirmation{}, err
 	}
 	c.CreatedAt, c.UpdatedAt = fromNanos(created), fromNanos(updated)
+	if c.Handoff, err = h.handoff(); err != nil {
+		return Confirmation{}, fmt.Errorf("confirmation of %s: %w", actionID, err)
+	}
 	return c, nil
 }
 

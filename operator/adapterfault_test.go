@@ -87,6 +87,6 @@ func TestBlindSearchNeverPublishesTwice(t *testing.T) {
 // display name) sees no item of the actor's: blind as well.
 func TestSearchReadingNoActorNeverPublishesTwice(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
-	w.useRunner(nil, wrongAdapter(t, w, "author: {attribute: data-author}", `author: {selector: ".post-text"}`))
+	w.useRunner(nil, wrongAdapter(t, w, "\n  author: {attribute: data-author}", "\n  author: {selector: \".post-text\"}"))
 	onceThenAmbiguous(t, w, "cannot show that it sees")
 }

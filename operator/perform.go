@@ -159,6 +159,13 @@ type mutation struct {
 	// (zero when the click failed or Result did).
 	landed     sites.Observed
 	maySurface bool // see settle
+
+	// handoffFrom is when the handoff of an action the person confirms
+	// first began (before its baseline was read). handoff is the handoff
+	// of a confirmed action whose effect was proven absent since (see
+	// handoff.go).
+	handoffFrom time.Time
+	handoff     *ledger.Handoff
 }
 
 // authorize refuses an action the task may no longer do (see
@@ -168,9 +175,11 @@ func (p *pass) authorize(m *mutation) (bool, error) {
 }
 
 // confirmationGate holds an action whose capability the contract asks the
-// person to confirm: pending, it waits; declined, it ends abandoned;
-// confirmed, it is performed like any other; not asked yet, it is prepared
-// and handed to the person (handToPerson).
+// person to confirm: pending, it waits; answered, its handed-off tab may
+// already have done it (afterHandoff: the tab is closed with proof and the
+// site looked at first), and then, declined, it ends abandoned, confirmed,
+// it is performed like any other; not asked yet, it is prepared and handed
+// to the person (handToPerson).
 func (p *pass) confirmationGate(m *mutation) (bool, error) {
 	if !slices.Contains(m.in.task.Contract.Confirm, m.in.kind.Capability()) {
 		return false, nil
@@ -180,15 +189,12 @@ func (p *pass) confirmationGate(m *mutation) (bool, error) {
 	case err == nil && c.State == ledger.ConfirmPending:
 		p.report(m.a, m.entry, "needs_confirmation")
 		return true, nil
-	case err == nil && c.State == ledger.ConfirmDeclined:
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Abandoned, "declined by "+c.By, "declined")
-		return true, err
-	case err == nil && c.State == ledger.ConfirmConfirmed:
-		return false, nil
+	case err == nil:
+		return p.afterHandoff(m, c)
 	case !errors.Is(err, ledger.ErrNotFound):
 		return true, err
 	}
-	m.confirm = true
+	m.confirm, m.handoffFrom = true, p.r.now()
 	return false, nil
 }
 
@@ -303,14 +309,17 @@ func preparationFailed(err, sentinel error, what string) string {
 }
 
 // handToPerson ends here an action the person confirms first. Prepared and
-// read back, it waits in this tab, which is theirs now and stays open; a
-// later pass goes on once they confirm, with a fresh preflight in a tab of
-// its own.
+// read back, it waits in this tab, which is theirs now and stays open; the
+// confirmation records the handoff (the tab, the page, when it began, the
+// baseline). Once they answer, a later pass retires that tab and looks for
+// what it may have published (afterHandoff), then goes on, with a fresh
+// preflight in a tab of its own and the handoff's baseline.
 func (p *pass) handToPerson(m *mutation) (bool, error) {
 	if !m.confirm {
+		m.keepHandoffBaseline()
 		return false, nil
 	}
-	if _, err := p.r.db.RequestConfirmation(p.ctx, p.fence(), m.a.ID); err != nil {
+	if _, err := p.r.db.RequestHandoffConfirmation(p.ctx, p.fence(), m.a.ID, m.handoffRecord(p.r.now())); err != nil {
 		return true, err
 	}
 	if err := p.handOff(m.in.site, m.in.task.ID); err != nil {

@@ -313,6 +313,10 @@ type ActionState struct {
 	Result       string `json:"result,omitempty"`
 	Failure      string `json:"failure,omitempty"`
 	Confirmation string `json:"confirmation,omitempty"`
+	// Held says why a pass holds an answered action (the tab handed to
+	// the person for it is not proven closed): docs/operator.md,
+	// "Confirmations and the handed-off tab".
+	Held string `json:"held,omitempty"`
 }
 
 // HistoryEntry is one entry of a task's history.
@@ -867,6 +871,9 @@ func (s *TaskService) actionState(ctx context.Context, a ledger.Action) ActionSt
 	}
 	if c, err := s.db.GetConfirmation(ctx, a.ID); err == nil {
 		as.Confirmation = c.State
+		if a.Status == ledger.Planned {
+			as.Held = c.Held
+		}
 	}
 	switch a.Status {
 	case ledger.Planned:

@@ -189,6 +189,15 @@ type SearchResult struct {
 	SurfaceWithin time.Duration
 	// Pages is how many pages were read.
 	Pages int
+	// Counted is true when the search declares the site's own count of
+	// the items it lists (search.count) and, on every page read, that
+	// count equalled the items the item selector matched there: the
+	// search can see the list, so a view without an item of the actor
+	// shows that it has none rather than that the selector misses them.
+	// A page where they differ (or the count cannot be read) leaves
+	// Counted false and the result not Complete. False when the search
+	// declares no count.
+	Counted bool
 }
 
 // Adapter is a site. Every method works in a tab browserop owns and returns
@@ -231,7 +240,9 @@ type Adapter interface {
 	// URL change, the answer to a declared request). Errors before the
 	// click are definitive (a HardStop, ErrAlreadyDone); a refusal the
 	// site's answer proves is a *Refusal (definitive, nothing created);
-	// any other error after the click wraps ErrOutcomeUnknown.
+	// any other error after the click wraps ErrOutcomeUnknown, a refusal
+	// that proves nothing included (a duplicate, an answer to more than
+	// one request: the *Refusal is then in the chain, its Doubt set).
 	Submit(ctx context.Context, tab *browser.Tab, in Intent) error
 	// Result reads the landed page after Submit: the created post, or the
 	// control state. Any failure wraps ErrOutcomeUnknown, because Submit
@@ -255,6 +266,16 @@ type Adapter interface {
 	// exact match a search looks for while it is held, so its absence
 	// from a search proves nothing.
 	Moderates(k kind.Kind) bool
+	// Compares returns which parts of an intent of kind k the search that
+	// reconciles it reads per item (text, author, time, link, parent, and
+	// whether from the page, media, alt texts), so that verification can
+	// compare them; a part not read is never compared.
+	Compares(k kind.Kind) Comparison
+	// Uncompared names the parts the intent fixes that the search cannot
+	// compare for it ("parent", "media"), nil when it compares them all.
+	// Fill refuses such an intent (ErrUnverifiable); a caller reconciling
+	// one recorded before must not take a verdict for them.
+	Uncompared(in Intent) []string
 	// Canonical returns the canonical form of a URL on the site: the parts
 	// that identify a result kept (a declared fragment or query key), the
 	// rest dropped, as the adapter declares. Links read by Result and

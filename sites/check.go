@@ -3,6 +3,8 @@ package sites
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/browserop/browserop/browser"
@@ -54,6 +56,74 @@ type SearchCheck struct {
 	Total   int    `json:"total"`
 	Skipped string `json:"skipped,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Counted is the search's SearchResult.Counted: its count (search.count)
+	// agreed with the items read on every page.
+	Counted bool `json:"counted"`
+	// Blind, when set, says why the search cannot prove that an item is
+	// absent (see blindness): sites check then fails.
+	Blind string `json:"blind,omitempty"`
+}
+
+// Blind returns the searches of the report that cannot prove absence.
+func (r CheckReport) Blind() []SearchCheck {
+	var out []SearchCheck
+	for _, s := range r.Searches {
+		if s.Blind != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// blindness says why a search, as Check ran it for actor, cannot prove an
+// item of kind k absent, or "": a search that failed; one whose items miss
+// a field it compares (text, author, link, and the parent for the kinds
+// that have one), which no count makes up for, since the count says how
+// many items there are, not what they say; and, unless its count
+// (search.count) agreed on every page, one that read no item (a selector
+// that matches nothing reads as an empty list) or no item of the actor (it
+// cannot show that it would see one).
+func blindness(k kind.Kind, res SearchResult, err error, actor string) string {
+	if err != nil {
+		return "the search failed, so it proves nothing"
+	}
+	compared := []string{"title", "text", "author", "link"}
+	if k.HasParent() {
+		compared = append(compared, "parent")
+	}
+	missing := map[string]int{}
+	short := 0
+	for _, it := range res.Items {
+		hit := false
+		for _, pr := range it.Problems {
+			for _, f := range compared {
+				if strings.HasPrefix(pr, f+" ") || strings.HasPrefix(pr, f+":") {
+					missing[problemClass(pr)]++
+					hit = true
+				}
+			}
+		}
+		if hit {
+			short++
+		}
+	}
+	if short > 0 {
+		var parts []string
+		for _, c := range slices.Sorted(maps.Keys(missing)) {
+			parts = append(parts, fmt.Sprintf("%s: %d", c, missing[c]))
+		}
+		return fmt.Sprintf("%d of its %d items lack a field it compares (%s): such an item never matches, so its absence proves nothing", short, len(res.Items), strings.Join(parts, ", "))
+	}
+	if res.Counted {
+		return ""
+	}
+	if len(res.Items) == 0 {
+		return "it read no item: a list it cannot see (an item selector that matches nothing) reads the same as an empty one; declare search.count, the site's own count of the items it shows, to tell them apart"
+	}
+	if !slices.ContainsFunc(res.Items, func(it Item) bool { return it.OK() && it.Author == actor }) {
+		return fmt.Sprintf("none of its %d items is by @%s, so it does not show that it would see one of theirs; check again once the account has published there, or declare search.count", len(res.Items), actor)
+	}
+	return ""
 }
 
 // checkItems is how many items of each search a CheckReport keeps.
@@ -66,7 +136,8 @@ const checkItems = 5
 // one ("" skips them). Selectors that only show after a submission (the
 // landing, refusals, moderation) and those after a step are counted where
 // they are, which may be 0 before any click. Errors of a page are in the
-// report; only a lost tab or browser (tab.Err) is returned.
+// report; only a lost tab or browser (tab.Err) is returned. A search that
+// cannot prove absence is marked (SearchCheck.Blind, CheckReport.Blind).
 func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target string) (CheckReport, error) {
 	rep := CheckReport{Site: d.name}
 	home := PageCheck{Key: "identity.url"}
@@ -148,7 +219,8 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 		if err != nil {
 			sc.Error = err.Error()
 		}
-		sc.Pages, sc.Complete, sc.Total = res.Pages, res.Complete, len(res.Items)
+		sc.Pages, sc.Complete, sc.Total, sc.Counted = res.Pages, res.Complete, len(res.Items), res.Counted
+		sc.Blind = blindness(k, res, err, actor)
 		sc.Items = res.Items[:min(len(res.Items), checkItems)]
 		rep.Searches = append(rep.Searches, sc)
 		if err := tab.Err(); err != nil {
@@ -172,6 +244,7 @@ func actionSelectors(a *ActionSpec, path string) []SelectorCount {
 	}
 	for i, st := range a.Before {
 		add(fmt.Sprintf("before[%d].if", i), st.If)
+		add(fmt.Sprintf("before[%d].unless", i), st.Unless)
 		add(fmt.Sprintf("before[%d].click", i), st.Click)
 	}
 	for i, f := range a.fills() {
@@ -187,6 +260,7 @@ func actionSelectors(a *ActionSpec, path string) []SelectorCount {
 	}
 	for i, st := range a.Steps {
 		add(fmt.Sprintf("steps[%d].if", i), st.If)
+		add(fmt.Sprintf("steps[%d].unless", i), st.Unless)
 		add(fmt.Sprintf("steps[%d].click", i), st.Click)
 	}
 	add("submit.selector", a.Submit.Selector)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -223,7 +224,7 @@ func describeMismatch(want, got string) string {
 }
 
 // readState reads a toggle control. Anything but exactly one element with
-// the done value or (when configured) the not-done value is a HardStop.
+// the done value or the not-done value is a HardStop.
 func (d *Declarative) readState(ctx context.Context, tab *browser.Tab, st *StateSpec) (string, bool, error) {
 	v, err := tab.Attr(ctx, st.Selector, st.Attribute)
 	switch {
@@ -235,7 +236,7 @@ func (d *Declarative) readState(ctx context.Context, tab *browser.Tab, st *State
 	switch {
 	case v == st.DoneValue:
 		return v, true, nil
-	case st.NotDoneValue == "" || v == st.NotDoneValue:
+	case v == st.NotDoneValue:
 		return v, false, nil
 	}
 	return v, false, hardStop(StopStateUnknown, nil, "control shows %q", excerpt(v))
@@ -292,7 +293,10 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 	if err := tab.WaitVisible(ctx, r.Item, 0); err != nil {
 		return obs, fmt.Errorf("no result on the landed page (status %d): %w", status, err)
 	}
-	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{title: r.Title, text: r.Text, author: r.Author, time: r.Time, parent: r.Parent, link: r.Link, media: r.Media})
+	// A parent read from the landed page is that page's document (its
+	// fragment names the new item, not its parent).
+	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{title: r.Title, text: r.Text, author: r.Author, time: r.Time, parent: r.Parent, link: r.Link, media: r.Media,
+		pageParent: d.Canonical(withoutFragment(page))})
 	if err != nil {
 		return obs, err
 	}
@@ -328,6 +332,10 @@ type itemFields struct {
 	media                                   *MediaReadSpec
 	own                                     bool
 	actor                                   string
+	// pageParent, for a parent read from the page (parent: {page: true}),
+	// is every item's parent, unless pageProblem says why it cannot be
+	// read (pageParentOf).
+	pageParent, pageProblem string
 }
 
 // readItems reads every item on the page and checks each field: exactly one
@@ -388,7 +396,11 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 			}
 		}
 		if f.parent != nil && f.parent.Page {
-			it.Parent = d.Canonical(pageURL)
+			if f.pageProblem != "" {
+				it.Problems = append(it.Problems, f.pageProblem)
+			} else {
+				it.Parent = f.pageParent
+			}
 		} else if v, ok := get("parent", f.parent); ok && strings.TrimSpace(v) != "" {
 			if u, err := d.fieldURL(pageURL, f.parent, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "parent: "+err.Error())
@@ -446,6 +458,9 @@ func (d *Declarative) fieldURL(pageURL string, fs *FieldSpec, v string) (string,
 // actor older than the window's start (Complete), the last page (Complete),
 // or max_pages (not Complete). Items are every item on the pages read, with
 // the author the page states; filtering and exact matching are verify's.
+// With search.count, the site's count is read on every page and compared
+// with the items read there (SearchResult.Counted; a disagreement leaves
+// the result not Complete).
 func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (SearchResult, error) {
 	a, err := d.action(q.Kind)
 	if err != nil {
@@ -455,6 +470,81 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 		return d.searchState(ctx, tab, q, a)
 	}
 	s := d.searchOf(a)
+	agreed := true
+	res, err := d.searchList(ctx, tab, q, s, &agreed)
+	markMergedLinks(res.Items)
+	if s.Count != "" {
+		// The site's own count must agree with what was read on every
+		// page read: a disagreement means the item selector misses
+		// items (or sees others), and the view proves nothing.
+		res.Counted = agreed && err == nil && res.Pages > 0
+		if !agreed {
+			res.Complete = false
+		}
+	}
+	return res, err
+}
+
+// problemMergedLink is the problem of items whose canonical links are one
+// although they are different items.
+const problemMergedLink = "link: its canonical form is another item's too: the site's canonical rule drops what tells them apart"
+
+// markMergedLinks marks the items read without problems whose canonical
+// link is that of another item with another author, text or parent: the
+// adapter's canonical form drops what identifies an item (a comment's
+// fragment, the post's id), so a link cannot tell this action's result
+// from an older twin (the baseline would call it old, verification one
+// match of two). Each becomes an item with a problem ("link unusable"):
+// never a match, and the view is not complete. The same item listed
+// twice (a post that moved to the next page during the walk) is not
+// marked.
+func markMergedLinks(items []Item) {
+	type seen struct{ author, text, parent string }
+	first := map[string]seen{}
+	merged := map[string]bool{}
+	for _, it := range items {
+		if !it.OK() || it.Link == "" {
+			continue
+		}
+		s := seen{it.Author, it.Text, it.Parent}
+		if f, ok := first[it.Link]; !ok {
+			first[it.Link] = s
+		} else if f != s {
+			merged[it.Link] = true
+		}
+	}
+	for i := range items {
+		if merged[items[i].Link] && items[i].OK() {
+			items[i].Problems = append(items[i].Problems, problemMergedLink)
+		}
+	}
+}
+
+// readCount reads a search's count on the current page: the first integer
+// in the text of the one element sel matches. ok is false when sel does
+// not match exactly one element or its text holds no integer.
+func readCount(ctx context.Context, tab *browser.Tab, sel string) (n int, ok bool, err error) {
+	texts, err := tab.Texts(ctx, sel)
+	if err != nil || len(texts) != 1 {
+		return 0, false, err
+	}
+	m := firstInt.FindString(texts[0])
+	if m == "" {
+		return 0, false, nil
+	}
+	n, err = strconv.Atoi(m)
+	if err != nil {
+		return 0, false, nil // more digits than an int holds
+	}
+	return n, true, nil
+}
+
+// firstInt finds the first run of ASCII digits ("1,234" reads as 1).
+var firstInt = regexp.MustCompile(`[0-9]+`)
+
+// searchList walks a list search (see Search); agreed is cleared when the
+// search's count disagrees with the items read on a page.
+func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query, s *SearchSpec, agreed *bool) (SearchResult, error) {
 	res := SearchResult{Settle: time.Duration(*s.Settle), Since: q.Since}
 	if s.SurfaceWithin != nil {
 		res.SurfaceWithin = time.Duration(*s.SurfaceWithin)
@@ -488,9 +578,21 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 		if err != nil {
 			return res, err
 		}
+		if s.Parent != nil && s.Parent.Page {
+			fields.pageParent, fields.pageProblem = d.pageParentOf(page, q)
+		}
 		items, err := d.readItems(ctx, tab, page, s.Item, fields)
 		if err != nil {
 			return res, err
+		}
+		if s.Count != "" {
+			n, ok, err := readCount(ctx, tab, s.Count)
+			if err != nil {
+				return res, err
+			}
+			if !ok || n != len(items) {
+				*agreed = false
+			}
 		}
 		res.Items = append(res.Items, items...)
 		// The list is newest first, so once an item of the actor is older
@@ -511,7 +613,16 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 				return res, err
 			}
 			if n > 0 {
-				res.Complete = true
+				// The last page, unless it links a next one: a marker
+				// that matches on every page would end every walk at its
+				// first page and call it whole.
+				more := 0
+				if s.Next != "" {
+					if more, err = tab.Count(ctx, s.Next); err != nil {
+						return res, err
+					}
+				}
+				res.Complete = more == 0
 				return res, nil
 			}
 		}

@@ -41,6 +41,15 @@ var (
 	// time. It is a failed preparation (errors.Is(err, ErrStepFailed)
 	// holds): the committing click was not sent, nothing was published.
 	ErrUploadFailed = fmt.Errorf("%w: a media upload failed", ErrStepFailed)
+
+	// ErrUnverifiable means the site's search could not compare a part the
+	// intent fixes (Declarative.Uncompared): a reply to a comment where the
+	// search reads the page as every comment's parent. It is a failed
+	// preparation (errors.Is(err, ErrStepFailed) holds), returned by Fill
+	// before anything is typed: nothing was published, rather than a
+	// publication no search could ever verify (or that the site's form
+	// would make elsewhere: a page's comment form answers the page).
+	ErrUnverifiable = fmt.Errorf("%w: the site's search could not verify this action", ErrStepFailed)
 )
 
 // RefusalKind names how a site refused a submission.
@@ -49,7 +58,11 @@ type RefusalKind string
 // The refusal kinds an adapter declares.
 const (
 	// RefusedDuplicate: the site refused the text as a duplicate of an
-	// existing item ("Duplicate comment detected").
+	// existing item ("Duplicate comment detected"). The site says it holds
+	// the item: that is evidence of presence (the item may be this
+	// submission's own, answered a second time), never of absence, so
+	// Submit returns it wrapped in ErrOutcomeUnknown and verification
+	// decides.
 	RefusedDuplicate RefusalKind = "duplicate"
 	// RefusedRateLimit: the site refused because the account acts too
 	// often ("you are posting too quickly", HTTP 429).
@@ -65,17 +78,25 @@ const (
 // RefusalKinds lists every refusal kind, in documentation order.
 var RefusalKinds = []RefusalKind{RefusedDuplicate, RefusedRateLimit, RefusedLogin, RefusedValidation}
 
-// Refusal is returned by Submit when the site's answer to this submission
-// proves it refused it: a refusal screen or status the adapter declares,
-// on the page or the response the click led to. The click was sent, but
-// nothing was created, so the outcome is definitive. Message is the site's
-// own message, excerpted and escaped, for a person.
+// Refusal is a refusal screen or status the adapter declares, found on
+// the page or the response the click led to. Submit returns it as itself
+// only when it proves the site refused this submission: it answers the
+// one request the click sent (see Declarative.Submit) and is not a
+// duplicate. The click was sent, but nothing was created, so the outcome
+// is definitive. Otherwise Submit returns an error wrapping
+// ErrOutcomeUnknown with the Refusal in its chain and Doubt set: the
+// outcome is unknown and verification decides. Message is the site's own
+// message, excerpted and escaped, for a person.
 type Refusal struct {
 	Kind    RefusalKind
 	Status  int
 	Message string
 	// Detail says which declared rule matched.
 	Detail string
+	// Doubt says, in a fixed phrase, why this refusal does not prove
+	// that nothing was created ("2 requests of the submission were seen",
+	// "the site says it already holds the item"); "" when it does.
+	Doubt string
 }
 
 // Error says how the site refused.

@@ -16,14 +16,22 @@ import (
 // answered with a refusal status may render its message a moment later.
 const messageWait = 2 * time.Second
 
+// refusalQuiet is how long a refusal that answers one request waits, once
+// read, for the page to send the submission again (an editor's retry with
+// a fresh token) before it counts as proof.
+const refusalQuiet = 500 * time.Millisecond
+
 // Submit clicks the action's committing control once and waits for the
 // landing the action declares (see LandedSpec). For like and follow it
 // first reads the control: already done is ErrAlreadyDone (a click would
 // undo it), an unknown state a HardStop; both happen before any click. A
 // selector that does not name one clickable element is a HardStop of kind
 // selector_ambiguous, also before any click. After the click, an answer
-// the site's refusals recognise is a *Refusal; a wait that times out, a
-// failed request, or a 5xx answer wraps ErrOutcomeUnknown.
+// the refusals in effect (the action's when it declares any, even none,
+// else the site's) recognise is a *Refusal, returned as itself only when
+// it proves nothing was created (see proven); otherwise, and for a wait
+// that times out, a failed request or a 5xx answer, the error wraps
+// ErrOutcomeUnknown (with the *Refusal in its chain when one matched).
 func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) error {
 	a, err := d.action(in.Kind)
 	if err != nil {
@@ -44,7 +52,15 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 	if err := tab.WaitClickable(ctx, a.Submit.Selector, 0); err != nil {
 		return submitRefused(err)
 	}
-	landed, err := tab.ClickOnceAndLand(ctx, a.Submit.Selector, landingOf(a.Landed))
+	rules := d.refusalsOf(a)
+	landing := landingOf(a.Landed)
+	for _, r := range rules {
+		if r.Selector != "" {
+			// What the page shows already is no answer to this click.
+			landing.Watch = append(landing.Watch, r.Selector)
+		}
+	}
+	landed, err := tab.ClickOnceAndLand(ctx, a.Submit.Selector, landing)
 	if err != nil {
 		if errors.Is(err, browser.ErrOutcomeUnknown) {
 			return err
@@ -53,16 +69,12 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 	}
 	// The click was sent: from here every failure is ambiguous, except a
 	// refusal the site's answer proves.
-	rules := d.spec.Refusals
-	if a.Refusals != nil {
-		rules = a.Refusals
-	}
 	ref, err := d.refusal(ctx, tab, rules, landed.Status)
 	if err != nil {
 		return ambiguous(err)
 	}
 	if ref != nil {
-		return ref
+		return proven(ctx, tab, landed, ref)
 	}
 	if landed.Status >= 400 {
 		// An error the adapter does not declare a refusal proves nothing:
@@ -70,6 +82,47 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 		return fmt.Errorf("%w: the site answered %d to the submission", ErrOutcomeUnknown, landed.Status)
 	}
 	return nil
+}
+
+// refusalsOf returns the refusals in effect for an action: its own when it
+// declares any (an empty list included: none), else the site's. They are
+// never merged: an action that declares none (an editor that sends its
+// request again by itself) has no answer that proves anything.
+func (d *Declarative) refusalsOf(a *ActionSpec) []RefusalSpec {
+	if a.Refusals != nil {
+		return a.Refusals
+	}
+	return d.spec.Refusals
+}
+
+// proven returns ref when it proves that the site created nothing: it is
+// the site's answer to the one request of the submission (landed.Doubt:
+// exactly one request that could carry it was sent, before and for a
+// moment after the answer, and the status and page answer it, over
+// HTTP/1.x on a fresh connection, from neither a cache nor a service
+// worker), and it is not a duplicate (the site saying it holds the item
+// is evidence that it exists). Otherwise it returns an error wrapping
+// ErrOutcomeUnknown with ref, its Doubt set, in the chain: the action is
+// verified as after any uncertain click.
+func proven(ctx context.Context, tab *browser.Tab, landed browser.Landed, ref *Refusal) error {
+	doubt := landed.Doubt(tab.SubmissionRequests())
+	if doubt == "" && ref.Kind != RefusedDuplicate {
+		select {
+		case <-time.After(refusalQuiet):
+			doubt = landed.Doubt(tab.SubmissionRequests())
+		case <-ctx.Done():
+			doubt = "the pass ended before the refusal was confirmed"
+		}
+	}
+	switch {
+	case doubt != "":
+		ref.Doubt = doubt
+	case ref.Kind == RefusedDuplicate:
+		ref.Doubt = "the site says it already holds the item"
+	default:
+		return ref
+	}
+	return fmt.Errorf("%w: %s, so the refusal proves nothing: %w", ErrOutcomeUnknown, ref.Doubt, ref)
 }
 
 // submitRefused makes a refusal before the click (a selector that does
@@ -94,10 +147,13 @@ func landingOf(l *LandedSpec) browser.Landing {
 	return out
 }
 
-// refusal checks the declared refusals (the action's, else the site's), in order, against what the
-// submission landed on: the landing's status and the page. The first rule
-// that matches is the refusal, with the site's message when it declares
-// where that is.
+// refusal checks the refusals in effect (refusalsOf), in order, against
+// what the submission landed on: the landing's status and the page. A
+// rule's selector matches only a visible element the page drew after the
+// click (a new document's, or one that was not there at the press: an
+// old error message is no answer to this click). The first rule that
+// matches is the refusal, with the site's message when it declares where
+// that is.
 func (d *Declarative) refusal(ctx context.Context, tab *browser.Tab, rules []RefusalSpec, status int) (*Refusal, error) {
 	for _, r := range rules {
 		if r.Status != 0 && r.Status != status {
@@ -112,7 +168,7 @@ func (d *Declarative) refusal(ctx context.Context, tab *browser.Tab, rules []Ref
 		}
 		detail := fmt.Sprintf("status %d", status)
 		if r.Selector != "" {
-			n, err := tab.Count(ctx, r.Selector)
+			n, err := tab.CountNew(ctx, r.Selector)
 			if err != nil {
 				return nil, err
 			}

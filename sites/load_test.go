@@ -113,6 +113,11 @@ func TestParseErrors(t *testing.T) {
 		{"SettleRequired", "  settle: 15s\n", "", "search.settle: required"},
 		{"SearchRequired", "# Reconciliation", "x_search_removed: true\n# Reconciliation", "x_search_removed: unknown key"},
 		{"NotYAML", "origins:", "origins: [\n", "did not find expected"},
+		{"ReplySearchNeedsParent", "  parent: {attribute: data-parent, template: \"{origin}/p/{value}\"}\n  link: {selector: \"a.permalink\", attribute: href}\n  media: *post-media\n", "  link: {selector: \"a.permalink\", attribute: href}\n  media: *post-media\n", "search.parent: required: reply replies to a parent"},
+		{"PageParentNeedsTarget", "  parent: {attribute: data-parent, template: \"{origin}/p/{value}\"}\n  link: {selector: \"a.permalink\", attribute: href}\n  media: *post-media\n", "  parent: {page: true}\n  link: {selector: \"a.permalink\", attribute: href}\n  media: *post-media\n", "search.parent: page: the page is the parent only of a list on the target's own page"},
+		{"NotDoneValueRequired", "      not_done_value: like\n", "", "actions.like.state.not_done_value: required: the value that shows the action is not done"},
+		{"UnlessNeedsIf", "    fill:\n      selector: \"textarea#compose-text\"\n", "    before: [{click: \"#x\", unless: \"#y\"}]\n    fill:\n      selector: \"textarea#compose-text\"\n", "actions.post.before[0].unless: needs if"},
+		{"StepTimeout", "    fill:\n      selector: \"textarea#compose-text\"\n", "    before: [{if: \"#y\", click: \"#x\", timeout: 0s}]\n    fill:\n      selector: \"textarea#compose-text\"\n", "actions.post.before[0].timeout: must be more than 0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := sites.Parse("configs/sites/demo.yaml", demoWith(t, tc.old, tc.new))

@@ -223,7 +223,7 @@ func (s slot) put(sel string) string {
 func (s slot) steps(steps []StepSpec) []StepSpec {
 	out := make([]StepSpec, len(steps))
 	for i, st := range steps {
-		st.Click, st.If, st.Wait, st.Gone = s.put(st.Click), s.put(st.If), s.put(st.Wait), s.put(st.Gone)
+		st.Click, st.If, st.Unless, st.Wait, st.Gone = s.put(st.Click), s.put(st.If), s.put(st.Unless), s.put(st.Wait), s.put(st.Gone)
 		out[i] = st
 	}
 	return out

@@ -24,11 +24,16 @@ const stepTimeout = 15 * time.Second
 // read-back that differs from the intended value (compared as verify
 // compares texts) returns ErrReadBackMismatch; a page that never became
 // ready or a step that did not work returns ErrStepFailed. Nothing is
-// submitted. It returns the field values read back, joined by "\n".
+// submitted. An intent whose search could not compare a part it fixes
+// (Uncompared) returns ErrUnverifiable before anything is done. It returns
+// the field values read back, joined by "\n".
 func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (string, error) {
 	a, err := d.action(in.Kind)
 	if err != nil {
 		return "", err
+	}
+	if parts := d.Uncompared(in); len(parts) > 0 {
+		return "", fmt.Errorf("%w: its search cannot compare the %s", ErrUnverifiable, strings.Join(parts, " and the "))
 	}
 	if err := d.waitReady(ctx, tab, a.Ready); err != nil {
 		return "", err
@@ -151,16 +156,16 @@ func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []St
 	for i, st := range steps {
 		what := fmt.Sprintf("%s[%d]", phase, i)
 		if st.If != "" {
-			n, err := tab.Count(ctx, st.If)
+			run, err := stepNeeded(ctx, tab, st, what)
 			if err != nil {
-				return stepErr(what, st.If, err)
+				return err
 			}
-			if n == 0 {
+			if !run {
 				continue
 			}
 		}
 		if st.Click != "" {
-			if err := tab.WaitClickable(ctx, st.Click, 0); err != nil {
+			if err := tab.WaitClickable(ctx, st.Click, st.timeout(0)); err != nil {
 				return stepErr(what+": click", st.Click, err)
 			}
 			if err := tab.ClickOnce(ctx, st.Click); err != nil {
@@ -168,12 +173,12 @@ func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []St
 			}
 		}
 		if st.Wait != "" {
-			if err := tab.WaitVisible(ctx, st.Wait, 0); err != nil {
+			if err := tab.WaitVisible(ctx, st.Wait, st.timeout(0)); err != nil {
 				return stepErr(what+": wait", st.Wait, err)
 			}
 		}
 		if st.Gone != "" {
-			err := pollUntil(ctx, func(ctx context.Context) (bool, error) {
+			err := pollFor(ctx, st.timeout(stepTimeout), 50*time.Millisecond, func(ctx context.Context) (bool, error) {
 				n, err := tab.Count(ctx, st.Gone)
 				return n == 0, err
 			}, func(err error) error { return stepErr(what+": gone", st.Gone, err) })
@@ -183,6 +188,60 @@ func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []St
 		}
 	}
 	return nil
+}
+
+// timeout is the step's declared timeout, else def (0: the browser's
+// action timeout).
+func (s StepSpec) timeout(def time.Duration) time.Duration {
+	if s.Timeout != nil {
+		return time.Duration(*s.Timeout)
+	}
+	return def
+}
+
+// errStepContradicted is what a step's wait for its if ends on when the
+// page shows both if and unless.
+var errStepContradicted = errors.New("both if and unless match: the page shows the step is needed and that it is not")
+
+// stepNeeded decides a step with an if, waiting for the page to say (see
+// StepSpec): it polls until If or Unless matches an element, up to the
+// step's timeout (15s by default). A page that shows neither is not read
+// as "skip" at once: a list, a panel or a dialog drawn late by the page's
+// scripts would be skipped, and the action would go out without it.
+func stepNeeded(ctx context.Context, tab *browser.Tab, st StepSpec, what string) (bool, error) {
+	run := false
+	err := pollFor(ctx, st.timeout(stepTimeout), 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+		n, err := tab.Count(ctx, st.If)
+		if err != nil {
+			return false, err
+		}
+		u := 0
+		if st.Unless != "" {
+			if u, err = tab.Count(ctx, st.Unless); err != nil {
+				return false, err
+			}
+		}
+		switch {
+		case n > 0 && u > 0:
+			return false, errStepContradicted
+		case n > 0:
+			run = true
+			return true, nil
+		case u > 0:
+			return true, nil
+		}
+		return false, nil
+	}, func(err error) error {
+		var nw errNotWithin
+		if errors.As(err, &nw) && st.Unless == "" {
+			return nil // if never showed: not needed
+		}
+		if errors.As(err, &nw) {
+			return stepErr(what+": if", st.If, fmt.Errorf("neither if nor unless (%q) matched %s", st.Unless, err))
+		}
+		return stepErr(what+": if", st.If, err)
+	})
+	return run, err
 }
 
 // stepErr makes a step's failure ErrStepFailed, except the loss of the tab

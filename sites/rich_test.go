@@ -95,6 +95,8 @@ func TestRichPanelOffAndMessage(t *testing.T) {
 	require.Equal(t, sites.RefusedDuplicate, ref.Kind)
 	require.Equal(t, 409, ref.Status)
 	require.NotEmpty(t, ref.Message, "the site's message")
+	require.ErrorIs(t, err, sites.ErrOutcomeUnknown, "the site says it holds the text: verification decides, never a definitive failure")
+	require.Equal(t, "the site says it already holds the item", ref.Doubt)
 }
 
 // TestRichStepFailsBeforeTheClick: a step that does not work is

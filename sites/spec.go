@@ -205,13 +205,24 @@ type FillSpec struct {
 
 // StepSpec is one step before the committing click: click the one element
 // matching Click, then wait until Wait shows and until Gone matches
-// nothing. With If set, the step runs only when If matches an element (a
-// welcome dialog, a panel a setting can turn off).
+// nothing. With If set, the step runs only when the page shows that it is
+// needed (a welcome dialog, a panel a setting can turn off), and If is
+// waited for like any other element: the step waits until If or Unless
+// matches an element. If alone: the step runs. Unless alone: it is
+// skipped. Both at once: the page contradicts the adapter, and the step
+// fails. Neither within Timeout: without Unless the step is skipped (If
+// never showed); with Unless it fails (the page shows neither state the
+// adapter knows). Declare Unless, the sign that the step is not needed,
+// to decide without waiting out Timeout. Timeout bounds that wait and
+// the step's Gone (15s by default) and its Wait (the browser's action
+// timeout by default).
 type StepSpec struct {
-	Click string `yaml:"click"`
-	If    string `yaml:"if"`
-	Wait  string `yaml:"wait"`
-	Gone  string `yaml:"gone"`
+	Click   string    `yaml:"click"`
+	If      string    `yaml:"if"`
+	Unless  string    `yaml:"unless"`
+	Wait    string    `yaml:"wait"`
+	Gone    string    `yaml:"gone"`
+	Timeout *Duration `yaml:"timeout"`
 }
 
 // LandedSpec says what shows a submission landed; the first sign that
@@ -272,9 +283,9 @@ type ResultSpec struct {
 }
 
 // StateSpec reads a toggle control: the Attribute of the one element at
-// Selector is DoneValue when the action's effect is present and, when
-// NotDoneValue is set, NotDoneValue when it is absent; anything else is an
-// unknown state.
+// Selector is DoneValue when the action's effect is present and
+// NotDoneValue (required) when it is absent; anything else is an unknown
+// state, which stops the run before a click and proves nothing after it.
 type StateSpec struct {
 	Selector     string `yaml:"selector"`
 	Attribute    string `yaml:"attribute"`
@@ -302,13 +313,19 @@ type SearchSpec struct {
 	Link   *FieldSpec `yaml:"link"`
 	// Media reads each item's media; required when an action this search
 	// reconciles takes media.
-	Media          *MediaReadSpec `yaml:"media"`
-	Next           string         `yaml:"next"`
-	CompleteMarker string         `yaml:"complete_marker"`
-	MaxPages       int            `yaml:"max_pages"`
-	Lookback       Duration       `yaml:"lookback"`
-	Settle         *Duration      `yaml:"settle"`
-	SurfaceWithin  *Duration      `yaml:"surface_within"`
+	Media *MediaReadSpec `yaml:"media"`
+	// Count, when set, is the one element whose text holds, as its first
+	// integer, how many items the list shows on the page ("3 posts",
+	// "Showing 0 items"): on every page read it must equal the items
+	// Item matched there, so that a list that shows nothing is told from
+	// a selector that sees nothing (SearchResult.Counted).
+	Count          string    `yaml:"count"`
+	Next           string    `yaml:"next"`
+	CompleteMarker string    `yaml:"complete_marker"`
+	MaxPages       int       `yaml:"max_pages"`
+	Lookback       Duration  `yaml:"lookback"`
+	Settle         *Duration `yaml:"settle"`
+	SurfaceWithin  *Duration `yaml:"surface_within"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("48h").
@@ -406,6 +423,21 @@ func (s *Spec) validate() problems {
 			case a.Search == nil && s.Search != nil && s.Search.Media == nil:
 				p.add("search.media", "required: %s takes media, and the search that reconciles it must read them", k)
 			}
+		}
+	}
+	for _, k := range kind.All {
+		a := s.Actions.get(k)
+		if a == nil || !k.HasParent() {
+			continue
+		}
+		srch, path := a.Search, "actions."+string(k)+".search"
+		if srch == nil {
+			srch, path = s.Search, "search"
+		}
+		if srch != nil && !srch.Parent.set() {
+			// Without it every item reads as top-level: the reply never
+			// matches, and a complete view would prove it absent.
+			p.add(path+".parent", "required: %s replies to a parent, and the search that reconciles it must read each item's parent (or parent: {page: true} on a list of the target's own page)", k)
 		}
 	}
 	if s.Search != nil {
@@ -580,7 +612,14 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 	if st.DoneValue == "" {
 		p.add(path+".state.done_value", "required")
 	}
-	if st.NotDoneValue != "" && st.NotDoneValue == st.DoneValue {
+	switch {
+	case st.NotDoneValue == "":
+		// Without it any other value reads as "not done": a control still
+		// loading, or a state the adapter does not know, would be clicked
+		// (undoing a like in place) or prove the like absent after the
+		// click.
+		p.add(path+".state.not_done_value", "required: the value that shows the action is not done, so that any other is an unknown state")
+	case st.NotDoneValue == st.DoneValue:
 		p.add(path+".state.not_done_value", "must differ from done_value")
 	}
 }
@@ -656,6 +695,13 @@ func (r *ReadySpec) validate(p *problems, path string) {
 func (s StepSpec) validate(p *problems, path string) {
 	checkSelector(p, path+".click", s.Click, false)
 	checkSelector(p, path+".if", s.If, false)
+	checkSelector(p, path+".unless", s.Unless, false)
+	if s.Unless != "" && s.If == "" {
+		p.add(path+".unless", "needs if: unless is the sign that the step if names is not needed")
+	}
+	if s.Timeout != nil && (*s.Timeout <= 0 || time.Duration(*s.Timeout) > 10*time.Minute) {
+		p.add(path+".timeout", "must be more than 0s and at most 10m")
+	}
 	checkSelector(p, path+".wait", s.Wait, false)
 	checkSelector(p, path+".gone", s.Gone, false)
 	if s.Click == "" && s.Wait == "" && s.Gone == "" {
@@ -719,7 +765,11 @@ func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool)
 	if s.Link != nil && s.Link.Page {
 		p.add(path+".link", "each item needs its own link: page is only for parent")
 	}
+	if s.Parent != nil && s.Parent.Page && s.URL != "{target}" {
+		p.add(path+".parent", "page: the page is the parent only of a list on the target's own page: url must be {target}")
+	}
 	checkSelector(p, path+".next", s.Next, false)
+	checkSelector(p, path+".count", s.Count, false)
 	checkSelector(p, path+".complete_marker", s.CompleteMarker, false)
 	if s.Next == "" && s.CompleteMarker == "" {
 		p.add(path, "needs next or complete_marker, or the walk can never be complete")

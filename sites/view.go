@@ -17,6 +17,7 @@ import (
 // why in an ambiguous verdict.
 func (r SearchResult) View(observedAt time.Time) verify.Search {
 	s := verify.Search{Complete: r.Complete, ObservedAt: observedAt}
+	s.Counted = r.Counted
 	for _, it := range r.Items {
 		if !it.OK() {
 			s.Complete = false

@@ -178,6 +178,49 @@ func TestWordPressThreadedComments(t *testing.T) {
 	require.False(t, res.View(time.Now()).Complete, "but a nested comment was not read whole")
 }
 
+// TestWordPressReplyToACommentIsNotVerifiedAsTopLevel: a reply meant for
+// a comment (…#comment-N) is never verified by a top-level comment with
+// its text (finding 4 of issue 20: it was, and the form had posted it
+// top-level). The comments' search reads each top-level comment's parent
+// from the comment itself (its Reply link names its post), for any
+// target, so the parent is compared (Uncompared names nothing): the
+// top-level comment is an item of alice's whose parent differs, which
+// holds the verdict. The adapter posts such a reply under the comment
+// (TestWordPressBothThemes).
+func TestWordPressReplyToACommentIsNotVerifiedAsTopLevel(t *testing.T) {
+	site := wordpress(t)
+	d := wordpressAdapter(t, site)
+	tab := wpTab(t, site)
+	ctx := context.Background()
+	target, id := wpCarolPost(t, site)
+	carol, err := site.InsertComment(ctx, wpsite.Comment{PostID: id, Author: "carol", Content: "a comment to answer"})
+	require.NoError(t, err)
+	nested := fmt.Sprintf("%s#comment-%d", target, carol)
+	require.Empty(t, d.Uncompared(sites.Intent{Kind: kind.Reply, Target: nested}))
+	c := d.Compares(kind.Reply)
+	require.True(t, c.Parent)
+	require.False(t, c.ParentFromPage, "read per comment, not from the page")
+	// The reply as the form made it: top-level, by alice, the same text.
+	_, err = site.InsertComment(ctx, wpsite.Comment{PostID: id, Author: "alice", Content: "my answer"})
+	require.NoError(t, err)
+
+	vin := verify.Intent{Kind: kind.Reply, Actor: "alice", Text: "my answer", ExpectedParent: d.Canonical(nested), NotBefore: time.Now().Add(-time.Hour)}
+	res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Reply, Actor: "alice", Target: nested})
+	require.NoError(t, err)
+	require.Len(t, res.Items, 2)
+	v := verify.Classify(vin, res.View(time.Now().Add(time.Hour)), verify.Options{Settle: res.Settle, Skew: time.Minute})
+	require.Equal(t, verify.Ambiguous, v.Outcome, v.Reason)
+	require.Len(t, v.Unexplained, 1, v.Reason)
+	require.Equal(t, "its parent differs from the intended parent", v.Unexplained[0].Why)
+
+	// To the post itself the same comment is a match.
+	vin.ExpectedParent = d.Canonical(target)
+	res, err = d.Search(ctx, tab, sites.Query{Kind: kind.Reply, Actor: "alice", Target: target})
+	require.NoError(t, err)
+	v = verify.Classify(vin, res.View(time.Now().Add(time.Hour)), verify.Options{Settle: res.Settle, Skew: time.Minute})
+	require.Equal(t, verify.Verified, v.Outcome, v.Reason)
+}
+
 // writePNG writes a w×h PNG of one colour to dir/name: a real image, as
 // WordPress checks what it is given.
 func writePNG(t testing.TB, dir, name string, w, h int, c color.RGBA) {

@@ -27,13 +27,14 @@ type Unexplained struct {
 // may prove absence. It may not (held, with the Ambiguous verdict that
 // says why) when:
 //
-//   - it shows an unexplained item by the actor (an item not in
-//     in.Seen, in.Baseline or in.Known; without a baseline of the actor's
-//     items, one not older than suspectFrom, or one without a time);
+//   - it shows an unexplained item by the actor: an item not in in.Seen,
+//     in.Baseline or in.Known that is, with a baseline of the actor's
+//     items, not dated before the oldest of them in view (by the site's
+//     own times), and without one, not dated before suspectFrom;
 //   - the landed page named a result link (in.LandedURL);
 //   - it cannot show that it sees: no item of the actor in it is known to
-//     be there (in in.Seen, in.Baseline or in.Known, or older than the
-//     action), and the site did not count its items (s.Counted).
+//     be there (in in.Seen, in.Baseline or in.Known, or older as above),
+//     and the site did not count its items (s.Counted).
 func heldAbsence(in Intent, s Search, suspectFrom time.Time) (Verdict, bool) {
 	actor := handle(in.Actor)
 	explained := map[string]bool{}
@@ -44,21 +45,25 @@ func heldAbsence(in Intent, s Search, suspectFrom time.Time) (Verdict, bool) {
 			}
 		}
 	}
-	// The lowest item in the view that was seen before the click: the list
-	// is newest first, so an item below it is older than something that
-	// was already there.
-	lowest := -1
+	// The oldest item in the view that was seen before the click: the
+	// search before the click read every item newer than it, so an item of
+	// the actor's dated before it and not seen then lies beyond that walk
+	// (a page it did not need), not after the click. Times are compared
+	// with the site's own, so a clock or zone the adapter misreads shifts
+	// both sides alike.
+	var oldestSeen time.Time
 	if in.HaveSeen {
-		for i, it := range s.Items {
-			if slices.Contains(in.Seen, NormalizeURL(it.URL)) || slices.Contains(in.Seen, it.URL) {
-				lowest = i
+		for _, it := range s.Items {
+			if handle(it.Author) == actor && !it.At.IsZero() && slices.Contains(in.Seen, NormalizeURL(it.URL)) &&
+				(oldestSeen.IsZero() || it.At.Before(oldestSeen)) {
+				oldestSeen = it.At
 			}
 		}
 	}
 	want := payloadOf(in)
 	var unexplained []Unexplained
 	sees, cannotTell := s.Counted, false
-	for i, it := range s.Items {
+	for _, it := range s.Items {
 		if handle(it.Author) != actor {
 			continue
 		}
@@ -67,14 +72,11 @@ func heldAbsence(in Intent, s Search, suspectFrom time.Time) (Verdict, bool) {
 			sees = true
 			continue
 		}
-		old := !it.At.IsZero() && it.At.Before(suspectFrom)
 		switch {
-		case in.HaveSeen && lowest >= 0 && i > lowest && (it.At.IsZero() || old):
-			// Below an item seen before the click, and not dated after
-			// the action: an older item the baseline's walk did not reach.
-			sees = true
+		case in.HaveSeen && !oldestSeen.IsZero() && !it.At.IsZero() && it.At.Before(oldestSeen):
+			sees = true // older than what the walk before the click covered
 			continue
-		case !in.HaveSeen && old:
+		case !in.HaveSeen && !it.At.IsZero() && it.At.Before(suspectFrom):
 			sees = true // plainly older than the action
 			continue
 		case !in.HaveSeen && it.At.IsZero():

@@ -119,7 +119,20 @@ func TestClassify(t *testing.T) {
 		// click, so it may be this action's result.
 		{name: "AmbiguousUnexplainedRewriteNoBaseline", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello, world 🚀 — sent from browserop" })), want: verify.Ambiguous},
 		{name: "AmbiguousUnexplainedRewriteWithBaseline", in: seenBefore(postIntent()), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "“Hello, world 🚀”" })), want: verify.Ambiguous},
-		{name: "AmbiguousUnexplainedDatedBeforeAboveSeen", in: seenBefore(postIntent()), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello"; i.At = t0.Add(-5 * time.Hour) })), want: verify.Ambiguous},
+		// Times read in the wrong zone shift every item alike: the new
+		// one is still newer than the items seen before the click.
+		{name: "AmbiguousUnexplainedWrongZone", in: seenBefore(postIntent()), search: verify.Search{Items: []verify.Item{
+			with(item(u1), func(i *verify.Item) { i.Text = "Hello"; i.At = i.At.Add(-5 * time.Hour) }),
+			with(older, func(i *verify.Item) { i.At = i.At.Add(-5 * time.Hour) }),
+		}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
+		// A list in the other order (a comment thread, oldest first): the
+		// new item below the seen ones is still newer than they are.
+		{name: "AmbiguousUnexplainedOldestFirst", in: seenBefore(postIntent()), search: verify.Search{Items: []verify.Item{
+			older, with(item(u1), func(i *verify.Item) { i.Text = "Hello" }),
+		}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
+		{name: "AmbiguousUnexplainedOldestFirstNoTimes", in: seenBefore(postIntent()), search: verify.Search{Items: []verify.Item{
+			with(older, func(i *verify.Item) { i.At = time.Time{} }), with(item(u1), func(i *verify.Item) { i.Text = "Hello"; i.At = time.Time{} }),
+		}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},
 		{name: "AmbiguousUnexplainedWithoutTime", in: postIntent(), search: complete(with(item(u1), func(i *verify.Item) { i.Text = "Hello"; i.At = time.Time{} })), want: verify.Ambiguous},
 		{name: "AbsentOlderBelowSeen", in: seenBefore(postIntent()), search: verify.Search{Items: []verify.Item{older, with(item(u2), func(i *verify.Item) { i.Text = "Older still"; i.At = t0.Add(-4 * time.Hour) })}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Absent},
 		{name: "AmbiguousNewerBelowSeenByTime", in: seenBefore(postIntent()), search: verify.Search{Items: []verify.Item{older, with(item(u2), func(i *verify.Item) { i.Text = "Out of order" })}, Complete: true, ObservedAt: t0.Add(10 * time.Minute)}, want: verify.Ambiguous},

@@ -56,10 +56,11 @@
 //  3. No unexplained item by the actor: every item of the actor's in the
 //     view is one a complete search showed before the click
 //     (Intent.Seen, or the identical items of Intent.Baseline), another
-//     action's recorded result (Intent.Known), or older than the action:
-//     with Seen, below the lowest item seen before in a newest-first list
-//     and not dated inside Options.Suspect before the action; without
-//     Seen, dated before that. An item the adapter's prediction does not
+//     action's recorded result (Intent.Known), or older than what the
+//     search before the click covered: with Seen, dated (by the site's own
+//     times, so a misread zone shifts both sides alike) before the oldest
+//     item of Seen in view; without Seen, dated before the action by more
+//     than Options.Skew + Options.Suspect. An item the adapter's prediction does not
 //     match (a site that rewrote the text, filed a reply under another
 //     parent, re-encoded the media) is such an item, and so is one
 //     without a time where there is no Seen: the view cannot tell it
@@ -80,8 +81,9 @@
 // since any item the actor gained is either explained or holds the
 // verdict. What it still rests on: that the list is the actor's (an
 // effect on another account is the operator's other-accounts rule), that
-// it is newest first (for the items below the lowest seen one), and that
-// the site does not hide an item from its author's own list.
+// the walk's completeness is true (a list cut short without saying so, or
+// walked in the wrong order, hides the item from every rule here), and
+// that the site does not hide an item from its author's own list.
 //
 // # Text normalization
 //

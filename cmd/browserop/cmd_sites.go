@@ -9,6 +9,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
 )
@@ -155,9 +156,20 @@ func sitesCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if e.json {
-		return writeJSON(e.stdout, rep)
+		if err := writeJSON(e.stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printCheck(e, rep, who)
 	}
-	printCheck(e, rep, who)
+	if blind := rep.Blind(); len(blind) > 0 {
+		// A search that cannot prove absence would let a published item
+		// be taken for missing: the adapter is not fit to publish with.
+		for _, s := range blind {
+			fmt.Fprintf(e.stderr, "sites check: search %s cannot prove absence: %s\n", s.Kind, clean(s.Blind))
+		}
+		return quietExit{errcode.ExitUsage}
+	}
 	return nil
 }
 
@@ -211,7 +223,14 @@ func printCheck(e *env, rep sites.CheckReport, actor string) {
 		if s.Error != "" {
 			fmt.Fprintf(w, "  error: %s\n", clean(s.Error))
 		}
-		fmt.Fprintf(w, "  %d items on %d pages, complete: %t\n", s.Total, s.Pages, s.Complete)
+		fmt.Fprintf(w, "  %d items on %d pages, complete: %t", s.Total, s.Pages, s.Complete)
+		if s.Counted {
+			fmt.Fprint(w, ", counted: the site's count agreed on every page")
+		}
+		fmt.Fprintln(w)
+		if s.Blind != "" {
+			fmt.Fprintf(w, "  CANNOT PROVE ABSENCE: %s\n", clean(s.Blind))
+		}
 		for i, it := range s.Items {
 			fmt.Fprintf(w, "  %d. @%s %s %s\n", i+1, clean(dash(it.Author)), clean(dash(it.Link)), timeOrDash(it.Time))
 			fmt.Fprintf(w, "     %q\n", firstLine(it.Text))

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,4 +63,35 @@ func TestE2ESitesCheck(t *testing.T) {
 	code, _, errs = w.run(nil, "sites", "check", "nosuch")
 	require.Equal(t, 2, code)
 	require.Contains(t, errs, `site "nosuch" is not configured (sites: demo)`)
+}
+
+// TestE2ESitesCheckBlindSearch: an adapter whose search item selector
+// matches nothing on a site that lists items (a theme change) reads an
+// empty, complete list. `sites check` says the search cannot prove
+// absence, naming it and why, and exits 2.
+func TestE2ESitesCheckBlindSearch(t *testing.T) {
+	w := newWorld(t, opts{browser: true})
+	w.site.SeedPost("alice", "a post the search cannot see", time.Now().Add(-time.Hour))
+	demo, err := os.ReadFile(filepath.Join(w.dir, "sites", "demo.yaml"))
+	require.NoError(t, err)
+	broken := strings.Replace(string(demo), `item: "#timeline article.post"`, `item: "#timeline article.entry"`, 1)
+	require.NotEqual(t, string(demo), broken, "the fixture's search item")
+	require.NoError(t, os.WriteFile(filepath.Join(w.dir, "sites", "broken.yaml"), []byte(broken), 0o600))
+
+	code, out, errs := w.run(nil, "sites", "check", "broken")
+	require.Equal(t, 2, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+	require.Contains(t, out, "0 items on 1 pages, complete: true")
+	require.Contains(t, out, "CANNOT PROVE ABSENCE: it read no item")
+	for _, k := range []string{"post", "reply", "thread_part"} {
+		require.Contains(t, errs, "sites check: search "+k+" cannot prove absence: it read no item")
+	}
+
+	code, out, _ = w.run(nil, "sites", "check", "broken", "--json")
+	require.Equal(t, 2, code)
+	var rep sites.CheckReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Blind(), 3)
+
+	code, _, errs = w.run(nil, "sites", "check", "demo")
+	require.Equal(t, 0, code, "the bundled adapter sees alice's post: %s", errs)
 }

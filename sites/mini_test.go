@@ -1,0 +1,411 @@
+package sites_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/sites"
+)
+
+// mini is a tiny loopback site for what demosite does not do: pages the
+// test writes, served as given, and a JSON or form endpoint whose answers
+// the test sets. posts counts the submissions that reached it.
+type mini struct {
+	*httptest.Server
+	posts atomic.Int64
+}
+
+// newMini serves pages (path → HTML, GET), and POST /post and /api/post,
+// which count a submission and answer status (with body).
+func newMini(t *testing.T, pages map[string]string, status int, body string) *mini {
+	t.Helper()
+	m := &mini{}
+	mux := http.NewServeMux()
+	for path, html := range pages {
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, html)
+		})
+	}
+	answer := func(w http.ResponseWriter, r *http.Request) {
+		m.posts.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+	mux.HandleFunc("POST /post", answer)
+	mux.HandleFunc("POST /api/post", answer)
+	m.Server = httptest.NewServer(mux)
+	t.Cleanup(m.Close)
+	return m
+}
+
+// miniYAML is an adapter for a mini site: a post composed at open, with
+// the given extra keys of the post action (indented four spaces) and of
+// the site (refusals and such, at the top level).
+func miniYAML(origin, open, action, site string) string {
+	return `origins: ["` + origin + `"]
+identity: {url: "{origin}/home", selector: "#whoami", attribute: data-handle}
+actions:
+  post:
+    open: "{origin}` + open + `"
+    fill: {selector: "textarea#t"}
+    submit: {selector: "button#go"}
+    result:
+      item: "#toast"
+      link: {selector: "a", attribute: href}
+` + action + `
+search:
+  url: "{origin}/u/{actor}"
+  item: "article.post"
+  text: {selector: ".text"}
+  author: {attribute: data-author}
+  link: {selector: "a.permalink", attribute: href}
+  complete_marker: "#end"
+  max_pages: 2
+  lookback: 72h
+  settle: 1s
+` + site
+}
+
+func miniSite(t *testing.T, y string) *sites.Declarative {
+	t.Helper()
+	d, err := sites.Parse("mini.yaml", []byte(y))
+	require.NoError(t, err, y)
+	return d
+}
+
+// miniTab opens a tab on the shared browser for a mini site.
+func miniTab(t *testing.T) (context.Context, *browser.Tab) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	b := shared.Browser(t)
+	tab, err := b.NewTab(ctx, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = b.CloseTab(context.Background(), tab) })
+	tab.SetActionTimeout(5 * time.Second)
+	return ctx, tab
+}
+
+// submitOnce opens, fills and submits a post on d, as the operator does
+// after preflight, and returns Submit's error.
+func submitOnce(t *testing.T, ctx context.Context, tab *browser.Tab, d *sites.Declarative, text string) error {
+	t.Helper()
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: text}
+	_, err := d.Open(ctx, tab, in)
+	require.NoError(t, err)
+	_, err = d.Fill(ctx, tab, in)
+	require.NoError(t, err)
+	return d.Submit(ctx, tab, in)
+}
+
+// composeJS is a composer that publishes by fetch (POST /api/post) and
+// shows the answer: a toast with a link for a 2xx, p.error otherwise.
+// extra runs after each answer, with the response r.
+const composeJS = `<script>
+const go = document.getElementById('go');
+const send = () => fetch('/api/post', {method: 'POST', body: document.getElementById('t').value});
+const show = r => {
+	const d = document.createElement(r.ok ? 'div' : 'p');
+	if (r.ok) { d.id = 'toast'; d.innerHTML = '<a href="/p/1">posted</a>'; } else { d.className = 'error'; d.textContent = 'refused ' + r.status; }
+	document.body.appendChild(d);
+};
+`
+
+func composePage(before, onclick string) string {
+	return `<!doctype html><body><span id="whoami" data-handle="alice">@alice</span>` + before +
+		`<textarea id="t"></textarea><button id="go">Post</button>` + composeJS + `go.addEventListener('click', () => {` + onclick + `});
+</script></body>`
+}
+
+const landResponse = `    landed: {response: {method: POST, url: '/api/post$'}}`
+
+// TestRefusalAnswersOneSubmission: a refusal proves nothing was created
+// only when it is the site's answer to the one request the click sent.
+// The same answer to a page that sent the submission twice, at once or
+// again once answered, proves nothing: Submit wraps it in
+// ErrOutcomeUnknown with the *Refusal in the chain.
+func TestRefusalAnswersOneSubmission(t *testing.T) {
+	pages := map[string]string{
+		"/once":   composePage("", `send().then(show);`),
+		"/twice":  composePage("", `send().then(show); send();`),
+		"/resend": composePage("", `send().then(r => { show(r); setTimeout(send, 150); });`),
+	}
+	refusals := "refusals:\n  - kind: validation\n    status: 409\n    message: \"p.error\"\n"
+	for _, tc := range []struct {
+		page      string
+		posts     int64
+		definite  bool
+		doubtLike string
+	}{
+		{"/once", 1, true, ""},
+		{"/twice", 2, false, "2 requests of the submission were seen"},
+		{"/resend", 2, false, "2 requests of the submission were seen"},
+	} {
+		t.Run(strings.TrimPrefix(tc.page, "/"), func(t *testing.T) {
+			m := newMini(t, pages, http.StatusConflict, `{"error": "conflict"}`)
+			d := miniSite(t, miniYAML(m.URL, tc.page, landResponse, refusals))
+			ctx, tab := miniTab(t)
+			err := submitOnce(t, ctx, tab, d, "a text")
+			ref := sites.AsRefusal(err)
+			require.NotNil(t, ref, "the refusal is in the chain: %v", err)
+			require.Equal(t, sites.RefusedValidation, ref.Kind)
+			require.Equal(t, 409, ref.Status)
+			require.Eventually(t, func() bool { return m.posts.Load() == tc.posts }, 5*time.Second, 20*time.Millisecond)
+			if tc.definite {
+				require.NotErrorIs(t, err, sites.ErrOutcomeUnknown, "the one answer to the one request: definitive")
+				require.Empty(t, ref.Doubt)
+				require.Equal(t, "refused 409", ref.Message)
+				return
+			}
+			require.ErrorIs(t, err, sites.ErrOutcomeUnknown, "an answer to one of two requests proves nothing about the other")
+			require.Equal(t, tc.doubtLike, ref.Doubt)
+		})
+	}
+}
+
+// TestRefusalSelectorMustBeNew: a refusal rule's selector matches only what
+// the page shows after the click. An error message left on the page from
+// before is no answer to this submission, which the site accepted.
+func TestRefusalSelectorMustBeNew(t *testing.T) {
+	pages := map[string]string{
+		"/stale":  composePage(`<p class="error">an earlier attempt was refused</p>`, `send().then(show);`),
+		"/hidden": composePage(`<p class="error" hidden>refused</p>`, `send().then(show);`),
+	}
+	refusals := "refusals:\n  - kind: validation\n    selector: \"p.error\"\n"
+	for _, page := range []string{"/stale", "/hidden"} {
+		t.Run(strings.TrimPrefix(page, "/"), func(t *testing.T) {
+			m := newMini(t, pages, http.StatusCreated, `{"id": 1}`)
+			d := miniSite(t, miniYAML(m.URL, page, landResponse, refusals))
+			ctx, tab := miniTab(t)
+			err := submitOnce(t, ctx, tab, d, "accepted")
+			require.NoError(t, err, "the site took it: no refusal")
+			require.EqualValues(t, 1, m.posts.Load())
+		})
+	}
+	t.Run("new", func(t *testing.T) {
+		// The same rule on a refusal the page draws after the click.
+		m := newMini(t, pages, http.StatusUnprocessableEntity, `{}`)
+		d := miniSite(t, miniYAML(m.URL, "/stale", landResponse, refusals))
+		ctx, tab := miniTab(t)
+		err := submitOnce(t, ctx, tab, d, "refused")
+		ref := sites.AsRefusal(err)
+		require.NotNil(t, ref, "%v", err)
+		require.NotErrorIs(t, err, sites.ErrOutcomeUnknown)
+	})
+}
+
+// TestActionRefusalsReplaceTheSites: an action that declares its own
+// refusals, even none, is judged by those alone. The site's rate_limit
+// (429) would match; the post action declares `refusals: []` (as the
+// WordPress editor does: its own resend makes a status prove nothing), so
+// a 429 is an unknown outcome, never a refusal.
+func TestActionRefusalsReplaceTheSites(t *testing.T) {
+	e := setup(t, demosite.Faults{})
+	y := demoWith(t, "    submit:\n      selector: \"button#compose-submit\"\n",
+		"    submit:\n      selector: \"button#compose-submit\"\n    refusals: []\n")
+	d, err := sites.Parse("demo.yaml", y)
+	require.NoError(t, err)
+	d, err = d.WithOrigins(base)
+	require.NoError(t, err)
+	require.NotNil(t, d.Spec().Actions.Post.Refusals, "declared, and empty")
+	require.Empty(t, d.Spec().Actions.Post.Refusals)
+
+	in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: "answered 429"}
+	_, err = d.Open(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	_, err = d.Fill(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	require.NoError(t, demo.SetFaults(demosite.Faults{RateLimit: true}))
+	err = d.Submit(e.ctx, e.tab, in)
+	require.Nil(t, sites.AsRefusal(err), "the site's refusals are not the action's: %v", err)
+	require.ErrorIs(t, err, sites.ErrOutcomeUnknown)
+
+	// The bundled adapter, which declares none for the post, refuses the
+	// same answer: the rule above is the only difference.
+	e = setup(t, demosite.Faults{})
+	in.Text = "answered 429 again"
+	_, err = e.site.Open(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	_, err = e.site.Fill(e.ctx, e.tab, in)
+	require.NoError(t, err)
+	require.NoError(t, demo.SetFaults(demosite.Faults{RateLimit: true}))
+	err = e.site.Submit(e.ctx, e.tab, in)
+	ref := sites.AsRefusal(err)
+	require.NotNil(t, ref, "%v", err)
+	require.Equal(t, sites.RefusedRateLimit, ref.Kind)
+	require.NotErrorIs(t, err, sites.ErrOutcomeUnknown)
+}
+
+// stepPage is a composer whose optional panel opener (#open-panel) and
+// its sign of absence (#no-panel) the page's script draws after the
+// given delays in milliseconds (-1: never).
+func stepPage(openAfter, noneAfter int) string {
+	return fmt.Sprintf(`<!doctype html><body><textarea id="t"></textarea><button id="go">Post</button>
+<div id="panel" hidden>categories</div>
+<script>
+const draw = (ms, html) => { if (ms >= 0) setTimeout(() => document.body.insertAdjacentHTML('beforeend', html), ms); };
+draw(%d, '<button id="open-panel" onclick="document.getElementById(\'panel\').hidden = false">Categories</button>');
+draw(%d, '<p id="no-panel">no categories here</p>');
+</script></body>`, openAfter, noneAfter)
+}
+
+// TestStepIfWaits: a step's if waits for the page like any other step. An
+// element the page draws late is not read as "skip": the step runs once
+// it shows. With unless, the sign that the step is not needed, the step
+// is skipped as soon as that shows; both at once, or neither of them
+// within the step's timeout, and the step fails before anything is
+// clicked.
+func TestStepIfWaits(t *testing.T) {
+	m := newMini(t, map[string]string{
+		"/late":    stepPage(800, -1),
+		"/none":    stepPage(-1, 500),
+		"/both":    stepPage(0, 0),
+		"/neither": stepPage(-1, -1),
+	}, http.StatusCreated, `{}`)
+	step := func(unless, timeout string) string {
+		s := "    before:\n      - if: \"#open-panel\"\n        click: \"#open-panel\"\n        wait: \"#panel\"\n"
+		if unless != "" {
+			s += "        unless: \"" + unless + "\"\n"
+		}
+		if timeout != "" {
+			s += "        timeout: " + timeout + "\n"
+		}
+		return s
+	}
+	fill := func(t *testing.T, page, action string) (time.Duration, int, error) {
+		t.Helper()
+		d := miniSite(t, miniYAML(m.URL, page, action, ""))
+		ctx, tab := miniTab(t)
+		in := sites.Intent{Kind: kind.Post, Actor: "alice", Text: "with its category"}
+		_, err := d.Open(ctx, tab, in)
+		require.NoError(t, err)
+		start := time.Now()
+		_, err = d.Fill(ctx, tab, in)
+		took := time.Since(start)
+		n, cerr := tab.Count(ctx, "#panel:not([hidden])")
+		require.NoError(t, cerr)
+		return took, n, err
+	}
+
+	t.Run("DrawnLateRuns", func(t *testing.T) {
+		for _, unless := range []string{"", "#no-panel"} {
+			_, open, err := fill(t, "/late", step(unless, ""))
+			require.NoError(t, err)
+			require.Equal(t, 1, open, "the step ran once the page drew its element (unless %q)", unless)
+		}
+	})
+	t.Run("UnlessSkipsAtOnce", func(t *testing.T) {
+		took, open, err := fill(t, "/none", step("#no-panel", ""))
+		require.NoError(t, err)
+		require.Zero(t, open)
+		require.Less(t, took, 5*time.Second, "decided when #no-panel showed, not at the 15s timeout")
+	})
+	t.Run("NeverShownIsSkippedAfterTheTimeout", func(t *testing.T) {
+		took, open, err := fill(t, "/neither", step("", "1500ms"))
+		require.NoError(t, err)
+		require.Zero(t, open)
+		require.GreaterOrEqual(t, took, 1500*time.Millisecond, "absence is read only once the step's timeout passed")
+	})
+	t.Run("BothFail", func(t *testing.T) {
+		_, _, err := fill(t, "/both", step("#no-panel", ""))
+		require.ErrorIs(t, err, sites.ErrStepFailed)
+		require.Contains(t, err.Error(), "both if and unless match")
+	})
+	t.Run("NeitherWithUnlessFails", func(t *testing.T) {
+		_, _, err := fill(t, "/neither", step("#no-panel", "1s"))
+		require.ErrorIs(t, err, sites.ErrStepFailed)
+		require.Contains(t, err.Error(), "neither if nor unless")
+	})
+	require.Zero(t, m.posts.Load(), "nothing was submitted")
+}
+
+// listPage is a list of posts, each by its author, with the site's count
+// of them (countText; "" shows no count) and a link to page next (""
+// for the last page, which is marked #end).
+func listPage(countText string, next string, authors ...string) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><body><span id="whoami" data-handle="alice">@alice</span>`)
+	if countText != "" {
+		fmt.Fprintf(&b, `<p id="count">%s</p>`, countText)
+	}
+	for i, a := range authors {
+		fmt.Fprintf(&b, `<article class="post" data-author="%s"><a class="permalink" href="/p/%s-%d">#</a><div class="text">post %d by %s</div></article>`, a, a, i, i, a)
+	}
+	if next != "" {
+		fmt.Fprintf(&b, `<a id="next" href="%s">Older</a>`, next)
+	} else {
+		b.WriteString(`<p id="end">the end</p>`)
+	}
+	b.WriteString(`</body>`)
+	return b.String()
+}
+
+// countedYAML is a mini site whose search declares the site's count.
+func countedYAML(origin string) string {
+	y := miniYAML(origin, "/compose", "", "")
+	y = strings.Replace(y, "  complete_marker: \"#end\"\n", "  complete_marker: \"#end\"\n  next: \"a#next\"\n  count: \"#count\"\n", 1)
+	return y
+}
+
+// TestSearchCount: a search that declares the site's count of the items
+// it lists is Counted only when, on every page read, the count equals the
+// items read there; where they differ, or the count cannot be read, it is
+// not Counted and not Complete.
+func TestSearchCount(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		page1, page2      string
+		counted, complete bool
+		items             int
+	}{
+		{"Agrees", listPage("3 posts", "", "alice", "bob", "alice"), "", true, true, 3},
+		{"EmptyAndSaysSo", listPage("Showing 0 items", ""), "", true, true, 0},
+		{"SaysMore", listPage("4 posts", "", "alice", "bob", "alice"), "", false, false, 3},
+		{"SaysNoneSeesSome", listPage("0 posts", "", "alice"), "", false, false, 1},
+		{"NoCount", listPage("", "", "alice"), "", false, false, 1},
+		{"NoNumber", listPage("some posts", "", "alice"), "", false, false, 1},
+		{"EveryPage", listPage("2 posts", "/u/alice/2", "alice", "alice"), listPage("1 post", "", "alice"), true, true, 3},
+		{"SecondPageDisagrees", listPage("2 posts", "/u/alice/2", "alice", "alice"), listPage("2 posts", "", "alice"), false, false, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pages := map[string]string{"/u/alice": tc.page1}
+			if tc.page2 != "" {
+				pages["/u/alice/2"] = tc.page2
+			}
+			m := newMini(t, pages, http.StatusCreated, `{}`)
+			d := miniSite(t, countedYAML(m.URL))
+			ctx, tab := miniTab(t)
+			res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Post, Actor: "alice"})
+			require.NoError(t, err)
+			require.Len(t, res.Items, tc.items)
+			require.Equal(t, tc.counted, res.Counted, "counted")
+			require.Equal(t, tc.complete, res.Complete, "complete")
+			v := res.View(time.Now())
+			require.Equal(t, tc.counted, v.Counted, "verify sees the count's agreement")
+			require.Equal(t, tc.complete, v.Complete)
+		})
+	}
+	t.Run("Undeclared", func(t *testing.T) {
+		m := newMini(t, map[string]string{"/u/alice": listPage("3 posts", "", "alice")}, http.StatusCreated, `{}`)
+		d := miniSite(t, miniYAML(m.URL, "/compose", "", ""))
+		ctx, tab := miniTab(t)
+		res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Post, Actor: "alice"})
+		require.NoError(t, err)
+		require.False(t, res.Counted, "without search.count nothing is counted")
+		require.True(t, res.Complete)
+	})
+}
