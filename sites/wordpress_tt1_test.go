@@ -114,3 +114,49 @@ func TestWordPressBothThemes(t *testing.T) {
 		})
 	}
 }
+
+// TestWordPressTT1Check: `browserop sites check` on Twenty Twenty-One
+// (sites.Declarative.Check, which it prints). The post search as the
+// bundled adapter declared it when issue 20 was filed (Twenty
+// Twenty-Three's Query Loop only) reads no item there and is marked as
+// unable to prove absence; the bundled adapter reads alice's posts and is
+// not. A reply's search on a post with a nested comment is marked too:
+// that comment's parent is not read.
+func TestWordPressTT1Check(t *testing.T) {
+	site := wordpress(t)
+	tab := wpTab(t, site)
+	site.ThemeForTest(t, wpsite.TwentyTwentyOne)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	_, err := site.InsertPost(ctx, wpsite.Post{Author: "alice", Title: "A post sites check finds",
+		Content: "<!-- wp:paragraph -->\n<p>Something.</p>\n<!-- /wp:paragraph -->"})
+	require.NoError(t, err)
+	target, post := wpCarolPost(t, site)
+	top, err := site.InsertComment(ctx, wpsite.Comment{PostID: post, Author: "alice", Content: "a comment"})
+	require.NoError(t, err)
+	_, err = site.InsertComment(ctx, wpsite.Comment{PostID: post, Parent: top, Author: "carol", Content: "an answer"})
+	require.NoError(t, err)
+
+	blind := func(d *sites.Declarative) map[kind.Kind]string {
+		t.Helper()
+		rep, err := d.Check(ctx, tab, "alice", target)
+		require.NoError(t, err)
+		out := map[kind.Kind]string{}
+		for _, s := range rep.Blind() {
+			out[s.Kind] = s.Blind
+		}
+		return out
+	}
+	got := blind(wordpressAdapter(t, site))
+	require.NotContains(t, got, kind.Post, "the bundled adapter reads Twenty Twenty-One's archive")
+	require.Contains(t, got[kind.Reply], "parent missing")
+
+	y, err := site.AdapterYAML()
+	require.NoError(t, err)
+	const items = `item: "main .wp-block-post-template > li.wp-block-post, main#main > article.type-post"`
+	require.Equal(t, 1, strings.Count(string(y), items))
+	old, err := sites.Parse("wordpress.yaml", []byte(strings.Replace(string(y), items, `item: "main .wp-block-post-template > li.wp-block-post"`, 1)))
+	require.NoError(t, err)
+	got = blind(old)
+	require.Contains(t, got[kind.Post], "it read no item")
+}
