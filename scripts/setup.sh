@@ -20,7 +20,7 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 fi
 # systemd-analyze checks the unit `browserop service install` writes.
 command -v systemd-analyze >/dev/null 2>&1 || need_apt+=(systemd)
-# internal/wpsite: WordPress 6.1 and its theme from Debian, MariaDB, PHP with
+# internal/wpsite: WordPress 6.1 and its themes from Debian, MariaDB, PHP with
 # mysqli. Without their recommendations (more servers and translations).
 # The tests (scripts/setup.sh --tests) also need a real WordPress: its
 # Debian packages, MariaDB and PHP. The demo does not.
@@ -29,6 +29,10 @@ if [ "${1:-}" = "--tests" ]; then
 [ -f /usr/share/wordpress/wp-settings.php ] || need_wp+=(wordpress)
 [ -f /usr/share/wordpress/wp-content/themes/twentytwentythree/theme.json ] \
   || need_wp+=(wordpress-theme-twentytwentythree)
+# A classic theme beside the block theme: the bundled adapter is proven on
+# both (operator/wordpress_tt1_test.go).
+[ -f /usr/share/wordpress/wp-content/themes/twentytwentyone/style.css ] \
+  || need_wp+=(wordpress-theme-twentytwentyone)
 { command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; } || need_wp+=(mariadb-server)
 command -v php >/dev/null 2>&1 || need_wp+=(php-cli)
 { command -v php >/dev/null 2>&1 && php -r 'exit(extension_loaded("mysqli") ? 0 : 1);'; } || need_wp+=(php-mysql)

@@ -30,8 +30,8 @@ var skipTop = map[string]bool{
 }
 
 // buildDocroot makes the docroot at root: WordPress, our wp-config.php
-// (config), a private wp-content with the theme, an uploads directory and
-// our must-use plugin.
+// (config), a private wp-content with the default theme (from its
+// directory theme), an uploads directory and our must-use plugin.
 func buildDocroot(root, theme, config string) error {
 	entries, err := os.ReadDir(WordPressDir)
 	if err != nil {
@@ -54,12 +54,8 @@ func buildDocroot(root, theme, config string) error {
 			return fmt.Errorf("docroot: %w", err)
 		}
 	}
-	themeDir, err := filepath.EvalSymlinks(theme)
-	if err != nil {
-		return fmt.Errorf("docroot: theme: %w", err)
-	}
-	if err := copyTree(themeDir, filepath.Join(content, "themes", Theme)); err != nil {
-		return fmt.Errorf("docroot: theme: %w", err)
+	if err := copyTheme(root, Theme, theme); err != nil {
+		return fmt.Errorf("docroot: %w", err)
 	}
 	files := map[string]string{
 		filepath.Join(root, "wp-config.php"):                       config,
@@ -69,6 +65,19 @@ func buildDocroot(root, theme, config string) error {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			return fmt.Errorf("docroot: %w", err)
 		}
+	}
+	return nil
+}
+
+// copyTheme copies the theme name from its directory dir (Debian's, maybe
+// a symlink) into the docroot at root's private wp-content.
+func copyTheme(root, name, dir string) error {
+	from, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("theme %s: %w", name, err)
+	}
+	if err := copyTree(from, filepath.Join(root, "wp-content", "themes", name)); err != nil {
+		return fmt.Errorf("theme %s: %w", name, err)
 	}
 	return nil
 }

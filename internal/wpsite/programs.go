@@ -12,21 +12,56 @@ import (
 
 // ErrNotInstalled is returned by Start and Installed when a program or
 // package the site needs is missing: WordPress, its twentytwentythree theme,
-// MariaDB, or PHP with mysqli (scripts/setup.sh --tests installs them).
+// MariaDB, or PHP with mysqli (scripts/setup.sh --tests installs them); and
+// by WithTheme's Start and UseTheme when the theme asked for is.
 var ErrNotInstalled = errors.New("wordpress test site: not installed")
 
 // WordPressDir is where Debian's wordpress package installs WordPress.
 const WordPressDir = "/usr/share/wordpress"
 
-// Theme is the theme the site uses, from Debian's
-// wordpress-theme-twentytwentythree.
-const Theme = "twentytwentythree"
+// The themes a site can use, each from its Debian package: Twenty
+// Twenty-Three (wordpress-theme-twentytwentythree), a block theme, and
+// Twenty Twenty-One (wordpress-theme-twentytwentyone), a classic theme of
+// PHP templates.
+const (
+	TwentyTwentyThree = "twentytwentythree"
+	TwentyTwentyOne   = "twentytwentyone"
+)
 
-// themeDirs are where Debian puts the theme: the package's files, and the
+// Theme is the theme a site starts with unless WithTheme says otherwise:
+// WordPress 6.1's default, Twenty Twenty-Three.
+const Theme = TwentyTwentyThree
+
+// themes are the themes a site can use: the file that shows the theme is
+// installed (a block theme's theme.json; a classic theme has none, but
+// every theme has a style.css) and the Debian package it comes from.
+var themes = map[string]struct{ marker, pkg string }{
+	TwentyTwentyThree: {"theme.json", "wordpress-theme-twentytwentythree"},
+	TwentyTwentyOne:   {"style.css", "wordpress-theme-twentytwentyone"},
+}
+
+// themeDirs are where Debian puts a theme: the package's files, and the
 // symlink into them in WordPress's default content directory.
-var themeDirs = []string{
-	filepath.Join(WordPressDir, "wp-content", "themes", Theme),
-	filepath.Join("/var/lib/wordpress/wp-content/themes", Theme),
+func themeDirs(name string) []string {
+	return []string{
+		filepath.Join(WordPressDir, "wp-content", "themes", name),
+		filepath.Join("/var/lib/wordpress/wp-content/themes", name),
+	}
+}
+
+// findTheme returns the directory of the installed theme name, or an error
+// wrapping ErrNotInstalled that names its package.
+func findTheme(name string) (string, error) {
+	t, ok := themes[name]
+	if !ok {
+		return "", fmt.Errorf("wpsite: unknown theme %q (use %s or %s)", name, TwentyTwentyThree, TwentyTwentyOne)
+	}
+	for _, d := range themeDirs(name) {
+		if _, err := os.Stat(filepath.Join(d, t.marker)); err == nil {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("%w: missing the %s theme (%s; run scripts/setup.sh --tests)", ErrNotInstalled, name, t.pkg)
 }
 
 // programs are the absolute paths of what the site runs.
@@ -35,7 +70,7 @@ type programs struct {
 	installDB string // mariadb-install-db
 	client    string // the mariadb command-line client
 	php       string
-	theme     string // the theme's directory
+	theme     string // the default theme's directory
 }
 
 // findPrograms finds every program and package the site needs, or returns
@@ -67,14 +102,10 @@ func findPrograms(ctx context.Context) (programs, error) {
 	if _, err := os.Stat(filepath.Join(WordPressDir, "wp-settings.php")); err != nil {
 		missing = append(missing, "WordPress in "+WordPressDir+" (wordpress)")
 	}
-	for _, d := range themeDirs {
-		if _, err := os.Stat(filepath.Join(d, "theme.json")); err == nil {
-			p.theme = d
-			break
-		}
-	}
-	if p.theme == "" {
-		missing = append(missing, "the "+Theme+" theme (wordpress-theme-twentytwentythree)")
+	if d, err := findTheme(Theme); err == nil {
+		p.theme = d
+	} else {
+		missing = append(missing, "the "+Theme+" theme ("+themes[Theme].pkg+")")
 	}
 	if p.php != "" {
 		cmd := exec.CommandContext(ctx, p.php, "-r", `exit(extension_loaded("mysqli") ? 0 : 1);`)

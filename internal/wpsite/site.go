@@ -1,5 +1,6 @@
 // Package wpsite runs a real WordPress for tests: Debian's WordPress 6.1
-// with the twentytwentythree theme, on a private MariaDB reached through a
+// with the twentytwentythree theme (or twentytwentyone: WithTheme,
+// Site.UseTheme), on a private MariaDB reached through a
 // Unix socket and PHP's built-in web server on loopback, installed through
 // its own install form, with an administrator and two authors (alice and
 // carol). Everything lives in one directory; nothing system-wide is
@@ -43,6 +44,7 @@ type config struct {
 	front   Front
 	workers int
 	title   string
+	theme   string
 }
 
 // WithFront installs the site behind f: Site.URL is f's URL.
@@ -69,6 +71,8 @@ type Site struct {
 
 	users map[string]int // login -> user ID
 
+	themeMu sync.Mutex // held while a theme is copied into wp-content
+
 	startLog strings.Builder // how long each step of Start took, in dir/wpsite.log
 
 	closeOnce sync.Once
@@ -84,13 +88,18 @@ type Site struct {
 // wrapping ErrNotInstalled when a package is missing; any other error
 // leaves nothing running.
 func Start(ctx context.Context, dir string, opts ...Option) (*Site, error) {
-	cfg := config{workers: 4, title: "browserop test site"}
+	cfg := config{workers: 4, title: "browserop test site", theme: Theme}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	progs, err := findPrograms(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.theme != Theme {
+		if _, err := findTheme(cfg.theme); err != nil {
+			return nil, err
+		}
 	}
 	dir, err = filepath.Abs(dir)
 	if err != nil {
@@ -169,6 +178,12 @@ func (s *Site) start(ctx context.Context, cfg config) error {
 	t = time.Now()
 	err = s.install(ctx)
 	s.step("install", t, err)
+	if err != nil || cfg.theme == Theme {
+		return err
+	}
+	t = time.Now()
+	err = s.UseTheme(ctx, cfg.theme)
+	s.step("theme "+cfg.theme, t, err)
 	return err
 }
 

@@ -118,9 +118,9 @@ func TestSite(t *testing.T) {
 }
 
 // TestSignedOut runs a site of its own, without a front: PHP's server is
-// the site.
+// the site. It starts with Twenty Twenty-One (WithTheme).
 func TestSignedOut(t *testing.T) {
-	site := ForTest(t)
+	site := ForTest(t, WithTheme(TwentyTwentyOne))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if site.URL() != site.Origin() {
@@ -133,5 +133,52 @@ func TestSignedOut(t *testing.T) {
 	}
 	if _, err := SignedIn(ctx, tab); !errors.Is(err, ErrSignedOut) {
 		t.Errorf("SignedIn on the signed-out home page: %v, want ErrSignedOut", err)
+	}
+	if got, err := site.Theme(ctx); err != nil || got != TwentyTwentyOne {
+		t.Errorf("Theme() = %q, %v; want %q (WithTheme)", got, err, TwentyTwentyOne)
+	}
+	if n, err := tab.Count(ctx, `link[href*="/wp-content/themes/twentytwentyone/style.css"]`); err != nil || n != 1 {
+		t.Errorf("the home page links Twenty Twenty-One's style.css %d times (%v), want once", n, err)
+	}
+}
+
+// TestTheme switches the shared site to Twenty Twenty-One and back: the
+// front page is drawn by the theme in use.
+func TestTheme(t *testing.T) {
+	site := shared.Site(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	front := func() string {
+		t.Helper()
+		_, body, err := get(ctx, httpClient(nil), site.URL()+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return body
+	}
+	if got, err := site.Theme(ctx); err != nil || got != Theme {
+		t.Fatalf("Theme() = %q, %v; want %q", got, err, Theme)
+	}
+	if err := site.UseTheme(ctx, "twentytwenty"); err == nil || errors.Is(err, ErrNotInstalled) {
+		t.Errorf("UseTheme of a theme wpsite does not know: %v, want an error that is not ErrNotInstalled", err)
+	}
+	t.Run("TwentyTwentyOne", func(t *testing.T) {
+		site.ThemeForTest(t, TwentyTwentyOne)
+		if got, err := site.Theme(ctx); err != nil || got != TwentyTwentyOne {
+			t.Fatalf("Theme() = %q, %v; want %q", got, err, TwentyTwentyOne)
+		}
+		if body := front(); !strings.Contains(body, "/wp-content/themes/twentytwentyone/style.css") || !strings.Contains(body, `id="main" class="site-main"`) {
+			t.Errorf("the front page is not Twenty Twenty-One's: %s", pageError(body))
+		}
+		// Switching again copies nothing and changes nothing.
+		if err := site.UseTheme(ctx, TwentyTwentyOne); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got, err := site.Theme(ctx); err != nil || got != Theme {
+		t.Fatalf("after the subtest, Theme() = %q, %v; want %q again", got, err, Theme)
+	}
+	if body := front(); !strings.Contains(body, "/wp-content/themes/twentytwentythree/") || strings.Contains(body, "/themes/twentytwentyone/") {
+		t.Errorf("the front page is not Twenty Twenty-Three's again")
 	}
 }

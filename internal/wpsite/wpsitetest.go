@@ -105,3 +105,32 @@ func (sh *Shared) Close() error {
 	}
 	return err
 }
+
+// ThemeForTest switches s to the theme name for tb (UseTheme) and back to
+// the theme it used before when tb ends, so that a test binary's tests
+// share one site whatever theme each needs: tests that switch it must not
+// run in parallel with tests that use it. It skips tb when the theme's
+// package is missing (fails under CI).
+func (s *Site) ThemeForTest(tb testing.TB, name string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	before, err := s.Theme(ctx)
+	if err != nil {
+		tb.Fatalf("wpsite: %v", err)
+	}
+	err = s.UseTheme(ctx, name)
+	if errors.Is(err, ErrNotInstalled) {
+		missing(tb, err)
+	}
+	if err != nil {
+		tb.Fatalf("%v", err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := s.UseTheme(ctx, before); err != nil {
+			tb.Errorf("wpsite: switch back to %s: %v", before, err)
+		}
+	})
+}
