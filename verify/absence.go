@@ -37,14 +37,8 @@ type Unexplained struct {
 //     and it is not an empty list the site counted as empty (s.Counted).
 func heldAbsence(in Intent, s Search, suspectFrom time.Time) (Verdict, bool) {
 	actor := handle(in.Actor)
-	explained := map[string]bool{}
-	for _, list := range [][]string{in.Seen, in.Baseline, in.Known} {
-		for _, u := range list {
-			if u = NormalizeURL(u); u != "" {
-				explained[u] = true
-			}
-		}
-	}
+	seen := urlSet(in.Seen)
+	explained := urlSet(in.Seen, in.Baseline, in.Known)
 	// The oldest item in the view that was seen before the click: the
 	// search before the click read every item newer than it, so an item of
 	// the actor's dated before it and not seen then lies beyond that walk
@@ -54,7 +48,7 @@ func heldAbsence(in Intent, s Search, suspectFrom time.Time) (Verdict, bool) {
 	var oldestSeen time.Time
 	if in.HaveSeen {
 		for _, it := range s.Items {
-			if handle(it.Author) == actor && !it.At.IsZero() && slices.Contains(in.Seen, NormalizeURL(it.URL)) &&
+			if handle(it.Author) == actor && !it.At.IsZero() && seen[NormalizeURL(it.URL)] &&
 				(oldestSeen.IsZero() || it.At.Before(oldestSeen)) {
 				oldestSeen = it.At
 			}
@@ -101,6 +95,19 @@ func heldAbsence(in Intent, s Search, suspectFrom time.Time) (Verdict, bool) {
 		return Verdict{Outcome: Ambiguous, Reason: reasonBlind}, true
 	}
 	return Verdict{}, false
+}
+
+// urlSet is the set of the lists' URLs, normalized.
+func urlSet(lists ...[]string) map[string]bool {
+	set := map[string]bool{}
+	for _, list := range lists {
+		for _, u := range list {
+			if u = NormalizeURL(u); u != "" {
+				set[u] = true
+			}
+		}
+	}
+	return set
 }
 
 // differs says in fixed words how an item by the actor differs from the
