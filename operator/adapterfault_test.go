@@ -92,3 +92,43 @@ func TestSearchReadingNoActorNeverPublishesTwice(t *testing.T) {
 	w.useRunner(nil, wrongAdapter(t, w, "\n  author: {attribute: data-author}", "\n  author: {selector: \".post-text\"}"))
 	onceThenAmbiguous(t, w, "cannot show that it sees")
 }
+
+// A canonical rule that drops the identifying part of a permalink
+// (a rewrite of "/[0-9]+$" meant for page numbers, on /p/N) turns the one
+// item a fresh account's list holds into a match at the list's address.
+// The rewritten link is opened before it is recorded: /p shows no post, so
+// the action waits for a person, named with the link the page gave, and
+// is never published again.
+func TestCanonicalDroppingTheIDNeverVerifies(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	w.useRunner(nil, wrongAdapter(t, w, "search:\n", "canonical:\n  rewrite: [{match: '/[0-9]+$', replace: ''}]\nsearch:\n"))
+	w.calendar("entries:\n" + post("p1", "a post whose link the adapter cuts"))
+	for range 2 {
+		w.pass()
+	}
+	effects := w.effects(demosite.EffectPost)
+	require.Len(t, effects, 1, "published once, never again: invariant 12")
+	as := w.actions()
+	require.Len(t, as, 1)
+	require.Equal(t, ledger.Ambiguous, as[0].Status, "never verified at the list's address: %+v", as[0])
+	require.Contains(t, as[0].FailureReason, fmt.Sprintf("the result link %s/p is the adapter's canonical form of %s/p/%d", w.base, w.base, effects[0].PostID))
+	require.Contains(t, as[0].FailureReason, "which answers 404")
+	require.Contains(t, as[0].FailureReason, "browserop actions resolve "+as[0].ID+" --verified URL")
+}
+
+// A canonical rule that changes a link into another address of the same
+// item is proven by opening it: demosite shows the post at /post?id=N too,
+// and the result there links itself the same way, so the action verifies
+// at the rewritten address.
+func TestCanonicalRewriteToAnotherAddressOfTheItemVerifies(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	w.useRunner(nil, wrongAdapter(t, w, "search:\n", "canonical:\n  rewrite: [{match: '/p/([0-9]+)$', replace: '/post?id=${1}'}]\nsearch:\n"))
+	w.calendar("entries:\n" + post("p1", "a post under its other address"))
+	w.pass()
+	effects := w.effects(demosite.EffectPost)
+	require.Len(t, effects, 1)
+	as := w.actions()
+	require.Len(t, as, 1)
+	require.Equal(t, ledger.Verified, as[0].Status, "%+v", as[0])
+	require.Equal(t, fmt.Sprintf("%s/post?id=%d", w.base, effects[0].PostID), as[0].CanonicalResult)
+}

@@ -118,6 +118,10 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landin
 				return verify.Verdict{Outcome: verify.Ambiguous, Reason: landedWhy}
 			case v.Outcome == verify.Verified && landedURL != "" && verify.NormalizeURL(landedURL) != verify.NormalizeURL(v.URL):
 				return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the landed page and the timeline disagree"}
+			case v.Outcome == verify.Verified:
+				if why := p.rewrittenResult(st, in, vin, res, v.URL, a.ID); why != "" {
+					return verify.Verdict{Outcome: verify.Ambiguous, URLs: v.URLs, Reason: why}
+				}
 			}
 		} else {
 			// A like or follow control shows the viewer's own state: it

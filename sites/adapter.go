@@ -20,6 +20,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/media"
+	"github.com/browserop/browserop/verify"
 )
 
 // Intent is one action as the adapter needs it.
@@ -154,18 +155,31 @@ type Query struct {
 
 // Item is one result Search read.
 type Item struct {
-	Link   string // canonical URL, absolute, on a site origin; "" if unusable
-	Author string
-	Text   string
-	Parent string    // canonical URL of the parent; "" for a top-level post
-	Time   time.Time // zero when missing or unparsable
-	State  string    // like and follow: the control state
-	Done   bool      // like and follow: State is the done value
+	Link string // canonical URL, absolute, on a site origin; "" if unusable
+	// RawLink is the link as the page named it, absolute, before the
+	// adapter's canonical rule; "" when Link is. See Rewritten.
+	RawLink string
+	Author  string
+	Text    string
+	Parent  string    // canonical URL of the parent; "" for a top-level post
+	Time    time.Time // zero when missing or unparsable
+	State   string    // like and follow: the control state
+	Done    bool      // like and follow: State is the done value
 	// Media are the item's media, in order, when the adapter reads them.
 	Media []MediaSeen
 	// Problems lists fields that were missing, doubled, unparsable or
 	// offsite. An item with problems is never an exact match.
 	Problems []string
+}
+
+// Rewritten reports whether the adapter's canonical rule changed the
+// item's link beyond how verify compares URLs (verify.NormalizeURL): it
+// dropped a fragment, a query parameter or part of the path. Such a link
+// is the adapter's word that both name one item; the operator opens it
+// before it records it as an action's result (a rule that drops an id
+// makes every permalink one URL).
+func (it Item) Rewritten() bool {
+	return it.RawLink != "" && it.Link != "" && verify.NormalizeURL(it.RawLink) != verify.NormalizeURL(it.Link)
 }
 
 // OK reports whether every field of the item was read unambiguously.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/verify"
 )
 
 // Declarative is an Adapter built from a validated Spec. It is immutable and
@@ -409,12 +410,12 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 			}
 		}
 		if f.link != nil && f.link.Page {
-			it.Link = d.Canonical(pageURL)
+			it.Link, it.RawLink = d.Canonical(pageURL), pageURL
 		} else if v, ok := get("link", f.link); ok {
 			if u, err := d.fieldURL(pageURL, f.link, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "link: "+err.Error())
 			} else {
-				it.Link = u
+				it.Link, it.RawLink = u, d.rawFieldURL(pageURL, f.link, strings.TrimSpace(v))
 			}
 		}
 		it.Media = readMedia(f.media, m)
@@ -450,6 +451,25 @@ func (d *Declarative) fieldURL(pageURL string, fs *FieldSpec, v string) (string,
 		v = u
 	}
 	return d.resolve(pageURL, v)
+}
+
+// rawFieldURL is the absolute URL a field read as a link names before the
+// canonical rule (fieldURL's input, resolved against the page): what
+// Item.RawLink records. It is "" when that is no URL (fieldURL failed
+// then too).
+func (d *Declarative) rawFieldURL(pageURL string, fs *FieldSpec, v string) string {
+	if fs.Template != "" {
+		u, err := d.expandValue(fs.Template, v)
+		if err != nil {
+			return ""
+		}
+		v = u
+	}
+	abs, err := absolute(pageURL, v)
+	if err != nil {
+		return ""
+	}
+	return abs.String()
 }
 
 // Search finds the live results of q. For like and follow it opens the
@@ -490,23 +510,24 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 const problemMergedLink = "link: its canonical form is another item's too: the site's canonical rule drops what tells them apart"
 
 // markMergedLinks marks the items read without problems whose canonical
-// link is that of another item with another author, text or parent: the
-// adapter's canonical form drops what identifies an item (a comment's
-// fragment, the post's id), so a link cannot tell this action's result
-// from an older twin (the baseline would call it old, verification one
-// match of two). Each becomes an item with a problem ("link unusable"):
-// never a match, and the view is not complete. The same item listed
-// twice (a post that moved to the next page during the walk) is not
-// marked.
+// link is that of another item with another author, text or parent, or
+// that the page linked under another address: the adapter's canonical
+// form drops what identifies an item (a comment's fragment, the post's
+// id), so a link cannot tell this action's result from an older twin (the
+// baseline would call it old, verification one match of two). Each
+// becomes an item with a problem ("link unusable"): never a match, and
+// the view is not complete. The same item listed twice (a post that moved
+// to the next page during the walk) is not marked: it is the same
+// address both times.
 func markMergedLinks(items []Item) {
-	type seen struct{ author, text, parent string }
+	type seen struct{ author, text, parent, raw string }
 	first := map[string]seen{}
 	merged := map[string]bool{}
 	for _, it := range items {
 		if !it.OK() || it.Link == "" {
 			continue
 		}
-		s := seen{it.Author, it.Text, it.Parent}
+		s := seen{it.Author, it.Text, it.Parent, verify.NormalizeURL(it.RawLink)}
 		if f, ok := first[it.Link]; !ok {
 			first[it.Link] = s
 		} else if f != s {

@@ -367,8 +367,7 @@ func TestDirAndHarnessErrors(t *testing.T) {
 // It fails on the code of 432ff98 (issue 20): there several wrong adapters
 // publish twice (transform_mismatch, the three refusal faults,
 // parent_not_read, and in other seeds theme_change, truncated_list,
-// ready_too_early) or verify falsely (late_if, canonical_drops_id). The
-// faults still open (openAdapterFaults) are left out here.
+// ready_too_early) or verify falsely (late_if, canonical_drops_id).
 func TestTortureAdapterFaults(t *testing.T) {
 	var seeds []uint64
 	policy := AdapterPolicy{}
@@ -379,13 +378,7 @@ func TestTortureAdapterFaults(t *testing.T) {
 		}
 		policy.All = true
 	} else {
-		for _, seed := range adapterFaultSeeds(t) {
-			if why, open := openAdapterFaults[Plan(seed).Adapter.Name]; open {
-				t.Logf("seed %d: adapter fault %s left out: %s", seed, Plan(seed).Adapter.Name, why)
-				continue
-			}
-			seeds = append(seeds, seed)
-		}
+		seeds = adapterFaultSeeds(t)
 	}
 	o := options(t, seeds...)
 	o.Parallel, o.Adapter = 2, policy
@@ -409,9 +402,6 @@ func TestTortureAdapterFaults(t *testing.T) {
 	}
 	if os.Getenv("TORTURE_ADAPTER_SEEDS") == "" {
 		for _, name := range AdapterFaultNames() {
-			if _, open := openAdapterFaults[name]; open {
-				continue
-			}
 			if rep.AdapterFaults[name] != 1 {
 				t.Errorf("adapter fault %s ran on %d seeds, want 1", name, rep.AdapterFaults[name])
 			}
@@ -421,13 +411,6 @@ func TestTortureAdapterFaults(t *testing.T) {
 
 // adapterFaultSeeds are, for each adapter fault in order, the first seed
 // from AdapterFaultSeeds on that draws it by default.
-// openAdapterFaults are the adapter faults browserop does not yet make
-// safe, with why: CI leaves their seeds out, and the published runs count
-// what they do (docs/torture.md, "Adapter faults").
-var openAdapterFaults = map[string]string{
-	"canonical_drops_id": "a canonical rewrite that collapses every permalink into its list page verifies the one item a fresh account's list holds at that page (false_verified); nothing in one view tells the rule is wrong",
-}
-
 func adapterFaultSeeds(t *testing.T) []uint64 {
 	t.Helper()
 	first := map[string]uint64{}
