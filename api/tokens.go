@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/browserop/browserop/internal/regularfile"
 )
 
 // Token prefixes: they tell a person (and secret scanners) which token a
@@ -56,7 +58,7 @@ func openTokens(path string) (string, string, error) {
 	if li.Mode()&fs.ModeSymlink != 0 {
 		return "", "", fmt.Errorf("api token file %s is a symbolic link; browserop refuses it: point api.token_file at the file itself", path)
 	}
-	f, err := os.Open(path)
+	f, _, err := regularfile.Open(path)
 	if err != nil {
 		return "", "", fmt.Errorf("api token file %s: %w", path, err)
 	}

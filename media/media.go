@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/browserop/browserop/internal/regularfile"
 )
 
 // The types an image may be, as sites declare them and as the canonical
@@ -64,9 +66,9 @@ var ErrChanged = errors.New("the file changed since it was read")
 // against SHA256: an error wrapping ErrChanged when they differ (the file
 // was replaced since Load), or the error that kept it from being read.
 func (it Item) Bytes() ([]byte, error) {
-	f, err := os.Open(it.File)
+	f, _, err := regularfile.Open(it.File)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", it.File, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
@@ -112,18 +114,13 @@ func Load(dir, name, alt string) (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
-	f, err := os.Open(p)
+	// Opened without blocking: a FIFO put in the folder is refused at
+	// once, never waited on.
+	f, st, err := regularfile.Open(p)
 	if err != nil {
 		return Item{}, fmt.Errorf("media %q: %w", name, unwrapPath(err))
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Item{}, fmt.Errorf("media %q: %w", name, unwrapPath(err))
-	}
-	if !st.Mode().IsRegular() {
-		return Item{}, fmt.Errorf("media %q: not a regular file", name)
-	}
 	if st.Size() > MaxBytes {
 		return Item{}, fmt.Errorf("media %q: %d bytes is over the limit of %d", name, st.Size(), MaxBytes)
 	}

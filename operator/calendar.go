@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/browserop/browserop/internal/regularfile"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/media"
 )
@@ -138,6 +139,11 @@ func checkMediaShape(typ string, hasMedia bool, partMedia, parts int, partKey st
 // MaxTextRunes bounds a calendar text; sites have their own, lower limits.
 const MaxTextRunes = 10000
 
+// MaxCalendarFile bounds a calendar file, as adapter files are bounded: a
+// larger file (or a link to a device) is that file's problem, never read
+// whole.
+const MaxCalendarFile = 1 << 20
+
 // CalendarError is one problem in a calendar file, with where it is.
 type CalendarError struct {
 	File    string
@@ -200,7 +206,9 @@ func LoadCalendar(dir, mediaDir string) (Calendar, error) {
 	seen := map[string]string{}
 	for _, name := range names {
 		path := filepath.Join(dir, name)
-		data, err := os.ReadFile(path)
+		// Read without blocking and bounded: a FIFO or a link to a
+		// device in the folder is one file's problem, not a hung pass.
+		data, err := regularfile.ReadFile(path, MaxCalendarFile)
 		if err != nil {
 			cal.Problems = append(cal.Problems, &CalendarError{File: path, Problem: err.Error()})
 			continue

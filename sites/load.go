@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/browserop/browserop/internal/regularfile"
 )
 
 // ErrInvalid is wrapped by every error of Parse, Load and LoadDir about the
@@ -73,32 +75,47 @@ func Parse(name string, data []byte) (*Declarative, error) {
 
 // Load reads the site adapter in the file at path; see Parse.
 func Load(path string) (*Declarative, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("load site: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
+	data, err := readSiteFile(path)
+	switch {
+	case errors.Is(err, regularfile.ErrTooLarge):
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrInvalid, path, maxFileSize)
+	case err != nil:
 		return nil, fmt.Errorf("load site %s: %w", path, err)
 	}
 	return Parse(path, data)
+}
+
+// readSiteFile reads a site file without blocking on it, up to the limit
+// (regularfile.ReadFile).
+func readSiteFile(path string) ([]byte, error) {
+	data, err := regularfile.ReadFile(path, maxFileSize)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the caller names the file
+	}
+	return data, err
 }
 
 // LoadDir reads every *.yaml and *.yml file in dir, sorted by name. Every
 // file's problems are reported together; two files naming the same site are
 // an error.
 func LoadDir(dir string) ([]*Declarative, error) {
-	return loadFS(os.DirFS(dir), ".", dir)
+	// Each file is read as Load reads it: a FIFO or a device in the
+	// folder is refused at once, and no file is read past the limit.
+	return loadFS(os.DirFS(dir), ".", dir, func(name string) ([]byte, error) {
+		return readSiteFile(filepath.Join(dir, name))
+	})
 }
 
 // LoadFS is LoadDir for the directory dir of fsys, such as the bundled
 // adapters embedded in package configs (LoadFS(configs.Sites, "sites")).
 func LoadFS(fsys fs.FS, dir string) ([]*Declarative, error) {
-	return loadFS(fsys, dir, dir)
+	return loadFS(fsys, dir, dir, func(name string) ([]byte, error) {
+		return fs.ReadFile(fsys, path.Join(dir, name))
+	})
 }
 
-func loadFS(fsys fs.FS, dir, shown string) ([]*Declarative, error) {
+func loadFS(fsys fs.FS, dir, shown string, read func(name string) ([]byte, error)) ([]*Declarative, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("load sites: %w", err)
@@ -116,7 +133,11 @@ func loadFS(fsys fs.FS, dir, shown string) ([]*Declarative, error) {
 	seen := map[string]string{}
 	for _, n := range names {
 		display := filepath.Join(shown, n)
-		data, err := fs.ReadFile(fsys, path.Join(dir, n))
+		data, err := read(n)
+		if errors.Is(err, regularfile.ErrTooLarge) {
+			errs = append(errs, fmt.Errorf("%w: %s: larger than %d bytes", ErrInvalid, display, maxFileSize))
+			continue
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("load site %s: %w", display, err))
 			continue

@@ -3,11 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"math"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -17,6 +15,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/internal/regularfile"
 )
 
 // maxConfigSize bounds the config file; anything larger is a mistake.
@@ -54,17 +53,14 @@ func LoadConfig(path string, explicit bool, env []string) (Config, error) {
 }
 
 func readConfigFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > maxConfigSize {
+	data, err := regularfile.ReadFile(path, maxConfigSize)
+	switch {
+	case errors.Is(err, regularfile.ErrTooLarge):
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxConfigSize)
+	case errors.Is(err, regularfile.ErrNotRegular):
+		return nil, fmt.Errorf("%s: %w", path, err)
+	case err != nil:
+		return nil, err
 	}
 	return data, nil
 }
