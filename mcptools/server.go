@@ -158,11 +158,13 @@ func NewServer(tasks *operator.TaskService, version string) *mcp.Server {
 // on its own). It rejects, like the SDK does by default, a request that
 // arrived on a loopback address with a foreign Host header, and any
 // cross-origin browser request. It does not check a bearer token: mount it
-// behind the API layer's token and origin checks.
+// behind the API layer's token and origin checks. A batch of more than
+// MaxBatch requests is refused with a JSON-RPC error, and no answer is
+// longer than MaxAnswer bytes.
 func HTTPHandler(server *mcp.Server) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: true})
-	return http.NewCrossOriginProtection().Handler(h)
+	return http.NewCrossOriginProtection().Handler(boundBatches(h))
 }
 
 // ContractInput is a task's contract as an agent writes it.
