@@ -243,6 +243,11 @@ func TestMCPErrorsAreJSON(t *testing.T) {
 	q = e.newRequest(req{method: "POST", path: "/mcp", token: e.agent, body: `{not json`})
 	q.Header.Set("Accept", "application/json, text/event-stream")
 	want(t, e.send(q), http.StatusBadRequest, "") // want checks the {"error": ...} shape
+	// An Accept without the event stream is 406, as the docs say (the
+	// SDK alone answers 400).
+	q = e.newRequest(req{method: "POST", path: "/mcp", token: e.agent, body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`})
+	q.Header.Set("Accept", "application/json")
+	want(t, e.send(q), http.StatusNotAcceptable, "not_acceptable")
 }
 
 // A limit of 0 is refused over REST, as over MCP.
@@ -272,7 +277,7 @@ func TestNoDoubledErrorPrefix(t *testing.T) {
 
 // A symlinked token file is refused, as the docs say.
 func TestSymlinkedTokenFileRefused(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateTempDir(t)
 	real := filepath.Join(dir, "real")
 	if _, _, err := LoadOrCreateTokens(real); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@
 package api_test
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -16,7 +17,8 @@ import (
 // A FIFO where the token file should be is refused at once: opening it
 // used to wait for a writer before the file's kind was checked.
 func TestTokenFileFIFORefused(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "state")
+	require.NoError(t, os.Mkdir(dir, 0o700))
 	path := filepath.Join(dir, "tokens")
 	require.NoError(t, syscall.Mkfifo(path, 0o600))
 	done := make(chan error, 1)

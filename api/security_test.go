@@ -182,7 +182,7 @@ func TestOversizedBody(t *testing.T) {
 // a malformed one, and one with equal tokens are refused with clear errors
 // that never echo the file's content.
 func TestTokenFile(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state")
+	dir := filepath.Join(privateTempDir(t), "state")
 	path := filepath.Join(dir, "token")
 	user, agent, err := LoadOrCreateTokens(path)
 	if err != nil {
@@ -256,6 +256,25 @@ func TestTokenFile(t *testing.T) {
 	if _, _, err := LoadOrCreateTokens(""); err == nil {
 		t.Fatal("empty path accepted")
 	}
+	// A token file in a folder others can reach is refused, naming the
+	// fix: whoever can write the folder can swap the file.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadOrCreateTokens(path); err == nil || !strings.Contains(err.Error(), "is mode 0755: others can reach what is in it; run `chmod 700 "+dir+"`") {
+		t.Fatalf("a 0755 folder: %v", err)
+	}
+}
+
+// privateTempDir is a temporary folder of this user's alone (t.TempDir
+// is 0755 under the usual umask).
+func privateTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // The ledger file (the API's store) readable by others is refused too, with

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/browserop/browserop/internal/privatedir"
 	"github.com/browserop/browserop/internal/regularfile"
 )
 
@@ -33,7 +34,8 @@ type tokenFile struct {
 
 // LoadOrCreateTokens reads the user and agent tokens from the token file at
 // path. On first start, when there is no file, it creates one (directory
-// 0700, file 0600) holding two new random 256-bit tokens. It refuses a file
+// 0700, file 0600) holding two new random 256-bit tokens. It refuses a
+// folder that is not the running user's alone (privatedir.Check), a file
 // that others can read or write (it must be 0600), that is not a regular
 // file, that another user owns, or whose tokens are malformed or equal.
 //
@@ -41,6 +43,11 @@ type tokenFile struct {
 func LoadOrCreateTokens(path string) (user, agent string, err error) {
 	if path == "" {
 		return "", "", errors.New("api token file: empty path (set api.token_file)")
+	}
+	// The tokens' folder is the person's alone: in a folder others can
+	// write, the file could be swapped between the checks and the read.
+	if err := privatedir.Make(filepath.Dir(path)); err != nil {
+		return "", "", fmt.Errorf("api token file %s: %w", path, err)
 	}
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return createTokens(path)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"strings"
 )
 
 // MaxBatch bounds the requests of one JSON-RPC batch (protocol versions
@@ -23,11 +25,18 @@ const MaxAnswer = 16 << 20
 // valid.
 const jsonRPCInvalidRequest = -32600
 
-// boundBatches refuses a batch of more than MaxBatch requests with a
+// boundBatches answers 406 to a POST that does not accept both JSON and
+// an event stream, refuses a batch of more than MaxBatch requests with a
 // JSON-RPC error before the SDK reads it, and bounds every answer to
 // MaxAnswer bytes. The body is already bounded by the API layer.
 func boundBatches(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && jsonBody(r) && !acceptsBoth(r.Header.Values("Accept")) {
+			// The SDK answers 400; what the request does not accept is
+			// 406 Not Acceptable, as docs/api.md says.
+			http.Error(w, "Accept must contain both 'application/json' and 'text/event-stream'", http.StatusNotAcceptable)
+			return
+		}
 		if r.Method == http.MethodPost && r.Body != nil {
 			body, err := io.ReadAll(r.Body)
 			if err != nil {
@@ -45,6 +54,33 @@ func boundBatches(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(&boundedWriter{ResponseWriter: w, left: MaxAnswer}, r)
 	})
+}
+
+// jsonBody reports whether r says its body is JSON (else the SDK answers
+// 415 first).
+func jsonBody(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}
+
+// acceptsBoth reports whether an Accept header takes both JSON and an
+// event stream, as the SDK requires of a POST (wildcards included).
+func acceptsBoth(values []string) bool {
+	jsonOK, streamOK := false, false
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
 }
 
 // batchLen is the number of elements of body when it is a JSON array.

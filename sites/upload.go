@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/internal/atomicfile"
+	"github.com/browserop/browserop/internal/privatedir"
 	"github.com/browserop/browserop/media"
 )
 
@@ -23,18 +24,17 @@ import (
 // uploadRetention is how long a private copy is kept for a later attempt.
 const uploadRetention = 24 * time.Hour
 
-// uploadDir is the private directory of the copies.
+// uploadDir is the private directory of the copies, in the shared
+// temporary folder: it must be this user's alone (privatedir.Check), since
+// another user could have made it first to read the copies or make every
+// upload fail.
 func uploadDir() (string, error) {
 	dir := filepath.Join(os.TempDir(), "browserop-uploads-"+strconv.Itoa(os.Getuid()))
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", err
 	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() || fi.Mode().Perm() != 0o700 {
-		return "", fmt.Errorf("%s is not a private directory (mode %s)", dir, fi.Mode())
+	if err := privatedir.Check(dir); err != nil {
+		return "", fmt.Errorf("upload copies: %w", err)
 	}
 	return dir, nil
 }
