@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -21,9 +22,13 @@ const MaxBatch = 16
 // client sees a broken answer, never an unbounded one).
 const MaxAnswer = 16 << 20
 
-// jsonRPCInvalidRequest is JSON-RPC's code for a request that is not
-// valid.
-const jsonRPCInvalidRequest = -32600
+// JSON-RPC's codes for a body that is not JSON, a message that is not a
+// valid request, and parameters a method cannot take.
+const (
+	jsonRPCParseError     = -32700
+	jsonRPCInvalidRequest = -32600
+	jsonRPCInvalidParams  = -32602
+)
 
 // boundBatches answers 406 to a POST that does not accept both JSON and
 // an event stream, refuses a batch of more than MaxBatch requests with a
@@ -48,6 +53,10 @@ func boundBatches(next http.Handler) http.Handler {
 				if n, ok := batchLen(body); ok && n > MaxBatch {
 					writeRPCError(w, http.StatusBadRequest, jsonRPCInvalidRequest,
 						fmt.Sprintf("a batch holds at most %d requests; this one holds %d: send them in smaller batches", MaxBatch, n))
+					return
+				}
+				if code, msg := checkMessages(body); msg != "" {
+					writeRPCError(w, http.StatusBadRequest, code, msg)
 					return
 				}
 			}
@@ -135,3 +144,103 @@ func (b *boundedWriter) Flush() {
 
 // Unwrap gives http.ResponseController the writer underneath.
 func (b *boundedWriter) Unwrap() http.ResponseWriter { return b.ResponseWriter }
+
+// maxID is the largest integer id answered exactly: 2⁵³-1, the largest
+// integer JSON numbers carry exactly everywhere.
+const maxID = 1<<53 - 1
+
+// checkMessages checks the JSON-RPC envelope of every message of body
+// before the SDK reads it, so that what is wrong is said in the request's
+// terms (the SDK's own words name Go types), and an id is echoed exactly
+// or refused: an integer id beyond 64 bits used to come back as another
+// number. It returns the JSON-RPC code and message of the first problem,
+// or "" for a body the SDK may read.
+func checkMessages(body []byte) (int, string) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+		return jsonRPCParseError, "the body is not one JSON value"
+	}
+	msgs, batch := v.([]any)
+	if !batch {
+		msgs = []any{v}
+	} else if len(msgs) == 0 {
+		return jsonRPCInvalidRequest, "the batch is empty"
+	}
+	for i, m := range msgs {
+		where := "the message"
+		if batch {
+			where = fmt.Sprintf("message %d of the batch", i+1)
+		}
+		if why := checkMessage(m); why != "" {
+			code := jsonRPCInvalidRequest
+			if strings.HasPrefix(why, "params") || strings.HasPrefix(why, "arguments") {
+				code = jsonRPCInvalidParams
+			}
+			return code, where + ": " + why
+		}
+	}
+	return 0, ""
+}
+
+// checkMessage says what is wrong with one message's envelope, "" when
+// nothing is.
+func checkMessage(m any) string {
+	obj, ok := m.(map[string]any)
+	if !ok {
+		return "not a JSON object"
+	}
+	if obj["jsonrpc"] != "2.0" {
+		return `"jsonrpc" must be "2.0"`
+	}
+	if id, ok := obj["id"]; ok && id != nil {
+		switch id := id.(type) {
+		case string:
+		case json.Number:
+			// The SDK reads a numeric id as a float64: beyond 2⁵³ it
+			// would answer another number.
+			if n, err := strconv.ParseInt(id.String(), 10, 64); err != nil || n > maxID || n < -maxID {
+				return fmt.Sprintf("id %.40s is not an integer from %d to %d: use such an integer or a string", id, -maxID, maxID)
+			}
+		default:
+			return "id must be a string or an integer"
+		}
+	}
+	method, hasMethod := obj["method"]
+	if hasMethod {
+		name, ok := method.(string)
+		if !ok {
+			return `"method" must be a string`
+		}
+		params, has := obj["params"]
+		if !has || params == nil {
+			return ""
+		}
+		p, isObj := params.(map[string]any)
+		if _, isArr := params.([]any); !isObj && !isArr {
+			return "params must be an object"
+		}
+		if name == "tools/call" {
+			if !isObj {
+				return "params must be an object"
+			}
+			if _, ok := p["name"].(string); !ok {
+				return `params: "name" must be the tool's name, a string`
+			}
+			if args, has := p["arguments"]; has && args != nil {
+				if _, ok := args.(map[string]any); !ok {
+					return "arguments must be an object, as the tool's input schema describes"
+				}
+			}
+		}
+		return ""
+	}
+	if _, ok := obj["result"]; ok {
+		return ""
+	}
+	if _, ok := obj["error"]; ok {
+		return ""
+	}
+	return `neither a request (no "method") nor a response`
+}

@@ -65,3 +65,49 @@ func TestMCPBatchBounded(t *testing.T) {
 		require.Contains(t, string(body), id, "both calls answered")
 	}
 }
+
+// A message's envelope is checked before the SDK reads it: an id is
+// echoed exactly or refused (2⁶⁴+1 used to come back as -2⁶³), and what
+// is wrong is said in the request's terms, never in Go's
+// ("jsonrpc2.wireDecode", "mcp.CallToolParamsRaw").
+func TestMCPEnvelopeInRequestTerms(t *testing.T) {
+	f := newFixture(t)
+	hs := httptest.NewServer(mcptools.HTTPHandler(f.server))
+	t.Cleanup(hs.Close)
+	send := func(body string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, hs.URL+"/mcp", strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-03-26")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/list"}`:                              `"code":-32600,"message":"the message: id 18446744073709551617 is not an integer from -9007199254740991 to 9007199254740991: use such an integer or a string"`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`:                                               "id 1.5 is not an integer",
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`:                                           "id must be a string or an integer",
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}`:                                    `"code":-32602,"message":"the message: params must be an object"`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"task_create","arguments":"x"}}`: "arguments must be an object",
+		`{"jsonrpc":"2.0","id":1,"method":5}`:                                                            `\"method\" must be a string`,
+		`{"jsonrpc":"1.0","id":1,"method":"tools/list"}`:                                                 `\"jsonrpc\" must be \"2.0\"`,
+		`[1,2]`:     "message 1 of the batch: not a JSON object",
+		`{"x":1} ]`: `"code":-32700,"message":"the body is not one JSON value"`,
+	} {
+		status, answer := send(body)
+		require.Equal(t, http.StatusBadRequest, status, body)
+		require.Contains(t, answer, want, body)
+		for _, internal := range []string{"Go value", "jsonrpc2", "mcptools.", "mcp.", "map[string]"} {
+			require.NotContains(t, answer, internal, body)
+		}
+	}
+	for _, id := range []string{"9007199254740991", "-9007199254740991", "0", `"18446744073709551617"`} {
+		status, answer := send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`)
+		require.Equal(t, http.StatusOK, status)
+		require.True(t, strings.Contains(answer, `"id":`+id+`,"result"`), "the id %s echoed exactly", id)
+	}
+}
