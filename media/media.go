@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/browserop/browserop/internal/pubtext"
 	"github.com/browserop/browserop/internal/regularfile"
 )
 
@@ -163,7 +164,9 @@ func Resolve(dir, name string) (string, error) {
 	}
 	rel, err := filepath.Rel(realDir, realP)
 	if err != nil || !filepath.IsLocal(rel) {
-		return "", fmt.Errorf("media %q: %w (it links to %s)", name, ErrOutside, realP)
+		// Where the link leads is not said: a hostile link could make an
+		// error print what it names (another process's environment).
+		return "", fmt.Errorf("media %q: %w (a link in its path leads out of the folder)", name, ErrOutside)
 	}
 	return p, nil
 }
@@ -176,12 +179,7 @@ func CheckAlt(alt string) error {
 	case utf8.RuneCountInString(alt) > MaxAltRunes:
 		return fmt.Errorf("is longer than %d characters", MaxAltRunes)
 	}
-	for _, r := range alt {
-		if r < 0x20 && r != '\t' || r == 0x7f {
-			return errors.New("holds a control character")
-		}
-	}
-	return nil
+	return pubtext.Check(alt, false)
 }
 
 // unwrapPath drops the *PathError around an error: messages name the file

@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/browserop/browserop/internal/pubtext"
 	"github.com/browserop/browserop/internal/regularfile"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/media"
@@ -487,7 +488,7 @@ func (e Entry) check() (key string, err error) {
 		case utf8.RuneCountInString(s) > MaxTextRunes:
 			return fmt.Errorf("is longer than %d characters", MaxTextRunes)
 		}
-		return nil
+		return pubtext.Check(s, true)
 	}
 	needTarget := k == kind.Reply || k.Toggles()
 	switch {

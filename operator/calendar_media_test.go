@@ -111,7 +111,7 @@ func TestCalendarMediaProblems(t *testing.T) {
 	}{
 		"Outside":       {post("      - {file: a.png}\n      - {file: ../x.png, alt: x}\n"), 10, `media[1] "../x.png": outside the media directory`},
 		"Absolute":      {post("      - {file: " + filepath.Join(mediaDir, "a.png") + "}\n"), 9, "outside the media directory: name a file relative to it"},
-		"SymlinkEscape": {post("      - {file: link.png}\n"), 9, `media[0] "link.png": outside the media directory (it links to`},
+		"SymlinkEscape": {post("      - {file: link.png}\n"), 9, `media[0] "link.png": outside the media directory (a link in its path leads out of the folder)`},
 		"Missing":       {post("      - {file: gone.png}\n"), 9, `media[0] "gone.png": no such file or directory`},
 		"NotAnImage":    {post("      - {file: notes.png}\n"), 9, `media[0] "notes.png": not an image of a known type`},
 		"Directory":     {post("      - {file: dir.png}\n"), 9, `media[0] "dir.png": not a regular file`},
@@ -119,7 +119,7 @@ func TestCalendarMediaProblems(t *testing.T) {
 		"UnknownKey":    {post("      - file: a.png\n        path: a.png\n"), 10, `media[0]: unknown key "path" (a media item has file and alt)`},
 		"NotAMapping":   {post("      - a.png\n"), 9, "media[0] must be a mapping of file and alt"},
 		"NotAList":      {"entries:\n" + entryHead("e1", "post") + "    text: hi\n    media: a.png\n", 8, "media must be a list"},
-		"AltControl":    {post("      - {file: a.png, alt: \"a\\u0007b\"}\n"), 9, `media[0] "a.png": alt holds a control character`},
+		"AltControl":    {post("      - {file: a.png, alt: \"a\\u0007b\"}\n"), 9, `media[0] "a.png": alt holds the control character U+0007 at character 2`},
 		"MediaOnLike": {"entries:\n" + entryHead("e1", "like") + "    target: http://127.0.0.1:8787/p/1\n    media: [{file: a.png}]\n",
 			8, "a like takes no media"},
 		"MediaOnFollow": {"entries:\n" + entryHead("e1", "follow") + "    target: http://127.0.0.1:8787/u/bob\n    media: [{file: a.png}]\n",

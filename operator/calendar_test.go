@@ -77,6 +77,11 @@ func TestParseCalendarProblems(t *testing.T) {
 		"BadID":         {"entries:\n  - id: 'no spaces'\n    site: demo\n    actor: a\n    type: post\n    at: 2026-12-01T10:00:00Z\n    text: hi\n", 2, "must be 1-128 letters"},
 		"NoSite":        {"entries:\n  - id: x\n    actor: a\n    type: post\n    at: 2026-12-01T10:00:00Z\n    text: hi\n", 2, "site is required"},
 		"BadTarget":     {entry("    type: follow\n    at: 2026-12-01T10:00:00Z\n    target: carol\n"), 7, "needs target"},
+		// What a published text may hold (internal/pubtext): no escape
+		// sequence reaches the site, no bidi override hides what it says.
+		"TextESC":  {entry("    type: post\n    at: 2026-12-01T10:00:00Z\n    text: \"red \\e[31m\"\n"), 7, "text holds the control character U+001B at character 5"},
+		"TextBEL":  {entry("    type: post\n    at: 2026-12-01T10:00:00Z\n    text: \"ding\\a\"\n"), 7, "U+0007"},
+		"PartBidi": {entry("    type: thread\n    at: 2026-12-01T10:00:00Z\n    parts: [\"one\", \"abc\\u202Efed\"]\n"), 7, "bidirectional control U+202E at character 4"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			es, problems := operator.ParseCalendar("c.yaml", []byte(tc.data), "")
