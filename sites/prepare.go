@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -36,6 +37,9 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		return "", fmt.Errorf("%w: its search cannot compare the %s", ErrUnverifiable, strings.Join(parts, " and the "))
 	}
 	if err := d.waitReady(ctx, tab, a.Ready); err != nil {
+		return "", err
+	}
+	if err := d.targetPartShown(ctx, tab, in); err != nil {
 		return "", err
 	}
 	if err := d.runSteps(ctx, tab, a.Before, "before"); err != nil {
@@ -75,6 +79,33 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		}
 	}
 	return strings.Join(got, "\n"), nil
+}
+
+// targetPartShown refuses, before anything is typed, a reply whose target
+// names a part of its page (a comment's #comment-N, a fragment the
+// canonical rule keeps) when the page holds no element of that id: the
+// comment was removed, or is on another page of comments. The adapter's
+// steps that put the form under it (a step with if) would then be skipped,
+// and the reply published to the page itself, under no comment: an effect
+// nobody asked for, never verified.
+func (d *Declarative) targetPartShown(ctx context.Context, tab *browser.Tab, in Intent) error {
+	if !in.Kind.HasParent() || !d.partOfPage(in.Target) {
+		return nil
+	}
+	u, err := url.Parse(in.Target)
+	if err != nil || u.Fragment == "" {
+		return nil
+	}
+	quoted := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(u.Fragment)
+	n, err := tab.Count(ctx, `[id="`+quoted+`"]`)
+	if err != nil {
+		return fmt.Errorf("%w: the target's #%s could not be looked for: %v", ErrStepFailed, excerpt(u.Fragment), err)
+	}
+	if n != 1 {
+		return fmt.Errorf("%w: the target names #%s, and the page holds %d elements of that id (removed, or on another page of the list): "+
+			"the reply could not be put under it; nothing was submitted", ErrStepFailed, excerpt(u.Fragment), n)
+	}
+	return nil
 }
 
 // compareFill compares a field's read-back with what was meant, as

@@ -221,6 +221,30 @@ func TestWordPressReplyToACommentIsNotVerifiedAsTopLevel(t *testing.T) {
 	require.Equal(t, verify.Verified, v.Outcome, v.Reason)
 }
 
+// A reply to a comment that is not on the page (removed, or on another
+// page of comments) fails before anything is typed: the step that moves
+// the form under the comment would be skipped (its if sees no :target
+// comment), and the reply used to go to the post itself, under no comment.
+func TestWordPressReplyToAMissingCommentFailsBeforeTheClick(t *testing.T) {
+	site := wordpress(t)
+	d := wordpressAdapter(t, site)
+	tab := wpTab(t, site)
+	ctx := context.Background()
+	target, id := wpCarolPost(t, site)
+	in := sites.Intent{Kind: kind.Reply, Actor: "alice", Target: target + "#comment-987654", Text: "a reply to nothing"}
+	_, err := d.Open(ctx, tab, in)
+	require.NoError(t, err)
+	_, err = d.Fill(ctx, tab, in)
+	require.ErrorIs(t, err, sites.ErrStepFailed)
+	require.ErrorContains(t, err, "the target names #comment-987654, and the page holds 0 elements of that id")
+	n, err := site.CountComments(ctx, id, "a reply to nothing")
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing submitted")
+	typed, err := tab.Texts(ctx, "textarea#comment")
+	require.NoError(t, err)
+	require.Equal(t, []string{""}, typed, "nothing typed")
+}
+
 // writePNG writes a w×h PNG of one colour to dir/name: a real image, as
 // WordPress checks what it is given.
 func writePNG(t testing.TB, dir, name string, w, h int, c color.RGBA) {
