@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -267,6 +268,43 @@ func TestActionsShowOtherAccounts(t *testing.T) {
 	code, out, _ = c.run("status")
 	require.Equal(t, 5, code)
 	require.Contains(t, out, "@carol", "status shows why it waits")
+}
+
+// An action that waits on the person's confirmation shows the answer and
+// why a pass holds it (a handed-off tab not proven closed), in text and
+// JSON: the person reads there what to do.
+func TestActionsShowConfirmationHold(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	a := c.seed(ledger.Planned)[0]
+	ctx := context.Background()
+	db, err := ledger.Open(ctx, c.ledgerPath(), ledger.Options{})
+	require.NoError(t, err)
+	l, err := db.AcquireLease(ctx, "browser-operator", "op", time.Minute)
+	require.NoError(t, err)
+	_, err = db.RequestConfirmation(ctx, l.Fence(), a.ID)
+	require.NoError(t, err)
+	_, err = db.AnswerConfirmation(ctx, a.ID, "confirmed", "person", "looks right")
+	require.NoError(t, err)
+	const why = "confirmed, not published yet: the handed-off tab could not be closed with proof; close it yourself"
+	_, err = db.HoldConfirmation(ctx, l.Fence(), a.ID, why)
+	require.NoError(t, err)
+	require.NoError(t, db.ReleaseLease(ctx, l))
+	require.NoError(t, db.Close())
+
+	code, out, errs := c.run("actions", "show", a.ID)
+	require.Equal(t, 0, code, errs)
+	require.Regexp(t, `confirmation:\s+confirmed person: looks right`, out)
+	require.Regexp(t, `held:\s+`+regexp.QuoteMeta(why), out)
+	code, out, _ = c.run("actions", "show", a.ID, "--json")
+	require.Equal(t, 0, code)
+	var shown struct {
+		Confirmation string `json:"confirmation"`
+		Held         string `json:"held"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &shown))
+	require.Equal(t, "confirmed person: looks right", shown.Confirmation)
+	require.Equal(t, why, shown.Held)
 }
 
 // A person who found an ambiguous effect absent may ask for the intent to

@@ -162,8 +162,22 @@ func actionsShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// An action that needs the person's confirmation: what they answered,
+	// and why a pass holds it, if one does.
+	var confirmation, held string
+	if c, err := db.GetConfirmation(ctx, id); err == nil {
+		confirmation = strings.TrimSpace(c.State + " " + c.By)
+		if c.Reason != "" {
+			confirmation += ": " + c.Reason
+		}
+		held = c.Held
+	} else if !errors.Is(err, ledger.ErrNotFound) {
+		return err
+	}
 	if e.json {
-		return writeJSON(e.stdout, toActionJSON(a, evs))
+		out := toActionJSON(a, evs)
+		out.Confirmation, out.Held = confirmation, held
+		return writeJSON(e.stdout, out)
 	}
 	w := e.stdout
 	tw := table(w)
@@ -171,7 +185,7 @@ func actionsShow(ctx context.Context, e *env, args []string) error {
 		{"id", a.ID}, {"status", string(a.Status)}, {"type", string(a.Type)}, {"format", a.Format}, {"site", a.Site},
 		{"actor", a.Actor}, {"target", a.TargetURL}, {"payload", string(a.Payload)}, {"attempt", fmt.Sprint(a.Attempt)},
 		{"result", a.CanonicalResult}, {"landed link", a.LandedURL}, {"failure", strings.TrimSpace(string(a.FailureClass) + " " + a.FailureReason)},
-		{"may be on", operator.Handles(a.OtherAccounts)},
+		{"may be on", operator.Handles(a.OtherAccounts)}, {"confirmation", confirmation}, {"held", held},
 		{"task", a.TaskID}, {"run", a.RunID}, {"key", a.IdempotencyKey}, {"created", fmtTime(a.CreatedAt)},
 		{"updated", fmtTime(a.UpdatedAt)},
 	} {

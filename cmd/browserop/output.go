@@ -54,13 +54,18 @@ type actionJSON struct {
 	FailureClass  string `json:"failure_class,omitempty"`
 	// OtherAccounts: accounts seen signed in on the site while the action
 	// was unsettled; its effect may be on one of them.
-	OtherAccounts []string    `json:"other_accounts,omitempty"`
-	Generation    int64       `json:"generation"`
-	CreatedAt     time.Time   `json:"created_at"`
-	UpdatedAt     time.Time   `json:"updated_at"`
-	ExecutingAt   *time.Time  `json:"executing_at,omitempty"`
-	SettledAt     *time.Time  `json:"settled_at,omitempty"`
-	History       []eventJSON `json:"history,omitempty"`
+	OtherAccounts []string `json:"other_accounts,omitempty"`
+	// Confirmation: for an action that needs the person's confirmation
+	// (actions show only), its state, who answered and why; Held: why a
+	// pass holds it after the answer instead of going on.
+	Confirmation string      `json:"confirmation,omitempty"`
+	Held         string      `json:"held,omitempty"`
+	Generation   int64       `json:"generation"`
+	CreatedAt    time.Time   `json:"created_at"`
+	UpdatedAt    time.Time   `json:"updated_at"`
+	ExecutingAt  *time.Time  `json:"executing_at,omitempty"`
+	SettledAt    *time.Time  `json:"settled_at,omitempty"`
+	History      []eventJSON `json:"history,omitempty"`
 }
 
 type eventJSON struct {
