@@ -14,6 +14,21 @@ import (
 	"github.com/browserop/browserop/mcptools"
 )
 
+// postOldProtocol posts body to hs's /mcp as a client of protocol
+// 2025-03-26, which may batch; the answer's body is closed with the test.
+func postOldProtocol(t *testing.T, hs *httptest.Server, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, hs.URL+"/mcp", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-03-26")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
 // A JSON-RPC batch (allowed before protocol 2025-06-18) of more than
 // MaxBatch requests is refused with a JSON-RPC error before any of it is
 // worked on: one batch of 10,000 tools/list calls used to be answered
@@ -27,15 +42,7 @@ func TestMCPBatchBounded(t *testing.T) {
 		for i := range calls {
 			calls[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i+1)
 		}
-		req, err := http.NewRequest(http.MethodPost, hs.URL+"/mcp", strings.NewReader("["+strings.Join(calls, ",")+"]"))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-03-26")
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		t.Cleanup(func() { resp.Body.Close() })
-		return resp
+		return postOldProtocol(t, hs, "["+strings.Join(calls, ",")+"]")
 	}
 
 	resp := batch(10000)
@@ -75,14 +82,7 @@ func TestMCPEnvelopeInRequestTerms(t *testing.T) {
 	hs := httptest.NewServer(mcptools.HTTPHandler(f.server))
 	t.Cleanup(hs.Close)
 	send := func(body string) (int, string) {
-		req, err := http.NewRequest(http.MethodPost, hs.URL+"/mcp", strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-03-26")
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
+		resp := postOldProtocol(t, hs, body)
 		b, err := io.ReadAll(resp.Body)
 		require.NoError(t, err)
 		return resp.StatusCode, string(b)
