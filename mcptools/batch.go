@@ -22,10 +22,9 @@ const MaxBatch = 16
 // client sees a broken answer, never an unbounded one).
 const MaxAnswer = 16 << 20
 
-// JSON-RPC's codes for a body that is not JSON, a message that is not a
-// valid request, and parameters a method cannot take.
+// JSON-RPC's codes for a message that is not a valid request and for
+// parameters a method cannot take.
 const (
-	jsonRPCParseError     = -32700
 	jsonRPCInvalidRequest = -32600
 	jsonRPCInvalidParams  = -32602
 )
@@ -42,7 +41,9 @@ func boundBatches(next http.Handler) http.Handler {
 			http.Error(w, "Accept must contain both 'application/json' and 'text/event-stream'", http.StatusNotAcceptable)
 			return
 		}
-		if r.Method == http.MethodPost && r.Body != nil {
+		if r.Method == http.MethodPost && jsonBody(r) && r.Body != nil {
+			// Only a JSON body is looked into: the SDK answers any other
+			// with 415 first.
 			body, err := io.ReadAll(r.Body)
 			if err != nil {
 				// The SDK words a body it cannot read (too large, cut
@@ -160,7 +161,9 @@ func checkMessages(body []byte) (int, string) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil || len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
-		return jsonRPCParseError, "the body is not one JSON value"
+		// Not JSON at all: a fault of the transport, which the SDK
+		// answers (400, in the API's error shape under serve).
+		return 0, ""
 	}
 	msgs, batch := v.([]any)
 	if !batch {

@@ -96,7 +96,7 @@ func TestMCPEnvelopeInRequestTerms(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":5}`:                                                            `\"method\" must be a string`,
 		`{"jsonrpc":"1.0","id":1,"method":"tools/list"}`:                                                 `\"jsonrpc\" must be \"2.0\"`,
 		`[1,2]`:     "message 1 of the batch: not a JSON object",
-		`{"x":1} ]`: `"code":-32700,"message":"the body is not one JSON value"`,
+		`{"x":1} ]`: "malformed payload",
 	} {
 		status, answer := send(body)
 		require.Equal(t, http.StatusBadRequest, status, body)
