@@ -141,6 +141,11 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	chromeOK := true
 	if attachMode(bc) {
 		add("chrome", "ok", "attach mode: browserop uses the Chrome at "+dash(bc.DevToolsURL+bc.DevToolsActivePortFile), "")
+		// The person's choice, said plainly: Chrome's DevTools port has no
+		// authentication, and loopback is every local user's.
+		add("devtools", "warn", "that Chrome's DevTools port answers any local user of this machine, not only you: "+
+			"whoever reaches it can read that profile's cookies and open tabs signed in as you",
+			"on a machine others can log in to, start that Chrome with its debugging port only while browserop runs, on a profile of its own, and close it after")
 	} else if exe, err := browser.FindExecutable(bc.ExecPath); err != nil {
 		chromeOK = false
 		add("chrome", "fail", err.Error(), "install Chromium or Chrome, or set browser.exec_path")

@@ -48,3 +48,16 @@ func TestDoctorMediaDir(t *testing.T) {
 	require.Contains(t, out, "ok   media      "+mediaDir+" (calendar.media_dir)")
 	require.Contains(t, out, "ok   calendar   "+calDir+": 1 valid entries")
 }
+
+// In attach mode doctor warns that the person's Chrome answers any local
+// user on its DevTools port, and says how to avoid it.
+func TestDoctorAttachModeWarnsOfThePort(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	cfgDir := filepath.Join(c.dir, "config", "browserop")
+	require.NoError(t, os.MkdirAll(cfgDir, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte("browser:\n  devtools_url: http://127.0.0.1:9/\n"), 0o600))
+	_, out, _ := c.run("doctor", "--no-browser")
+	require.Contains(t, out, "warn devtools   that Chrome's DevTools port answers any local user of this machine, not only you")
+	require.Contains(t, out, "-> on a machine others can log in to, start that Chrome with its debugging port only while browserop runs")
+}
