@@ -88,7 +88,7 @@ func readTokens(f *os.File, li fs.FileInfo, path string) (string, string, error)
 		return "", "", fmt.Errorf("api token file %s is mode %04o: others can read it, so browserop refuses it; "+
 			"run `chmod 600 %s` if nobody else could have read it, otherwise delete it to create new tokens", path, perm, path)
 	}
-	if err := checkOwner(fi); err != nil {
+	if err := privatedir.CheckOwner(fi); err != nil {
 		return "", "", fmt.Errorf("api token file %s: %w", path, err)
 	}
 	raw, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))

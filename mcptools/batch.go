@@ -51,11 +51,6 @@ func boundBatches(next http.Handler) http.Handler {
 				r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
 			} else {
 				r.Body = io.NopCloser(bytes.NewReader(body))
-				if n, ok := batchLen(body); ok && n > MaxBatch {
-					writeRPCError(w, http.StatusBadRequest, jsonRPCInvalidRequest,
-						fmt.Sprintf("a batch holds at most %d requests; this one holds %d: send them in smaller batches", MaxBatch, n))
-					return
-				}
 				if code, msg := checkMessages(body); msg != "" {
 					writeRPCError(w, http.StatusBadRequest, code, msg)
 					return
@@ -91,19 +86,6 @@ func acceptsBoth(values []string) bool {
 		}
 	}
 	return jsonOK && streamOK
-}
-
-// batchLen is the number of elements of body when it is a JSON array.
-func batchLen(body []byte) (int, bool) {
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) == 0 || trimmed[0] != '[' {
-		return 0, false
-	}
-	var msgs []json.RawMessage
-	if err := json.Unmarshal(trimmed, &msgs); err != nil {
-		return 0, false // malformed: the SDK answers it
-	}
-	return len(msgs), true
 }
 
 // writeRPCError answers a JSON-RPC error with no id (the batch as a whole
@@ -150,7 +132,8 @@ func (b *boundedWriter) Unwrap() http.ResponseWriter { return b.ResponseWriter }
 // integer JSON numbers carry exactly everywhere.
 const maxID = 1<<53 - 1
 
-// checkMessages checks the JSON-RPC envelope of every message of body
+// checkMessages checks the size of a batch (MaxBatch) and the JSON-RPC
+// envelope of every message of body
 // before the SDK reads it, so that what is wrong is said in the request's
 // terms (the SDK's own words name Go types), and an id is echoed exactly
 // or refused: an integer id beyond 64 bits used to come back as another
@@ -166,10 +149,13 @@ func checkMessages(body []byte) (int, string) {
 		return 0, ""
 	}
 	msgs, batch := v.([]any)
-	if !batch {
+	switch {
+	case !batch:
 		msgs = []any{v}
-	} else if len(msgs) == 0 {
+	case len(msgs) == 0:
 		return jsonRPCInvalidRequest, "the batch is empty"
+	case len(msgs) > MaxBatch:
+		return jsonRPCInvalidRequest, fmt.Sprintf("a batch holds at most %d requests; this one holds %d: send them in smaller batches", MaxBatch, len(msgs))
 	}
 	for i, m := range msgs {
 		where := "the message"

@@ -2,12 +2,14 @@ package operator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/verify"
 )
 
@@ -57,20 +59,14 @@ const landedLook = 10 * time.Second
 func (p *pass) lookAtLanded(st *siteTab, in intent, vin verify.Intent, id string) string {
 	link := vin.LandedURL
 	head := fmt.Sprintf("the landed page named %s", printable(link))
-	if !slices.Contains(st.site.Origins(), browser.Origin(link)) {
-		return head + ", which is not on the site: it was not opened"
-	}
-	ctx, cancel := context.WithTimeout(p.ctx, landedLook)
-	defer cancel()
-	status, err := st.tab.Navigate(ctx, link)
-	if err != nil {
-		return head + "; opening it failed (" + errorClass(err) + ")"
-	}
-	if status == 404 || status == 410 {
-		return fmt.Sprintf("%s, which answers %d now: the item may have been removed since; a person checks", head, status)
-	}
-	obs, err := st.site.Result(ctx, st.tab, in.sitesIntent())
+	status, obs, err := p.resultAt(st, in, link)
 	switch {
+	case errors.Is(err, errOffSite):
+		return head + ", which is not on the site: it was not opened"
+	case errors.Is(err, errNotOpened):
+		return head + "; opening it failed (" + errorClass(err) + ")"
+	case status == 404 || status == 410:
+		return fmt.Sprintf("%s, which answers %d now: the item may have been removed since; a person checks", head, status)
 	case err != nil:
 		return fmt.Sprintf("%s (status %d); what it shows could not be read (%s): a person checks it", head, status, errorClass(err))
 	case len(obs.Read) == 0:
@@ -81,6 +77,35 @@ func (p *pass) lookAtLanded(st *siteTab, in intent, vin verify.Intent, id string
 	}
 	return fmt.Sprintf("%s (status %d), which shows what the intent predicts in the fields the site's result reads (%s): "+
 		"a person checks it and settles the action with browserop actions resolve %s --verified URL", head, status, strings.Join(obs.Read, ", "), id)
+}
+
+// errOffSite and errNotOpened say why resultAt read nothing: the link is
+// not on the site's origins (nothing was opened), or opening it failed.
+var (
+	errOffSite   = errors.New("not on the site")
+	errNotOpened = errors.New("not opened")
+)
+
+// resultAt opens link in the pass's tab, only when it is on the site's
+// origins, and reads the site's result fields there (sites.Adapter.Result),
+// within landedLook. It returns the page's status and what was read; the
+// error wraps errOffSite or errNotOpened when the page was not read, else
+// it is Result's.
+func (p *pass) resultAt(st *siteTab, in intent, link string) (int, sites.Observed, error) {
+	if !slices.Contains(st.site.Origins(), browser.Origin(link)) {
+		return 0, sites.Observed{}, errOffSite
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, landedLook)
+	defer cancel()
+	status, err := st.tab.Navigate(ctx, link)
+	if err != nil {
+		return 0, sites.Observed{}, fmt.Errorf("%w: %w", errNotOpened, err)
+	}
+	if status >= 400 {
+		return status, sites.Observed{}, fmt.Errorf("the page answered %d", status)
+	}
+	obs, err := st.site.Result(ctx, st.tab, in.sitesIntent())
+	return status, obs, err
 }
 
 // clip cuts s to n runes, marking the cut.

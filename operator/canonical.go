@@ -1,11 +1,10 @@
 package operator
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"slices"
 
-	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/verify"
 )
@@ -35,20 +34,14 @@ func (p *pass) rewrittenResult(st *siteTab, in intent, vin verify.Intent, res si
 	head := fmt.Sprintf("the result link %s is the adapter's canonical form of %s (its canonical rule changed the link the page named)",
 		printable(url), printable(it.RawLink))
 	settle := fmt.Sprintf(": the rule may drop what identifies the item; a person checks it and settles the action with browserop actions resolve %s --verified URL", id)
-	if !slices.Contains(st.site.Origins(), browser.Origin(url)) {
-		return head + ", which is not on the site: it was not opened" + settle
-	}
-	ctx, cancel := context.WithTimeout(p.ctx, landedLook)
-	defer cancel()
-	status, err := st.tab.Navigate(ctx, url)
-	if err != nil {
-		return head + "; opening it failed (" + errorClass(err) + ")" + settle
-	}
-	if status >= 400 {
-		return fmt.Sprintf("%s, which answers %d", head, status) + settle
-	}
-	obs, err := st.site.Result(ctx, st.tab, in.sitesIntent())
+	status, obs, err := p.resultAt(st, in, url)
 	switch {
+	case errors.Is(err, errOffSite):
+		return head + ", which is not on the site: it was not opened" + settle
+	case errors.Is(err, errNotOpened):
+		return head + "; opening it failed (" + errorClass(err) + ")" + settle
+	case status >= 400:
+		return fmt.Sprintf("%s, which answers %d", head, status) + settle
 	case err != nil:
 		return fmt.Sprintf("%s; what it shows (status %d) could not be read as one result (%s)", head, status, errorClass(err)) + settle
 	case !slices.Contains(obs.Read, "text"):

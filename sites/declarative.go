@@ -403,7 +403,7 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 				it.Parent = f.pageParent
 			}
 		} else if v, ok := get("parent", f.parent); ok && strings.TrimSpace(v) != "" {
-			if u, err := d.fieldURL(pageURL, f.parent, strings.TrimSpace(v)); err != nil {
+			if u, _, err := d.fieldURL(pageURL, f.parent, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "parent: "+err.Error())
 			} else {
 				it.Parent = u
@@ -412,10 +412,10 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 		if f.link != nil && f.link.Page {
 			it.Link, it.RawLink = d.Canonical(pageURL), pageURL
 		} else if v, ok := get("link", f.link); ok {
-			if u, err := d.fieldURL(pageURL, f.link, strings.TrimSpace(v)); err != nil {
+			if u, raw, err := d.fieldURL(pageURL, f.link, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "link: "+err.Error())
 			} else {
-				it.Link, it.RawLink = u, d.rawFieldURL(pageURL, f.link, strings.TrimSpace(v))
+				it.Link, it.RawLink = u, raw
 			}
 		}
 		it.Media = readMedia(f.media, m)
@@ -441,35 +441,18 @@ func parseTime(f *FieldSpec, v string) (time.Time, error) {
 	return time.ParseInLocation(f.Layout, v, loc)
 }
 
-// fieldURL turns a link field's value into an absolute URL on the site.
-func (d *Declarative) fieldURL(pageURL string, fs *FieldSpec, v string) (string, error) {
+// fieldURL turns a link field's value into an absolute URL on the site,
+// in its canonical form, and returns as raw the same URL before the
+// canonical rule (Item.RawLink).
+func (d *Declarative) fieldURL(pageURL string, fs *FieldSpec, v string) (canonical, raw string, err error) {
 	if fs.Template != "" {
 		u, err := d.expandValue(fs.Template, v)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		v = u
 	}
-	return d.resolve(pageURL, v)
-}
-
-// rawFieldURL is the absolute URL a field read as a link names before the
-// canonical rule (fieldURL's input, resolved against the page): what
-// Item.RawLink records. It is "" when that is no URL (fieldURL failed
-// then too).
-func (d *Declarative) rawFieldURL(pageURL string, fs *FieldSpec, v string) string {
-	if fs.Template != "" {
-		u, err := d.expandValue(fs.Template, v)
-		if err != nil {
-			return ""
-		}
-		v = u
-	}
-	abs, err := absolute(pageURL, v)
-	if err != nil {
-		return ""
-	}
-	return abs.String()
+	return d.resolveRaw(pageURL, v)
 }
 
 // Search finds the live results of q. For like and follow it opens the

@@ -192,15 +192,23 @@ func (d *Declarative) onOrigin(raw string) error {
 // resolve turns a link read from the page into an absolute URL on a site
 // origin, relative to the page it was read on, in its canonical form.
 func (d *Declarative) resolve(pageURL, ref string) (string, error) {
+	s, _, err := d.resolveRaw(pageURL, ref)
+	return s, err
+}
+
+// resolveRaw is resolve that also returns the absolute URL before the
+// canonical rule.
+func (d *Declarative) resolveRaw(pageURL, ref string) (canonical, raw string, err error) {
 	abs, err := absolute(pageURL, ref)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	s := d.Canonical(abs.String())
-	if err := d.onOrigin(s); err != nil {
-		return "", err
+	raw = abs.String()
+	canonical = d.Canonical(raw)
+	if err := d.onOrigin(canonical); err != nil {
+		return "", "", err
 	}
-	return s, nil
+	return canonical, raw, nil
 }
 
 // resolvePage turns a link to another page of a list into an absolute URL

@@ -32,11 +32,20 @@ func Check(dir string) error {
 	case !fi.IsDir():
 		return fmt.Errorf("%w: %s is not a directory", ErrNotPrivate, dir)
 	}
-	if uid, mine := owner(fi); !mine {
-		return fmt.Errorf("%w: %s is owned by uid %d, not by this user (uid %d): another user made it; remove it or point browserop elsewhere", ErrNotPrivate, dir, uid, os.Geteuid())
+	if err := CheckOwner(fi); err != nil {
+		return fmt.Errorf("%w: %s is %w: another user made it; remove it or point browserop elsewhere", ErrNotPrivate, dir, err)
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return fmt.Errorf("%w: %s is mode %04o: others can reach what is in it; run `chmod 700 %s`", ErrNotPrivate, dir, perm, dir)
+	}
+	return nil
+}
+
+// CheckOwner refuses a file or directory another user owns (fi from Stat
+// or Lstat): "owned by uid N, not by this user (uid M)".
+func CheckOwner(fi fs.FileInfo) error {
+	if uid, mine := owner(fi); !mine {
+		return fmt.Errorf("owned by uid %d, not by this user (uid %d)", uid, os.Geteuid())
 	}
 	return nil
 }

@@ -39,10 +39,6 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))
 	}
-	if err := blocking(f); err != nil {
-		f.Close()
-		return nil, nil, err
-	}
 	return f, fi, nil
 }
 

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package api
-
-import "os"
-
-func checkOwner(os.FileInfo) error { return nil }
