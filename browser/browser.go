@@ -32,9 +32,12 @@ type Browser struct {
 	profile   string // absolute profile dir, "" when unknown (attach by URL)
 
 	// Of a Dedicated browser: the Chrome process (from the launch record
-	// when reattached), its DevTools address for Browser.close, and the
-	// ids of the tabs Chrome opened at launch. Set before Launch returns.
+	// when reattached), how to reach it for Browser.close (its relay, or
+	// the DevTools address of a Chrome an earlier version started on a
+	// port), and the ids of the tabs Chrome opened at launch. Set before
+	// Launch returns.
 	pid       int
+	relay     bool
 	wsURL     string
 	startup   map[target.ID]bool
 	stopGrace time.Duration // 0 means DefaultStopGrace
@@ -61,9 +64,10 @@ type Browser struct {
 }
 
 // Launch starts Chrome on cfg.ProfileDir (created 0700, prepared by
-// PrepareProfile) with a deliberate flag list (see launchFlags) and an
-// ephemeral loopback DevTools port, and connects to it. ctx bounds the start
-// only; the connection lives until Close or Disconnect.
+// PrepareProfile) with a deliberate flag list (see launchFlags) and no
+// DevTools port, and connects to it over its DevTools pipe: directly, or
+// through the relay of a Persistent launch. ctx bounds the start only; the
+// connection lives until Close or Disconnect.
 //
 // Without cfg.Persistent the browser is bound to this process: it dies when
 // the process exits, and Close and Disconnect both stop it.
@@ -107,7 +111,12 @@ func Launch(ctx context.Context, cfg Config) (*Browser, error) {
 		}
 		return b, nil
 	}
-	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(execPath), remote.WebSocket}
+	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(execPath)}
+	if cfg.DevToolsPort {
+		// Chrome's default address is loopback.
+		opts = append(opts, remote.WebSocket)
+		flags = append(flags, flag{"remote-debugging-port", "0"})
+	}
 	for _, f := range flags {
 		opts = append(opts, chromedp.Flag(f.name, f.value))
 	}
@@ -176,10 +185,10 @@ func launchFlags(cfg Config, profile string) ([]flag, error) {
 		// The dedicated profile: Chrome 136+ refuses remote debugging on the
 		// default one, and the person's everyday profile stays untouched.
 		{"user-data-dir", profile},
-		// An ephemeral DevTools port on loopback (Chrome's default address).
-		// Chrome writes it to <profile>/DevToolsActivePort, so browserop can
-		// re-attach after its own restart without restarting the browser.
-		{"remote-debugging-port", "0"},
+		// No DevTools port: any local user could reach one. A Persistent
+		// Launch's relay gives Chrome --remote-debugging-pipe and takes
+		// clients on a socket only this uid can reach; any other Launch is
+		// driven by chromedp over the pipe.
 		// No first-run wizard or default-browser prompt on a fresh profile.
 		{"no-first-run", true},
 		{"no-default-browser-check", true},
@@ -219,21 +228,29 @@ func launchFlags(cfg Config, profile string) ([]flag, error) {
 }
 
 // Attach connects to a running Chrome: cfg.DevToolsURL when set (loopback
-// only), else the DevToolsActivePort file (cfg.DevToolsActivePortFile, or the
-// one in cfg.ProfileDir). Close only disconnects: it never closes a tab or the
-// browser. It returns an error wrapping ErrNoBrowser when nothing answers.
+// only), else the DevToolsActivePort file cfg.DevToolsActivePortFile, else,
+// in cfg.ProfileDir, the relay socket of a Persistent Launch's Chrome
+// (SocketFileName) or the DevToolsActivePort file. Close only disconnects:
+// it never closes a tab or the browser. It returns an error wrapping
+// ErrNoBrowser when nothing answers.
 func Attach(ctx context.Context, cfg Config) (*Browser, error) {
 	wsURL := cfg.DevToolsURL
-	if wsURL != "" {
+	b := &Browser{cfg: cfg}
+	if cfg.ProfileDir != "" {
+		b.profile, _ = filepath.Abs(cfg.ProfileDir)
+	}
+	switch {
+	case wsURL != "":
 		if err := checkDevToolsURL(wsURL); err != nil {
 			return nil, err
 		}
-	} else {
+	case cfg.DevToolsActivePortFile == "" && cfg.ProfileDir == "":
+		return nil, fmt.Errorf("%w: attach needs browser.devtools_url, browser.devtools_active_port_file or browser.profile_dir", ErrConfig)
+	case cfg.DevToolsActivePortFile == "" && relaySocketThere(b.profile):
+		b.allocCtx, b.allocCancel = NewRelayAllocator(context.Background(), b.profile)
+	default:
 		file := cfg.DevToolsActivePortFile
 		if file == "" {
-			if cfg.ProfileDir == "" {
-				return nil, fmt.Errorf("%w: attach needs browser.devtools_url, browser.devtools_active_port_file or browser.profile_dir", ErrConfig)
-			}
 			file = filepath.Join(cfg.ProfileDir, ActivePortFileName)
 		}
 		var err error
@@ -241,11 +258,9 @@ func Attach(ctx context.Context, cfg Config) (*Browser, error) {
 			return nil, err
 		}
 	}
-	b := &Browser{cfg: cfg}
-	if cfg.ProfileDir != "" {
-		b.profile, _ = filepath.Abs(cfg.ProfileDir)
+	if b.allocCtx == nil {
+		b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), wsURL, remote.WithDialTimeout(10*time.Second))
 	}
-	b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), wsURL, remote.WithDialTimeout(10*time.Second))
 	if err := b.connect(ctx); err != nil {
 		return nil, fmt.Errorf("attach: %w: %w", ErrNoBrowser, err)
 	}

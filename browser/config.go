@@ -36,7 +36,9 @@ type Config struct {
 	// Persistent is for Launch only: the launched Chrome outlives this
 	// process, so that a tab the person opens in it is not lost when
 	// browserop ends or crashes. Chrome starts detached, without the
-	// parent-death signal, and Launch records its pid and startup tabs in
+	// parent-death signal, under a DevTools relay (relay.go) that holds
+	// its pipe and takes clients of this uid only on SocketFileName in the
+	// profile; Launch records its pid and startup tabs in
 	// LaunchRecordFileName; a later Launch with Persistent reattaches to it.
 	// The Browser is then Dedicated: Close stops Chrome, Disconnect leaves it
 	// running, and the caller picks one by Browser.Others. Without it, the
@@ -58,6 +60,15 @@ type Config struct {
 	// "--name" or "--name=value". Switches that would weaken the guarantees
 	// (see forbiddenFlags) are refused.
 	ExtraFlags []string
+
+	// DevToolsPort is for tests and the torture harness only (browserop's
+	// configuration has no way to set it): a Launch without Persistent
+	// also opens an ephemeral loopback DevTools port and writes
+	// DevToolsActivePort, as a person's own Chrome started for attach mode
+	// does, so that a test can play that person or attach a second client.
+	// Without it a launched Chrome has no port at all (any local user could
+	// reach one): chromedp drives it over its pipe.
+	DevToolsPort bool
 
 	// NoSandbox passes --no-sandbox. Chrome needs it when it runs as root,
 	// for example in a container. Never set it for a person's desktop.
@@ -85,9 +96,9 @@ var forbiddenFlags = map[string]string{
 	"use-mock-keychain": "it replaces the keychain and can log the profile out",
 	// browserop chooses the profile and the transport itself.
 	"user-data-dir":            "set Config.ProfileDir instead",
-	"remote-debugging-pipe":    "browserop connects over the DevTools port",
-	"remote-debugging-port":    "browserop opens an ephemeral loopback port itself",
-	"remote-debugging-address": "DevTools must stay on loopback",
+	"remote-debugging-pipe":    "browserop drives its Chrome over the DevTools pipe itself",
+	"remote-debugging-port":    "a DevTools port lets any local user drive the signed-in profile",
+	"remote-debugging-address": "a DevTools port lets any local user drive the signed-in profile",
 	"headless":                 "set Config.Headless instead",
 	"no-sandbox":               "set Config.NoSandbox instead",
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto"
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
 	"github.com/browserop/browserop/internal/atomicfile"
@@ -181,14 +182,24 @@ func (b *Browser) recordLaunch(ctx context.Context) error {
 }
 
 // reattach connects to the Chrome that an earlier Persistent Launch started
-// on profile and that still runs, through its DevToolsActivePort. It does not
-// touch the profile: Chrome owns its files while it runs.
+// on profile and that still runs, through its relay socket (or, for a
+// Chrome an earlier version started on a DevTools port, its
+// DevToolsActivePort: that one is stopped as usual once nothing of the
+// person's is open, and the next launch starts one on a relay). It does
+// not touch the profile: Chrome owns its files while it runs.
 func reattach(ctx context.Context, cfg Config, profile string, rec launchRecord) (*Browser, error) {
-	wsURL, err := ReadActivePort(filepath.Join(profile, ActivePortFileName))
-	if err != nil {
-		return nil, fmt.Errorf("reattach to Chrome (pid %d): %w", rec.PID, err)
+	b := &Browser{cfg: cfg, dedicated: true, profile: profile, pid: rec.PID}
+	if relaySocketThere(profile) {
+		b.relay = true
+		b.allocCtx, b.allocCancel = NewRelayAllocator(context.Background(), profile)
+	} else {
+		wsURL, err := ReadActivePort(filepath.Join(profile, ActivePortFileName))
+		if err != nil {
+			return nil, fmt.Errorf("reattach to Chrome (pid %d): no %s in the profile, and %w", rec.PID, SocketFileName, err)
+		}
+		b.wsURL = wsURL
+		b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), wsURL, remote.WithDialTimeout(10*time.Second))
 	}
-	b := &Browser{cfg: cfg, dedicated: true, profile: profile, pid: rec.PID, wsURL: wsURL}
 	b.startup = map[target.ID]bool{}
 	if rec.StartupURL == "" {
 		// Launched on about:blank by an earlier version: its recorded
@@ -197,7 +208,6 @@ func reattach(ctx context.Context, cfg Config, profile string, rec launchRecord)
 			b.startup[target.ID(id)] = true
 		}
 	}
-	b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), wsURL, remote.WithDialTimeout(10*time.Second))
 	if err := b.connect(ctx); err != nil {
 		return nil, fmt.Errorf("reattach to Chrome (pid %d): %w: %w", rec.PID, ErrNoBrowser, err)
 	}
@@ -341,7 +351,7 @@ func (b *Browser) stopDedicated(alone *bool) error {
 	if alone != nil {
 		keep = func(infos []*target.Info) bool { return len(b.others(infos)) > 0 }
 	}
-	kept, err := sendBrowserClose(ctx, b.wsURL, keep)
+	kept, err := sendBrowserClose(ctx, b.dialOwn, keep)
 	cancel()
 	if alone != nil {
 		if kept || err != nil {
@@ -370,16 +380,24 @@ func (b *Browser) stopDedicated(alone *bool) error {
 	return disconnectErr
 }
 
-// sendBrowserClose asks the browser at wsURL to close, over a connection of
-// its own: the Browser's connection is already gone by then. With
+// dialOwn opens a connection of its own to a Dedicated browser.
+func (b *Browser) dialOwn(ctx context.Context) (chromedp.Transport, error) {
+	if b.relay {
+		return relayTransport(ctx, b.profile)
+	}
+	if b.wsURL == "" {
+		return nil, errors.New("no DevTools address")
+	}
+	return remote.DialContext(ctx, b.wsURL)
+}
+
+// sendBrowserClose asks the browser to close, over a connection of its own
+// (dial): the Browser's connection is already gone by then. With
 // keep set, it first lists the page targets over that connection and, when
 // keep says so, sends nothing and reports kept. It returns when the browser
 // answers or drops the connection, or ctx ends.
-func sendBrowserClose(ctx context.Context, wsURL string, keep func([]*target.Info) bool) (kept bool, err error) {
-	if wsURL == "" {
-		return false, errors.New("no DevTools address")
-	}
-	conn, err := remote.DialContext(ctx, wsURL)
+func sendBrowserClose(ctx context.Context, dial func(context.Context) (chromedp.Transport, error), keep func([]*target.Info) bool) (kept bool, err error) {
+	conn, err := dial(ctx)
 	if err != nil {
 		return false, scrub(err)
 	}

@@ -79,5 +79,5 @@ func PersistentCommandLine(cfg Config, profile string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return commandLine(append(flags, flag{launchTag, true})), nil
+	return persistentArgs(flags), nil
 }

@@ -123,9 +123,10 @@ func TestPersistentCommandLine(t *testing.T) {
 	args, err := browser.PersistentCommandLine(cfg, "/p")
 	require.NoError(t, err)
 	require.Equal(t, []string{
-		"--user-data-dir=/p", "--remote-debugging-port=0", "--no-first-run", "--no-default-browser-check",
+		"--user-data-dir=/p", "--no-first-run", "--no-default-browser-check",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-breakpad",
-		"--headless", "--window-size=800,600", "--disable-gpu", "--mute-audio", "--lang=de", "--browserop-persistent",
+		"--headless", "--window-size=800,600", "--disable-gpu", "--mute-audio", "--lang=de",
+		"--remote-debugging-pipe", "--browserop-persistent",
 	}, args)
 
 	_, err = browser.PersistentCommandLine(browser.Config{ExtraFlags: []string{"--disable-prompt-on-repost"}}, "/p")

@@ -9,8 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
-
-	"github.com/chromedp/chromedp/remote"
 )
 
 // StartupURL is the URL a Persistent Launch's Chrome opens its start-up tab
@@ -54,17 +52,35 @@ func launchPersistent(ctx context.Context, cfg Config, execPath, profile string,
 	if err := ctx.Err(); err != nil {
 		return nil, err // nothing started yet
 	}
-	// A file from an earlier Chrome names a port that no longer answers.
+	// A file from an earlier version's Chrome names a port that no
+	// longer answers.
 	portFile := filepath.Join(profile, ActivePortFileName)
 	if err := os.Remove(portFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: remove the old %s: %v", ErrConfig, ActivePortFileName, err)
 	}
-	args := append(commandLine(append(flags, flag{launchTag, true})), StartupURL)
-	cmd := exec.Command(execPath, args...)
-	detach(cmd)
-	if err := cmd.Start(); err != nil {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("%w: find this program to start the DevTools relay: %v", ErrNoBrowser, err)
+	}
+	// Chrome gets no port: the relay (this program again) starts it on
+	// its DevTools pipe and takes clients on a socket only this uid can
+	// reach (relay.go).
+	args := append(append([]string{execPath}, persistentArgs(flags)...), StartupURL)
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), relayEnv+"="+profile)
+	said, tell, err := os.Pipe()
+	if err != nil {
 		return nil, fmt.Errorf("%w: start: %v", ErrNoBrowser, err)
 	}
+	cmd.Stdout = tell
+	detach(cmd)
+	err = cmd.Start()
+	_ = tell.Close()
+	if err != nil {
+		_ = said.Close()
+		return nil, fmt.Errorf("%w: start: %v", ErrNoBrowser, err)
+	}
+	start := watchRelay(said)
 	// Reaped when it exits, whenever that is, so that it never stays a
 	// zombie of this process.
 	exited := make(chan struct{})
@@ -72,26 +88,38 @@ func launchPersistent(ctx context.Context, cfg Config, execPath, profile string,
 		_ = cmd.Wait()
 		close(exited)
 	}()
-	pid := cmd.Process.Pid
-	// The pid at once: a later launch recognizes this Chrome by it (the
-	// launch tag says the same, but only where a command line can be read).
-	if err := writeLaunchRecord(profile, launchRecord{PID: pid, StartupURL: StartupURL, LaunchedAt: time.Now().UTC()}); err != nil {
-		killStarted(cmd.Process)
-		return nil, fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
-	}
 	// A bound of its own, not the caller's.
 	deadline := time.Now().Add(persistentStartLimit)
-	wsURL, err := waitActivePort(profile, pid, exited, deadline)
+	pid := 0
+	var recordErr error
+	err = start.wait(deadline, func(p int) {
+		pid = p
+		// The pid at once: a later launch recognizes this Chrome by it
+		// (the launch tag says the same, but only where a command line
+		// can be read).
+		recordErr = writeLaunchRecord(profile, launchRecord{PID: pid, StartupURL: StartupURL, LaunchedAt: time.Now().UTC()})
+	})
+	if err == nil && recordErr != nil {
+		err = fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, recordErr)
+		killStarted(cmd.Process)
+	}
+	if err == nil {
+		// A Chrome that found the profile held hands off and exits, and
+		// its relay with it; one that answers and holds it is this one.
+		if holder, held := profileInUse(profile); held && holder != pid {
+			err = fmt.Errorf("%w: another Chrome (pid %d) holds the profile", ErrNoBrowser, holder)
+		}
+	}
 	if err != nil {
-		abandonStart(cmd, profile, exited)
+		abandonStart(cmd, pid, profile, exited)
 		return nil, err
 	}
-	b := &Browser{cfg: cfg, launched: true, dedicated: true, profile: profile, pid: pid, wsURL: wsURL}
-	b.allocCtx, b.allocCancel = remote.NewAllocator(context.Background(), wsURL, remote.WithDialTimeout(10*time.Second))
+	b := &Browser{cfg: cfg, launched: true, dedicated: true, profile: profile, pid: pid, relay: true}
+	b.allocCtx, b.allocCancel = NewRelayAllocator(context.Background(), profile)
 	lctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 	defer cancel()
 	if err := b.connect(lctx); err != nil {
-		abandonStart(cmd, profile, exited)
+		abandonStart(cmd, pid, profile, exited)
 		return nil, fmt.Errorf("%w: %w", ErrNoBrowser, err)
 	}
 	err = b.recordLaunch(lctx)
@@ -106,6 +134,13 @@ func launchPersistent(ctx context.Context, cfg Config, execPath, profile string,
 		return nil, err
 	}
 	return b, nil
+}
+
+// persistentArgs is Chrome's command line under the relay, but for the
+// executable and the start-up URL: the flags, the DevTools pipe, and the
+// launch tag last.
+func persistentArgs(flags []flag) []string {
+	return commandLine(append(flags, flag{"remote-debugging-pipe", true}, flag{launchTag, true}))
 }
 
 // lockLaunch takes the profile's launch lock, waiting while another
@@ -153,41 +188,12 @@ func commandLine(flags []flag) []string {
 	return args
 }
 
-// waitActivePort waits until the Chrome just started (pid) writes its
-// DevTools address to the profile's DevToolsActivePort, and returns it. It
-// fails when the process exits (a Chrome that found the profile held hands
-// off and exits) or the deadline passes. A file written while another
-// process holds the profile is not this Chrome's.
-func waitActivePort(profile string, pid int, exited <-chan struct{}, deadline time.Time) (string, error) {
-	file := filepath.Join(profile, ActivePortFileName)
-	for {
-		select {
-		case <-exited:
-			return "", fmt.Errorf("%w: Chrome exited before it wrote %s", ErrNoBrowser, ActivePortFileName)
-		default:
-		}
-		// Whole, not just there: Chrome writes the file in two lines.
-		if wsURL, err := ReadActivePort(file); err == nil {
-			if holder, held := profileInUse(profile); !held || holder == pid {
-				return wsURL, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return "", fmt.Errorf("%w: Chrome wrote no %s within %v", ErrNoBrowser, ActivePortFileName, persistentStartLimit)
-		}
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-// abandonStart ends a persistent start that failed. The Chrome it started
-// is killed, with its helpers, only when it never came up: one that holds
-// the profile and published its DevTools port may already be in use by
+// abandonStart ends a persistent start that failed. The relay it started
+// and its Chrome (pid, 0 when the relay never named it) are killed, with
+// Chrome's helpers, only when it never came up: one that holds the
+// profile and takes clients on its relay socket may already be in use by
 // another process, and runs on; the next launch attaches to it.
-func abandonStart(cmd *exec.Cmd, profile string, exited <-chan struct{}) {
-	pid := cmd.Process.Pid
+func abandonStart(cmd *exec.Cmd, pid int, profile string, exited <-chan struct{}) {
 	select {
 	case <-exited:
 	default:
@@ -200,17 +206,21 @@ func abandonStart(cmd *exec.Cmd, profile string, exited <-chan struct{}) {
 		case <-time.After(5 * time.Second):
 		}
 	}
-	_ = removeLaunchRecord(profile, pid)
+	if pid > 0 {
+		_ = removeLaunchRecord(profile, pid)
+	}
 }
 
-// cameUp reports whether the Chrome with pid holds profile and published
-// its DevTools port there: all that another process needs to attach to it.
+// cameUp reports whether the Chrome with pid holds profile and its relay
+// takes clients there: all that another process needs to attach to it.
 // It does not ask that Chrome anything, so a wait that outlived its bound
 // (this process frozen meanwhile) cannot make it say no.
 func cameUp(profile string, pid int) bool {
+	if pid <= 0 {
+		return false
+	}
 	if holder, held := profileInUse(profile); !held || holder != pid {
 		return false
 	}
-	_, err := ReadActivePort(filepath.Join(profile, ActivePortFileName))
-	return err == nil
+	return relaySocketThere(profile)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -347,10 +348,16 @@ func TestAttach(t *testing.T) {
 }
 
 // TestLaunchCommandLine checks the real command line of a launched Chrome:
-// the dedicated profile, the loopback port, and none of the flags that would
-// re-submit forms or log the profile out.
+// the dedicated profile, the DevTools pipe and no port (any local user
+// could reach one), and none of the flags that would re-submit forms or
+// log the profile out.
 func TestLaunchCommandLine(t *testing.T) {
-	b := shared.Browser(t)
+	cfg := browsertest.Config(t.TempDir())
+	cfg.ExecPath = browsertest.Executable(t)
+	cfg.DevToolsPort = false
+	b, err := browser.Launch(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", browser.ProcessOf(b).Pid))
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
@@ -364,18 +371,18 @@ func TestLaunchCommandLine(t *testing.T) {
 		}
 		return false
 	}
-	for _, want := range []string{"--user-data-dir=" + b.ProfileDir(), "--remote-debugging-port=0",
+	for _, want := range []string{"--user-data-dir=" + b.ProfileDir(), "--remote-debugging-pipe",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"} {
 		require.True(t, has(want), "missing %s in %q", want, args)
 	}
-	for _, bad := range []string{"--disable-prompt-on-repost", "--password-store", "--use-mock-keychain", "--remote-debugging-pipe", "--enable-automation"} {
+	for _, bad := range []string{"--disable-prompt-on-repost", "--password-store", "--use-mock-keychain", "--remote-debugging-port", "--enable-automation"} {
 		require.False(t, has(bad), "forbidden %s in %q", bad, args)
 	}
 	st, err := os.Stat(b.ProfileDir())
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o700), st.Mode().Perm())
 	_, err = os.Stat(filepath.Join(b.ProfileDir(), browser.ActivePortFileName))
-	require.NoError(t, err, "the port file lets browserop re-attach")
+	require.ErrorIs(t, err, fs.ErrNotExist, "no DevTools port")
 }
 
 func TestLaunchRefusesForbiddenFlags(t *testing.T) {

@@ -385,8 +385,11 @@ func TestPersistentConcurrentLaunches(t *testing.T) {
 		require.Equal(t, browser.PIDOf(bs[0]), browser.PIDOf(bs[i]), "one Chrome")
 	}
 	require.Equal(t, 1, launched)
-	_, err := browser.ReadActivePort(filepath.Join(dir, browser.ActivePortFileName))
-	require.NoError(t, err, "the port file is the running Chrome's")
+	_, err := os.Stat(filepath.Join(dir, browser.ActivePortFileName))
+	require.ErrorIs(t, err, fs.ErrNotExist, "no DevTools port")
+	fi, err := os.Stat(filepath.Join(dir, browser.SocketFileName))
+	require.NoError(t, err, "the relay socket is the running Chrome's")
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 	for _, b := range bs {
 		tab, err := b.NewTab(ctx, "")
 		require.NoError(t, err, "every connection works")

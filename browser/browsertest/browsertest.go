@@ -17,13 +17,16 @@ import (
 
 // Config returns the Config of a headless test browser on profile dir:
 // sandbox off only when running as root (containers), a short action
-// timeout, and /dev/shm left alone.
+// timeout, and /dev/shm left alone. DevToolsPort is set, so that a test
+// can attach a second client (the person) through DevToolsActivePort; a
+// test of what browserop's own launches expose clears it.
 func Config(dir string) browser.Config {
 	return browser.Config{
 		ProfileDir:    dir,
 		Headless:      true,
 		NoSandbox:     os.Geteuid() == 0,
 		ActionTimeout: 10 * time.Second,
+		DevToolsPort:  true,
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,11 +58,16 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 			return
 		}
 		// The Chrome `run` or `serve` left running stays, with the
-		// person's tabs; only login's own tabs go.
+		// person's tabs; only login's own tabs go. A headless one login
+		// started itself stops once nothing of the person's is open.
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		for _, t := range own {
 			b.CloseTab(cctx, t)
+		}
+		if b.Launched() {
+			b.StopIfAlone()
+			return
 		}
 		b.Disconnect()
 	}()
@@ -148,26 +152,29 @@ func lacksDisplay(goos string, environ []string) bool {
 	return true
 }
 
-// printDevToolsHelp says how to reach a windowless Chrome to sign in:
-// its DevTools port, forwarded over SSH, and Chrome's remote inspector.
+// printDevToolsHelp says how to reach a windowless Chrome to sign in: its
+// relay socket, which only this uid can open, forwarded over SSH, and
+// Chrome's remote inspector.
 func printDevToolsHelp(e *env, profile string, site sites.Adapter) {
-	ws, err := browser.ReadActivePort(filepath.Join(profile, browser.ActivePortFileName))
-	port := "PORT"
-	if err == nil {
-		if u, perr := url.Parse(ws); perr == nil {
-			port = u.Port()
-		}
-	}
+	sock := filepath.Join(profile, browser.SocketFileName)
 	host, _ := os.Hostname()
 	if host == "" {
 		host = "this-machine"
 	}
-	fmt.Fprintf(e.stdout, `Chrome (profile %s) listens for DevTools on 127.0.0.1:%s, on this machine only.
+	user := "you"
+	for _, kv := range e.environ {
+		if v, ok := strings.CutPrefix(kv, "USER="); ok && v != "" {
+			user = v
+		}
+	}
+	fmt.Fprintf(e.stdout, `Chrome (profile %s) takes DevTools only on the socket %s,
+which only your user (%s) can open: it has no network port.
 To sign in to %s from a computer with a screen:
-  1. forward the port:   ssh -N -L 9229:127.0.0.1:%s %s
+  1. forward the socket: ssh -N -L 9229:%s %s@%s
   2. in Chrome there, open chrome://inspect/#devices, "Configure...", add localhost:9229
   3. under "Remote Target", click "inspect" on the %s page: the window shows the page; sign in there.
-`, profile, port, site.Name(), port, host, site.Origins()[0])
+Port 9229 is then open on that computer's loopback while ssh runs: stop ssh (Ctrl-C) once you are signed in.
+`, profile, sock, user, site.Name(), sock, user, host, site.Origins()[0])
 }
 
 // loginBrowser launches Chrome on the dedicated profile for login. When a
@@ -178,6 +185,11 @@ To sign in to %s from a computer with a screen:
 // browserop's tabs; otherwise login says what to do.
 func loginBrowser(ctx context.Context, bc browser.Config) (*browser.Browser, error) {
 	if !browser.ProfileRunning(bc.ProfileDir) {
+		if bc.Headless {
+			// Reached only through its relay socket, which the person
+			// forwards to sign in (printDevToolsHelp).
+			bc.Persistent = true
+		}
 		return browser.Launch(ctx, bc)
 	}
 	pc := bc

@@ -675,14 +675,14 @@ func TestE2EDemositeCommand(t *testing.T) {
 func TestE2ELogin(t *testing.T) {
 	w := newWorld(t, opts{browser: true, noSignIn: true, leaseTTL: "2s", heartbeat: "500ms"})
 	p := w.start(nil, "login", "--site", "demo", "--headless", "--timeout", "60s")
-	portFile := filepath.Join(w.profile, browser.ActivePortFileName)
-	eventually(t, 30*time.Second, "the login browser writes DevToolsActivePort", func() bool {
+	sock := filepath.Join(w.profile, browser.SocketFileName)
+	eventually(t, 30*time.Second, "the login browser's relay takes clients", func() bool {
 		select {
 		case <-p.Done():
 			t.Fatalf("login ended: %s", p)
 		default:
 		}
-		_, err := browser.ReadActivePort(portFile)
+		_, err := os.Stat(sock)
 		return err == nil
 	})
 	eventually(t, 30*time.Second, "login waits for a sign-in", func() bool {
@@ -690,7 +690,7 @@ func TestE2ELogin(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	b, err := browser.Attach(ctx, browser.Config{DevToolsActivePortFile: portFile})
+	b, err := browser.Attach(ctx, browser.Config{ProfileDir: w.profile})
 	require.NoError(t, err)
 	// The login process may see the session and close its browser while
 	// demoLogin still reads the page: the login's own report is the proof.

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"io/fs"
+	"net"
 	"net/http"
-	"net/url"
+	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -40,19 +42,20 @@ func TestE2ELoginWithoutDisplay(t *testing.T) {
 	})
 	out := p.Stdout.String()
 	require.Contains(t, out, "There is no display here")
-	ws, err := browser.ReadActivePort(filepath.Join(w.profile, browser.ActivePortFileName))
-	require.NoError(t, err)
-	u, err := url.Parse(ws)
-	require.NoError(t, err)
-	require.Contains(t, out, "listens for DevTools on 127.0.0.1:"+u.Port())
-	require.Regexp(t, regexp.MustCompile(`ssh -N -L 9229:127\.0\.0\.1:`+u.Port()+` `), out)
+	sock := filepath.Join(w.profile, browser.SocketFileName)
+	require.Contains(t, out, "takes DevTools only on the socket "+sock)
+	require.Contains(t, out, "ssh -N -L 9229:"+sock+" ")
+	_, err := os.Stat(filepath.Join(w.profile, browser.ActivePortFileName))
+	require.ErrorIs(t, err, fs.ErrNotExist, "no DevTools port")
 
-	// The person closes the window: every page of that Chrome.
+	// The person forwards the socket as ssh -L does, and closes the
+	// window from chrome://inspect: every page of that Chrome.
+	host := forwardSocket(t, sock)
 	var targets []struct {
 		ID   string `json:"id"`
 		Type string `json:"type"`
 	}
-	res, err := http.Get("http://" + u.Host + "/json/list")
+	res, err := http.Get("http://" + host + "/json/list")
 	require.NoError(t, err)
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&targets))
 	res.Body.Close()
@@ -61,7 +64,7 @@ func TestE2ELoginWithoutDisplay(t *testing.T) {
 		if tg.Type != "page" {
 			continue
 		}
-		req, _ := http.NewRequest(http.MethodPut, "http://"+u.Host+"/json/close/"+tg.ID, nil)
+		req, _ := http.NewRequest(http.MethodPut, "http://"+host+"/json/close/"+tg.ID, nil)
 		if r, err := http.DefaultClient.Do(req); err == nil {
 			r.Body.Close()
 			closed++
@@ -71,4 +74,33 @@ func TestE2ELoginWithoutDisplay(t *testing.T) {
 	code := p.code(30 * time.Second)
 	require.Equal(t, 2, code, "%s", p)
 	require.Regexp(t, `(the sign-in window was closed|the browser was closed) before anyone signed in to demo`, p.Stderr.String())
+}
+
+// forwardSocket forwards a loopback TCP port to the unix socket sock, as
+// `ssh -L PORT:SOCKET` does, for the test's lifetime, and returns its
+// address.
+func forwardSocket(t *testing.T, sock string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				u, err := net.Dial("unix", sock)
+				if err != nil {
+					return
+				}
+				defer u.Close()
+				go func() { _, _ = io.Copy(u, c); u.(*net.UnixConn).CloseWrite() }()
+				_, _ = io.Copy(c, u)
+			}()
+		}
+	}()
+	return ln.Addr().String()
 }
