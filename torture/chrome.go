@@ -10,12 +10,14 @@ import (
 	"github.com/chromedp/cdproto/target"
 )
 
-// launchChrome starts Chrome on the profile as the person would, headless.
+// launchChrome starts Chrome on the profile as the person would, headless,
+// with a DevTools port: the person's own Chrome in attach mode has one, and
+// the harness attaches to it through DevToolsActivePort as the person.
 func (w *world) launchChrome() (*browser.Browser, error) {
 	ctx, cancel := context.WithTimeout(w.ctx, 30*time.Second)
 	defer cancel()
 	return browser.Launch(ctx, browser.Config{ExecPath: w.opts.Chrome, ProfileDir: w.prof, Headless: true,
-		NoSandbox: os.Geteuid() == 0, ActionTimeout: 10 * time.Second})
+		NoSandbox: os.Geteuid() == 0, ActionTimeout: 10 * time.Second, DevToolsPort: true})
 }
 
 // signInTries is how many times the set-up signs the profile in before it

@@ -20,7 +20,7 @@ import (
 )
 
 // person is a DevTools client of the harness on the same Chrome as
-// browserop, attached through the profile's DevToolsActivePort file: the
+// browserop, attached through the profile's relay socket or DevToolsActivePort file: the
 // person at the keyboard. It opens and types into its own tabs, closes
 // browserop's, and watches its own tabs for anything done to them.
 type person struct {
@@ -45,38 +45,53 @@ type userTab struct {
 }
 
 // dialPerson connects to the Chrome running on profile, waiting (up to d)
-// for a DevToolsActivePort file written after notBefore that answers.
+// for a way in made after notBefore that answers: the relay socket of a
+// Chrome browserop launched, or the DevToolsActivePort file of the
+// person's own Chrome (attach mode).
 func dialPerson(profile string, notBefore time.Time, d time.Duration) (*person, error) {
+	sock := filepath.Join(profile, browser.SocketFileName)
 	path := filepath.Join(profile, browser.ActivePortFileName)
+	fresh := func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && !fi.ModTime().Before(notBefore.Add(-time.Second))
+	}
 	deadline := time.Now().Add(d)
 	var last error
 	for time.Now().Before(deadline) {
-		fi, err := os.Stat(path)
-		if err != nil || fi.ModTime().Before(notBefore.Add(-time.Second)) {
-			last = fmt.Errorf("no fresh %s", browser.ActivePortFileName)
-			time.Sleep(50 * time.Millisecond)
-			continue
+		var opens []func() (context.Context, context.CancelFunc)
+		if fresh(sock) {
+			opens = append(opens, func() (context.Context, context.CancelFunc) {
+				return browser.NewRelayAllocator(context.Background(), profile)
+			})
 		}
-		ws, err := browser.ReadActivePort(path)
-		if err != nil {
+		if fresh(path) {
+			if ws, err := browser.ReadActivePort(path); err == nil {
+				opens = append(opens, func() (context.Context, context.CancelFunc) {
+					return remote.NewAllocator(context.Background(), ws, remote.WithDialTimeout(3*time.Second))
+				})
+			} else {
+				last = err
+			}
+		}
+		if len(opens) == 0 && last == nil {
+			last = fmt.Errorf("no fresh %s or %s", browser.SocketFileName, browser.ActivePortFileName)
+		}
+		for _, open := range opens {
+			p, err := connectPerson(open)
+			if err == nil {
+				return p, nil
+			}
 			last = err
-			time.Sleep(50 * time.Millisecond)
-			continue
 		}
-		p, err := connectPerson(ws)
-		if err == nil {
-			return p, nil
-		}
-		last = err
 		time.Sleep(100 * time.Millisecond)
 	}
 	return nil, fmt.Errorf("person: connect to the browser on the profile: %v", last)
 }
 
-func connectPerson(ws string) (*person, error) {
+func connectPerson(open func() (context.Context, context.CancelFunc)) (*person, error) {
 	p := &person{watched: map[target.ID]*userTab{}}
 	var actx context.Context
-	actx, p.allocCancel = remote.NewAllocator(context.Background(), ws, remote.WithDialTimeout(3*time.Second))
+	actx, p.allocCancel = open()
 	p.ctx, p.cancel = chromedp.NewContext(actx,
 		chromedp.WithBrowserOption(chromedp.WithBrowserLogf(func(string, ...any) {}), chromedp.WithBrowserErrorf(func(string, ...any) {})))
 	done := make(chan error, 1)
