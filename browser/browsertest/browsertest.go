@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"testing"
 	"time"
@@ -162,4 +164,38 @@ func RemoveAll(dir string) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// ForwardSocket forwards a loopback TCP port to the unix socket sock, as
+// `ssh -L PORT:SOCKET` does, until the test ends, and returns the port's
+// address (127.0.0.1:PORT).
+func ForwardSocket(tb testing.TB, sock string) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("browsertest: %v", err)
+	}
+	tb.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				u, err := net.Dial("unix", sock)
+				if err != nil {
+					return
+				}
+				defer u.Close()
+				go func() {
+					_, _ = io.Copy(u, c)
+					_ = u.(*net.UnixConn).CloseWrite()
+				}()
+				_, _ = io.Copy(c, u)
+			}()
+		}
+	}()
+	return ln.Addr().String()
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/browser/browsertest"
 )
 
 func TestLacksDisplay(t *testing.T) {
@@ -50,7 +49,7 @@ func TestE2ELoginWithoutDisplay(t *testing.T) {
 
 	// The person forwards the socket as ssh -L does, and closes the
 	// window from chrome://inspect: every page of that Chrome.
-	host := forwardSocket(t, sock)
+	host := browsertest.ForwardSocket(t, sock)
 	var targets []struct {
 		ID   string `json:"id"`
 		Type string `json:"type"`
@@ -74,33 +73,4 @@ func TestE2ELoginWithoutDisplay(t *testing.T) {
 	code := p.code(30 * time.Second)
 	require.Equal(t, 2, code, "%s", p)
 	require.Regexp(t, `(the sign-in window was closed|the browser was closed) before anyone signed in to demo`, p.Stderr.String())
-}
-
-// forwardSocket forwards a loopback TCP port to the unix socket sock, as
-// `ssh -L PORT:SOCKET` does, for the test's lifetime, and returns its
-// address.
-func forwardSocket(t *testing.T, sock string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				u, err := net.Dial("unix", sock)
-				if err != nil {
-					return
-				}
-				defer u.Close()
-				go func() { _, _ = io.Copy(u, c); u.(*net.UnixConn).CloseWrite() }()
-				_, _ = io.Copy(c, u)
-			}()
-		}
-	}()
-	return ln.Addr().String()
 }
