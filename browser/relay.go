@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 )
 
@@ -76,7 +77,11 @@ type pendingCall struct {
 	id     int64        // the client's id
 	method string
 	target string // Target.attachToTarget: the target
-	done   chan *wireMsg
+	// attach: an attach command (to a target, or to the browser); evented
+	// once its attachedToTarget event came.
+	attach  bool
+	evented bool
+	done    chan *wireMsg
 }
 
 // relay is the multiplexer over one Chrome pipe.
@@ -90,10 +95,11 @@ type relay struct {
 	pending  map[int64]*pendingCall
 	clients  map[*relayClient]bool
 	sessions map[string]*relayClient
-	// attaching lists, per target, the clients whose Target.attachToTarget
-	// is under way: the attachedToTarget event names the target, and it
-	// comes before the answer.
-	attaching map[string][]*relayClient
+	// attaching lists, per target, the Target.attachToTarget commands
+	// under way, in the order sent: the attachedToTarget event names the
+	// target, not the command, and it comes before the answer.
+	// Target.attachToBrowserTarget commands wait under "".
+	attaching map[string][]*pendingCall
 	// targets is the discovery state, from the relay's own
 	// Target.setDiscoverTargets: a client that asks for discovery gets a
 	// targetCreated for each, as Chrome would send it.
@@ -108,7 +114,7 @@ func newRelay(toChrome func([]byte) error) *relay {
 		pending:   map[int64]*pendingCall{},
 		clients:   map[*relayClient]bool{},
 		sessions:  map[string]*relayClient{},
-		attaching: map[string][]*relayClient{},
+		attaching: map[string][]*pendingCall{},
 		targets:   map[string]json.RawMessage{},
 	}
 }
@@ -165,9 +171,6 @@ func (r *relay) dropLocked(c *relayClient) {
 			detach = append(detach, sid)
 		}
 	}
-	for t, cs := range r.attaching {
-		r.attaching[t] = without(cs, c)
-	}
 	if len(detach) > 0 {
 		// Detached from a goroutine of its own: r.mu is held here.
 		go func() {
@@ -178,14 +181,19 @@ func (r *relay) dropLocked(c *relayClient) {
 	}
 }
 
-func without(cs []*relayClient, c *relayClient) []*relayClient {
-	out := cs[:0]
-	for _, x := range cs {
-		if x != c {
-			out = append(out, x)
+// unqueue takes p out of the attach queue of its target (an attach that
+// failed has no event).
+func (r *relay) unqueue(p *pendingCall) {
+	cs := r.attaching[p.target]
+	for i, x := range cs {
+		if x == p {
+			r.attaching[p.target] = append(cs[:i:i], cs[i+1:]...)
+			break
 		}
 	}
-	return out
+	if len(r.attaching[p.target]) == 0 {
+		delete(r.attaching, p.target)
+	}
 }
 
 // call sends the relay's own command. With wait, it returns Chrome's
@@ -259,13 +267,16 @@ func (r *relay) fromClient(c *relayClient, b []byte) error {
 	r.nextID++
 	id := r.nextID
 	p := &pendingCall{c: c, id: *m.ID, method: m.Method}
-	if m.SessionID == "" && m.Method == "Target.attachToTarget" {
+	if m.SessionID == "" && (m.Method == "Target.attachToTarget" || m.Method == "Target.attachToBrowserTarget") {
 		var a struct {
 			TargetID string `json:"targetId"`
 		}
 		_ = json.Unmarshal(m.Params, &a)
-		p.target = a.TargetID
-		r.attaching[a.TargetID] = append(r.attaching[a.TargetID], c)
+		if m.Method == "Target.attachToBrowserTarget" {
+			a.TargetID = ""
+		}
+		p.target, p.attach = a.TargetID, true
+		r.attaching[a.TargetID] = append(r.attaching[a.TargetID], p)
 	}
 	r.pending[id] = p
 	// Sent in the order registered: two attaches to one target are told
@@ -287,8 +298,8 @@ func (r *relay) attachPage(c *relayClient, targetID string) error {
 	}
 	r.nextID++
 	id := r.nextID
-	p := &pendingCall{c: c, method: "Target.attachToTarget", target: targetID, done: make(chan *wireMsg, 1)}
-	r.attaching[targetID] = append(r.attaching[targetID], c)
+	p := &pendingCall{c: c, method: "Target.attachToTarget", target: targetID, attach: true, done: make(chan *wireMsg, 1)}
+	r.attaching[targetID] = append(r.attaching[targetID], p)
 	r.pending[id] = p
 	r.writeMu.Lock()
 	r.mu.Unlock()
@@ -339,15 +350,25 @@ func (r *relay) fromChrome(b []byte) {
 			SessionID  string `json:"sessionId"`
 			TargetInfo struct {
 				TargetID string `json:"targetId"`
+				Type     string `json:"type"`
 			} `json:"targetInfo"`
 		}
 		_ = json.Unmarshal(m.Params, &p)
 		var owner *relayClient
 		if m.SessionID != "" {
 			owner = r.sessions[m.SessionID]
-		} else if cs := r.attaching[p.TargetInfo.TargetID]; len(cs) > 0 {
-			owner = cs[0]
-			r.attaching[p.TargetInfo.TargetID] = cs[1:]
+		} else {
+			key := p.TargetInfo.TargetID
+			if p.TargetInfo.Type == "browser" && len(r.attaching[""]) > 0 {
+				key = ""
+			}
+			if cs := r.attaching[key]; len(cs) > 0 {
+				cs[0].evented = true
+				if r.clients[cs[0].c] {
+					owner = cs[0].c
+				}
+				r.unqueue(cs[0])
+			}
 		}
 		if owner == nil {
 			// Nobody asked for it: let it go at once, so that it
@@ -411,12 +432,10 @@ func (r *relay) answer(m *wireMsg) {
 		return
 	}
 	delete(r.pending, *m.ID)
-	if p.target != "" {
-		// The event came first and took its place in the queue; one that
-		// never came (a failed attach) leaves it here.
-		if cs := r.attaching[p.target]; len(cs) > 0 && cs[0] == p.c && len(m.Error) > 0 {
-			r.attaching[p.target] = cs[1:]
-		}
+	if p.attach && !p.evented {
+		// Its event came first and took it off the queue, unless the
+		// attach failed.
+		r.unqueue(p)
 	}
 	if p.c == nil || p.done != nil {
 		if p.done != nil {
@@ -532,6 +551,16 @@ func (r *relay) serveClient(c *relayClient, read func() ([]byte, error), send fu
 }
 
 // readFrame reads one NUL-ended message of the pipe framing.
+// writeFrame writes b and the 0 byte that ends a frame, without touching
+// b: one message's bytes go to several clients at once.
+func writeFrame(w io.Writer, b []byte) error {
+	bufs := net.Buffers{b, frameEnd}
+	_, err := bufs.WriteTo(w)
+	return err
+}
+
+var frameEnd = []byte{0}
+
 func readFrame(br interface{ ReadBytes(byte) ([]byte, error) }) ([]byte, error) {
 	b, err := br.ReadBytes(0)
 	if err != nil {

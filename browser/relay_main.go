@@ -86,8 +86,7 @@ func relayMain(profile string, argv []string) int {
 	}()
 
 	r := newRelay(func(b []byte) error {
-		_, err := relayW.Write(append(b, 0))
-		return err
+		return writeFrame(relayW, b)
 	})
 	chromeDone := make(chan struct{})
 	go func() {
@@ -187,8 +186,7 @@ func serveRelayConn(r *relay, web *relayWeb, conn net.Conn) {
 	r.serveClient(c,
 		func() ([]byte, error) { return readFrame(br) },
 		func(b []byte) error {
-			_, err := conn.Write(append(b, 0))
-			return err
+			return writeFrame(conn, b)
 		},
 		func() { _ = conn.Close() })
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,19 +37,38 @@ const probeUser = "browserop-probe"
 
 // probeReport is what a probe found, over all its looks.
 type probeReport struct {
-	Looks        int      `json:"looks"`
-	ChromeSeen   int      `json:"chrome_seen"` // looks while a Chrome ran on the profile
-	DevToolsPort []string `json:"devtools_ports,omitempty"`
-	Targets      int      `json:"targets"` // targets it could list
-	Cookies      int      `json:"cookies"` // cookies it could read
-	TabOpened    bool     `json:"tab_opened"`
-	SocketErr    string   `json:"socket_err,omitempty"`
-	SocketOpen   bool     `json:"socket_open"`
-	PortFile     bool     `json:"port_file"`
+	Looks      int                   `json:"looks"`
+	ChromeSeen int                   `json:"chrome_seen"`     // looks while a Chrome ran on the profile
+	Ports      map[string]*portReach `json:"ports,omitempty"` // DevTools ports it found, by port
+	SocketErr  string                `json:"socket_err,omitempty"`
+	SocketOpen bool                  `json:"socket_open"`
+	Socket     portReach             `json:"socket"` // what it got through the socket
+	PortFile   bool                  `json:"port_file"`
 }
 
-func (r probeReport) reached() bool {
-	return len(r.DevToolsPort) > 0 || r.Targets > 0 || r.Cookies > 0 || r.TabOpened || r.SocketOpen || r.PortFile
+// portReach is what the probe got through one way in.
+type portReach struct {
+	Targets   int  `json:"targets"` // targets it could list
+	Cookies   int  `json:"cookies"` // cookies it could read
+	TabOpened bool `json:"tab_opened"`
+}
+
+func (p portReach) any() bool { return p.Targets > 0 || p.Cookies > 0 || p.TabOpened }
+
+// reached reports whether the probe got into the Chrome on its profile:
+// through its socket, its DevToolsActivePort file, or a DevTools port one
+// of its processes listened on (owned, as the test saw from root). Other
+// Chromes on the machine (other tests') may have ports of their own.
+func (r probeReport) reached(owned map[int]bool) bool {
+	if r.SocketOpen || r.Socket.any() || r.PortFile {
+		return true
+	}
+	for port := range r.Ports {
+		if n, _ := strconv.Atoi(port); owned[n] {
+			return true
+		}
+	}
+	return false
 }
 
 // TestAttackerProbe is not a test: run with probeEnv set (by runProbe, as
@@ -82,7 +102,7 @@ func probeOnce(profile string, rep *probeReport) {
 		rep.ChromeSeen++
 	}
 	// Every TCP port listening on this machine that speaks DevTools.
-	for _, port := range listeningPorts() {
+	for port := range listeningPorts() {
 		addr := "127.0.0.1:" + strconv.Itoa(port)
 		c := http.Client{Timeout: time.Second}
 		res, err := c.Get("http://" + addr + "/json/version")
@@ -95,10 +115,14 @@ func probeOnce(profile string, rep *probeReport) {
 		if v["webSocketDebuggerUrl"] == "" {
 			continue
 		}
-		if !contains(rep.DevToolsPort, addr) {
-			rep.DevToolsPort = append(rep.DevToolsPort, addr)
+		if rep.Ports == nil {
+			rep.Ports = map[string]*portReach{}
 		}
-		drive(remoteAlloc("http://"+addr), rep)
+		key := strconv.Itoa(port)
+		if rep.Ports[key] == nil {
+			rep.Ports[key] = &portReach{}
+		}
+		drive(remoteAlloc("http://"+addr), rep.Ports[key])
 	}
 	sock := filepath.Join(profile, browser.SocketFileName)
 	if conn, err := net.DialTimeout("unix", sock, time.Second); err != nil {
@@ -114,7 +138,7 @@ func probeOnce(profile string, rep *probeReport) {
 		if rep.SocketOpen {
 			drive(func() (context.Context, context.CancelFunc) {
 				return browser.NewRelayAllocator(context.Background(), profile)
-			}, rep)
+			}, &rep.Socket)
 		}
 	}
 	if _, err := os.ReadFile(filepath.Join(profile, browser.ActivePortFileName)); err == nil {
@@ -130,7 +154,7 @@ func remoteAlloc(url string) func() (context.Context, context.CancelFunc) {
 
 // drive does what the attacker is after: list the tabs, read every
 // cookie (HttpOnly ones included), open a tab in the signed-in profile.
-func drive(open func() (context.Context, context.CancelFunc), rep *probeReport) {
+func drive(open func() (context.Context, context.CancelFunc), rep *portReach) {
 	actx, acancel := open()
 	defer acancel()
 	ctx, cancel := chromedp.NewContext(actx)
@@ -171,10 +195,11 @@ func chromeOn(profile string) bool {
 	return false
 }
 
-// listeningPorts lists the TCP ports in LISTEN state on loopback or any
-// address, from /proc/net/tcp and tcp6, which every user can read.
-func listeningPorts() []int {
-	var ports []int
+// listeningPorts maps each TCP port in LISTEN state (on loopback or any
+// address) to its socket's inode, from /proc/net/tcp and tcp6, which every
+// user can read.
+func listeningPorts() map[int]string {
+	ports := map[int]string{}
 	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		raw, err := os.ReadFile(f)
 		if err != nil {
@@ -182,7 +207,7 @@ func listeningPorts() []int {
 		}
 		for _, line := range strings.Split(string(raw), "\n")[1:] {
 			fs := strings.Fields(line)
-			if len(fs) < 4 || fs[3] != "0A" {
+			if len(fs) < 10 || fs[3] != "0A" {
 				continue
 			}
 			_, hexPort, ok := strings.Cut(fs[1], ":")
@@ -190,20 +215,74 @@ func listeningPorts() []int {
 				continue
 			}
 			if p, err := strconv.ParseInt(hexPort, 16, 32); err == nil {
-				ports = append(ports, int(p))
+				ports[int(p)] = fs[9]
 			}
 		}
 	}
 	return ports
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
+// profilePorts returns the TCP ports that processes of a Chrome on
+// profile listen on. Only root can see another user's descriptors, so
+// this is the test's view, not the probe's.
+func profilePorts(profile string) []int {
+	byInode := map[string]int{}
+	for port, inode := range listeningPorts() {
+		byInode["socket:["+inode+"]"] = port
+	}
+	var ports []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(raw), "--user-data-dir="+profile+"\x00") {
+			continue
+		}
+		fds, _ := os.ReadDir(filepath.Join("/proc", e.Name(), "fd"))
+		for _, fd := range fds {
+			link, err := os.Readlink(filepath.Join("/proc", e.Name(), "fd", fd.Name()))
+			if port, ok := byInode[link]; err == nil && ok {
+				ports = append(ports, port)
+			}
 		}
 	}
-	return false
+	return ports
+}
+
+// watchPorts collects, until the test ends or stop is called, every TCP
+// port a Chrome on profile listens on.
+func watchPorts(t *testing.T, profile string) (stop func() map[int]bool) {
+	owned := map[int]bool{}
+	var mu sync.Mutex
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			ports := profilePorts(profile)
+			mu.Lock()
+			for _, p := range ports {
+				owned[p] = true
+			}
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	var once sync.Once
+	stop = func() map[int]bool {
+		once.Do(func() { close(done); <-finished })
+		mu.Lock()
+		defer mu.Unlock()
+		return owned
+	}
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // runningProbe is a probe looking until stop.
@@ -318,6 +397,7 @@ func TestLocalUserCannotDriveTheBrowser(t *testing.T) {
 		eventually(t, 60*time.Second, "login waits", func() bool {
 			return strings.Contains(p.Stdout.String(), "browserop waits until you are signed in")
 		})
+		ports := watchPorts(t, w.profile)
 		other := startProbe(t, probe, w.profile, cred)
 		time.Sleep(2 * time.Second)
 		// Even with the profile opened up by mistake, the relay refuses
@@ -326,6 +406,7 @@ func TestLocalUserCannotDriveTheBrowser(t *testing.T) {
 		require.NoError(t, os.Chmod(filepath.Join(w.profile, browser.SocketFileName), 0o666))
 		time.Sleep(2 * time.Second)
 		rep := other.stop(t)
+		owned := ports()
 		require.NoError(t, os.Chmod(w.profile, 0o700))
 		require.NoError(t, os.Chmod(filepath.Join(w.profile, browser.SocketFileName), 0o600))
 		mine := startProbe(t, probe, w.profile, nil)
@@ -335,10 +416,11 @@ func TestLocalUserCannotDriveTheBrowser(t *testing.T) {
 		p.code(30 * time.Second)
 
 		require.NotZero(t, rep.ChromeSeen, "the probe looked while Chrome ran: %+v", rep)
-		require.False(t, rep.reached(), "another uid reached the login browser: %+v", rep)
+		require.Empty(t, owned, "the login Chrome listens on TCP")
+		require.False(t, rep.reached(owned), "another uid reached the login browser: %+v", rep)
 		require.NotEmpty(t, rep.SocketErr)
 		require.True(t, own.SocketOpen, "the person's own uid reaches it: %+v", own)
-		require.NotZero(t, own.Targets)
+		require.NotZero(t, own.Socket.Targets)
 	})
 
 	t.Run("while a pass runs", func(t *testing.T) {
@@ -349,12 +431,15 @@ func TestLocalUserCannotDriveTheBrowser(t *testing.T) {
 			es = append(es, entry{ID: fmt.Sprintf("probe-%d", i), Type: "post", Text: fmt.Sprintf("probed post %d", i), At: time.Now().Add(-time.Second)})
 		}
 		w.writeCalendar(es...)
+		ports := watchPorts(t, w.profile)
 		other := startProbe(t, probe, w.profile, cred)
 		code, sum, errs := w.pass()
 		rep := other.stop(t)
+		owned := ports()
 		require.Equal(t, 0, code, "%+v\n%s", sum, errs)
 		require.NotZero(t, rep.ChromeSeen, "the probe looked while Chrome ran: %+v", rep)
-		require.False(t, rep.reached(), "another uid reached the pass's browser: %+v", rep)
+		require.Empty(t, owned, "the pass's Chrome listens on TCP")
+		require.False(t, rep.reached(owned), "another uid reached the pass's browser: %+v", rep)
 	})
 
 	t.Run("a Chrome with a DevTools port is open to it", func(t *testing.T) {
@@ -364,10 +449,17 @@ func TestLocalUserCannotDriveTheBrowser(t *testing.T) {
 		b, err := browser.Launch(context.Background(), cfg)
 		require.NoError(t, err)
 		defer b.Close()
+		ports := watchPorts(t, cfg.ProfileDir)
 		other := startProbe(t, probe, cfg.ProfileDir, cred)
 		time.Sleep(3 * time.Second)
 		rep := other.stop(t)
-		require.NotEmpty(t, rep.DevToolsPort, "%+v", rep)
-		require.NotZero(t, rep.Targets, "%+v", rep)
+		owned := ports()
+		require.NotEmpty(t, owned, "the test sees the port of a Chrome on the profile")
+		require.True(t, rep.reached(owned), "%+v", rep)
+		for port := range owned {
+			r := rep.Ports[strconv.Itoa(port)]
+			require.NotNil(t, r, "the probe found port %d: %+v", port, rep)
+			require.NotZero(t, r.Targets, "%+v", rep)
+		}
 	})
 }
