@@ -155,6 +155,8 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 			ver = "version unknown"
 		}
 		add("chrome", "ok", exe+": "+ver, "")
+		add("devtools", "ok", "the Chrome browserop launches has no DevTools port: browserop reaches it through "+
+			filepath.Join(bc.ProfileDir, browser.SocketFileName)+", which only your user can open", "")
 	}
 	if err := preflight(bc); err != nil {
 		chromeOK = false

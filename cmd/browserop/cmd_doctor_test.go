@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/browser/browsertest"
 )
 
 // TestDoctorMediaDir: doctor says where media files are read from, fails
@@ -60,4 +62,11 @@ func TestDoctorAttachModeWarnsOfThePort(t *testing.T) {
 	_, out, _ := c.run("doctor", "--no-browser")
 	require.Contains(t, out, "warn devtools   that Chrome's DevTools port answers any local user of this machine, not only you")
 	require.Contains(t, out, "-> on a machine others can log in to, start that Chrome with its debugging port only while browserop runs")
+
+	// In launch mode it says where the launched Chrome is reached, and that
+	// nobody else can.
+	browsertest.Executable(t)
+	l := newCLI(t)
+	_, out, _ = l.run("doctor", "--no-browser")
+	require.Regexp(t, `ok   devtools   the Chrome browserop launches has no DevTools port: browserop reaches it through /\S+/browserop-devtools\.sock, which only your user can open`, out)
 }
