@@ -1,9 +1,10 @@
 // Package errcode is the one table from an error to how it surfaces: the
 // exit code of a command, the HTTP status of an API answer and the stable
 // code of JSON errors and MCP tool errors. cmd, api and mcptools map their
-// errors through it; the packages that return the errors (operator, ledger,
-// authority, budgets) keep their sentinels and know nothing of exit codes or
-// HTTP.
+// errors through it. It holds the error values that belong to no one layer
+// (a usage error, a configuration error, a hard stop...), which every layer
+// above it returns; ledger, authority and budgets keep their own sentinels,
+// and none of them knows of exit codes or HTTP.
 package errcode
 
 import (
@@ -14,7 +15,24 @@ import (
 	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
+)
+
+// Errors that every layer above errcode returns for the outcomes callers
+// branch on: the pass, the task service, the configuration and the
+// commands.
+var (
+	// ErrUsage: the request or command line is malformed.
+	ErrUsage = errors.New("usage error")
+	// ErrConfig: the configuration is invalid.
+	ErrConfig = errors.New("configuration error")
+	// ErrHardStop: the pass stopped all mutations (identity, blocker,
+	// ownership, authority, an unresolved ambiguous action...).
+	ErrHardStop = errors.New("hard stop")
+	// ErrNeedsPerson: ambiguous actions wait for a person to resolve them.
+	ErrNeedsPerson = errors.New("ambiguous actions need a person")
+	// ErrForbidden: the request is outside the task's contract or the
+	// configured ceiling, or the task takes no more intents.
+	ErrForbidden = errors.New("forbidden")
 )
 
 // Class is how one class of error surfaces: the exit code of a command, the
@@ -42,18 +60,18 @@ var classes = []struct {
 	err   error
 	class Class
 }{
-	{operator.ErrUsage, Class{"usage", ExitUsage, http.StatusBadRequest}},
-	{operator.ErrForbidden, Class{"forbidden", ExitUsage, http.StatusForbidden}},
+	{ErrUsage, Class{"usage", ExitUsage, http.StatusBadRequest}},
+	{ErrForbidden, Class{"forbidden", ExitUsage, http.StatusForbidden}},
 	{authority.ErrDenied, Class{"forbidden", ExitUsage, http.StatusForbidden}},
 	{authority.ErrInvalid, Class{"usage", ExitUsage, http.StatusBadRequest}},
-	{operator.ErrConfig, Class{"config", ExitUsage, http.StatusInternalServerError}},
+	{ErrConfig, Class{"config", ExitUsage, http.StatusInternalServerError}},
 	{ledger.ErrNotLedger, Class{"not_a_ledger", ExitUsage, http.StatusInternalServerError}},
 	{ledger.ErrUnsafeFile, Class{"unsafe_ledger_file", ExitUsage, http.StatusInternalServerError}},
 	{ledger.ErrNoLedger, Class{"no_ledger", ExitUsage, http.StatusInternalServerError}},
 	{ledger.ErrClockBehind, Class{"clock_behind", ExitHardStop, http.StatusConflict}},
-	{operator.ErrHardStop, Class{"hard_stop", ExitHardStop, http.StatusConflict}},
+	{ErrHardStop, Class{"hard_stop", ExitHardStop, http.StatusConflict}},
 	{ledger.ErrLocked, Class{"locked", ExitLocked, http.StatusConflict}},
-	{operator.ErrNeedsPerson, Class{"needs_person", ExitNeedsPerson, http.StatusConflict}},
+	{ErrNeedsPerson, Class{"needs_person", ExitNeedsPerson, http.StatusConflict}},
 	{ledger.ErrNotFound, Class{"not_found", ExitUsage, http.StatusNotFound}},
 	{ledger.ErrConflict, Class{"conflict", ExitUsage, http.StatusUnprocessableEntity}},
 	{ledger.ErrIllegalTransition, Class{"illegal_transition", ExitUsage, http.StatusConflict}},

@@ -11,7 +11,6 @@ import (
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
 )
 
 func TestOf(t *testing.T) {
@@ -21,8 +20,8 @@ func TestOf(t *testing.T) {
 		want errcode.Class
 	}{
 		{nil, errcode.Class{Code: "ok", Exit: errcode.ExitOK, HTTP: http.StatusOK}},
-		{fmt.Errorf("x: %w", operator.ErrUsage), errcode.Class{Code: "usage", Exit: errcode.ExitUsage, HTTP: http.StatusBadRequest}},
-		{fmt.Errorf("%w: 2 waiting", operator.ErrNeedsPerson), errcode.Class{Code: "needs_person", Exit: errcode.ExitNeedsPerson, HTTP: http.StatusConflict}},
+		{fmt.Errorf("x: %w", errcode.ErrUsage), errcode.Class{Code: "usage", Exit: errcode.ExitUsage, HTTP: http.StatusBadRequest}},
+		{fmt.Errorf("%w: 2 waiting", errcode.ErrNeedsPerson), errcode.Class{Code: "needs_person", Exit: errcode.ExitNeedsPerson, HTTP: http.StatusConflict}},
 		{ledger.ErrLocked, errcode.Class{Code: "locked", Exit: errcode.ExitLocked, HTTP: http.StatusConflict}},
 		{budgets.ErrExhausted, errcode.Class{Code: "budget_exhausted", Exit: errcode.ExitOK, HTTP: http.StatusTooManyRequests}},
 		{errors.New("boom"), errcode.Internal},
@@ -34,6 +33,6 @@ func TestOf(t *testing.T) {
 
 func TestReason(t *testing.T) {
 	t.Parallel()
-	err := fmt.Errorf("%w: forbidden: the task is cancelled", operator.ErrForbidden)
+	err := fmt.Errorf("%w: forbidden: the task is cancelled", errcode.ErrForbidden)
 	require.Equal(t, "the task is cancelled", errcode.Reason(err))
 }

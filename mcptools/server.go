@@ -380,7 +380,7 @@ func strictArguments(next mcp.MethodHandler) mcp.MethodHandler {
 		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && len(r.Params.Arguments) > 0 {
 			if _, err := jsontext.NewDecoder(bytes.NewReader(r.Params.Arguments)).ReadValue(); err != nil {
 				res := &mcp.CallToolResult{}
-				res.SetError(&ToolError{Code: "usage", Err: fmt.Errorf("%w: arguments: %v", operator.ErrUsage, duplicateReason(err))})
+				res.SetError(&ToolError{Code: "usage", Err: fmt.Errorf("%w: arguments: %v", errcode.ErrUsage, duplicateReason(err))})
 				return res, nil
 			}
 		}

@@ -7,12 +7,14 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
-	"github.com/stretchr/testify/require"
 )
 
 // A task bound to 1 publishes exactly one post, however many intents its
@@ -160,7 +162,7 @@ func TestTaskFinishDoneWithResult(t *testing.T) {
 	require.Equal(t, ledger.TaskOpen, st.Status, "not done before its intents are settled")
 	require.True(t, st.Finished)
 	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "after finish"})
-	require.ErrorIs(t, err, operator.ErrForbidden)
+	require.ErrorIs(t, err, errcode.ErrForbidden)
 
 	sum := w.pass()
 	require.Equal(t, 3, sum.Counts["verified"], "%+v", sum)
@@ -260,7 +262,7 @@ func TestEntryTaskTakesNoSubmittedIntent(t *testing.T) {
 	require.Len(t, tasks, 1)
 	require.Equal(t, ledger.TaskOpen, tasks[0].Status)
 	_, err = w.tasks().Submit(ctx, tasks[0].ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "smuggled in"})
-	require.ErrorIs(t, err, operator.ErrForbidden)
+	require.ErrorIs(t, err, errcode.ErrForbidden)
 	intents, err := w.db.TaskIntents(ctx, tasks[0].ID)
 	require.NoError(t, err)
 	require.Empty(t, intents)

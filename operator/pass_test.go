@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/demosite"
@@ -17,7 +19,6 @@ import (
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
-	"github.com/stretchr/testify/require"
 )
 
 const fullCalendar = `entries:
@@ -128,7 +129,7 @@ func TestPassHardStops(t *testing.T) {
 			w.calendar("entries:\n" + post("p1", "first") + post("p2", "second"))
 			sum := w.pass()
 			require.Equal(t, operator.OutcomeHardStop, sum.Outcome, "%+v", sum.Actions)
-			require.ErrorIs(t, sum.Err(), operator.ErrHardStop)
+			require.ErrorIs(t, sum.Err(), errcode.ErrHardStop)
 			require.Equal(t, errcode.ExitHardStop, errcode.Of(sum.Err()).Exit)
 			require.Empty(t, w.effects(""), "no mutation after a hard stop")
 			for _, a := range w.actions() {

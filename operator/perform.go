@@ -10,6 +10,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
@@ -627,7 +628,7 @@ func (p *pass) stillHeld() bool {
 // stopOn turns a failure before the mutation into a hard stop: nothing was
 // performed, the action stays planned.
 func (p *pass) stopOn(err error, a ledger.Action, entry string) error {
-	if errors.Is(err, ledger.ErrStaleGeneration) || errors.Is(err, ErrConfig) {
+	if errors.Is(err, ledger.ErrStaleGeneration) || errors.Is(err, errcode.ErrConfig) {
 		return err
 	}
 	p.hardStop(stopKind(err))

@@ -6,11 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
-	"github.com/stretchr/testify/require"
 )
 
 // A person's word on an ambiguous or moderated action (TaskService.Resolve,
@@ -60,9 +62,9 @@ func TestResolveAbsentRetryIsTriedAgain(t *testing.T) {
 
 	svc := w.tasks()
 	_, err := svc.Resolve(ctx, a.ID, operator.Resolution{Retry: true, Reason: " "})
-	require.ErrorIs(t, err, operator.ErrUsage, "a reason is required")
+	require.ErrorIs(t, err, errcode.ErrUsage, "a reason is required")
 	_, err = svc.Resolve(ctx, a.ID, operator.Resolution{Retry: true, VerifiedURL: w.base + "/p/1", Reason: "x"})
-	require.ErrorIs(t, err, operator.ErrUsage, "a retry is for an absent effect")
+	require.ErrorIs(t, err, errcode.ErrUsage, "a retry is for an absent effect")
 	st, err := svc.Resolve(ctx, a.ID, operator.Resolution{Retry: true, Reason: "not on the profile"})
 	require.NoError(t, err)
 	require.Equal(t, "failed", st.Status)
@@ -84,6 +86,6 @@ func TestResolveAbsentRetryIsTriedAgain(t *testing.T) {
 	}
 	require.Equal(t, operator.DefaultMaxAttempts, last.Attempt)
 	_, err = svc.Resolve(ctx, last.ID, operator.Resolution{Retry: true, Reason: "not there"})
-	require.ErrorIs(t, err, operator.ErrUsage)
+	require.ErrorIs(t, err, errcode.ErrUsage)
 	require.Equal(t, ledger.Ambiguous, w.action(last.ID).Status, "nothing changed")
 }

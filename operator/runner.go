@@ -14,6 +14,7 @@ import (
 	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 )
@@ -291,15 +292,15 @@ type Summary struct {
 func (s *Summary) count(k string) { s.Counts[k]++ }
 
 // Err returns the error a command exits with for this summary: nil,
-// ErrHardStop, ErrNeedsPerson, or ledger.ErrLocked.
+// errcode.ErrHardStop, errcode.ErrNeedsPerson, or ledger.ErrLocked.
 func (s *Summary) Err() error {
 	switch s.Outcome {
 	case OutcomeLockedSkip:
 		return ledger.ErrLocked
 	case OutcomeNeedsPerson:
-		return fmt.Errorf("%w: %d waiting", ErrNeedsPerson, len(s.NeedsPerson))
+		return fmt.Errorf("%w: %d waiting", errcode.ErrNeedsPerson, len(s.NeedsPerson))
 	case OutcomeHardStop:
-		return fmt.Errorf("%w: %s", ErrHardStop, s.HardStop)
+		return fmt.Errorf("%w: %s", errcode.ErrHardStop, s.HardStop)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 )
@@ -25,7 +26,7 @@ type siteTab struct {
 func (p *pass) tabFor(name string) (*siteTab, error) {
 	site, ok := p.r.sites[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: site %q has no adapter (configured: %v)", ErrConfig, name, p.r.siteNames())
+		return nil, fmt.Errorf("%w: site %q has no adapter (configured: %v)", errcode.ErrConfig, name, p.r.siteNames())
 	}
 	st := p.tabs[name]
 	if st != nil && st.tab.Err() == nil {

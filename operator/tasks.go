@@ -12,14 +12,11 @@ import (
 
 	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/sites"
 )
-
-// ErrForbidden: the request is outside the task's contract or the
-// configured ceiling, or the task takes no more intents.
-var ErrForbidden = errors.New("forbidden")
 
 // TaskService is how agents (over REST or MCP) and the person (over the CLI
 // or REST with the user's token) work with durable tasks. Agents create
@@ -87,7 +84,7 @@ func WithBudget(policy budgets.Policy) TaskOption {
 
 // WithMediaDir is the directory the media files of intents are read from:
 // the runner's (operator.Config.MediaDir, or its calendar directory).
-// Without it, an intent that attaches media is ErrUsage.
+// Without it, an intent that attaches media is errcode.ErrUsage.
 func WithMediaDir(dir string) TaskOption {
 	return func(s *TaskService) { s.mediaDir = dir }
 }
@@ -104,7 +101,7 @@ func NewTaskService(db *ledger.DB, adapters []sites.Adapter, ceiling []string, o
 	}
 	s.ceiling, s.ceilingErr = authority.NewCeiling(ceiling, as)
 	if s.ceilingErr != nil {
-		s.ceilingErr = fmt.Errorf("%w: %v", ErrConfig, s.ceilingErr)
+		s.ceilingErr = fmt.Errorf("%w: %v", errcode.ErrConfig, s.ceilingErr)
 	}
 	for _, o := range opts {
 		o(s)
@@ -137,7 +134,7 @@ type IntentRequest struct {
 // the media directory (nothing is uploaded through the API: the file must
 // be there already), and its alternative text. SHA256 and Type are the
 // file's bytes as Submit read them: Submit records them (a request that
-// sets them is ErrUsage), and a pass performs the intent only while the
+// sets them is errcode.ErrUsage), and a pass performs the intent only while the
 // file still has those bytes.
 type IntentMedia struct {
 	File   string `json:"file"`
@@ -327,18 +324,18 @@ type HistoryEntry struct {
 }
 
 func usage(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", errcode.ErrUsage, fmt.Sprintf(format, args...))
 }
 
-// authorityErr turns an authority refusal into ErrForbidden and a
-// malformed domain or URL into ErrUsage, keeping the reason (without the
+// authorityErr turns an authority refusal into errcode.ErrForbidden and a
+// malformed domain or URL into errcode.ErrUsage, keeping the reason (without the
 // authority's own leading class name).
 func authorityErr(err error) error {
 	switch {
 	case errors.Is(err, authority.ErrInvalid):
-		return fmt.Errorf("%w: %s", ErrUsage, strings.TrimPrefix(err.Error(), authority.ErrInvalid.Error()+": "))
+		return fmt.Errorf("%w: %s", errcode.ErrUsage, strings.TrimPrefix(err.Error(), authority.ErrInvalid.Error()+": "))
 	case errors.Is(err, authority.ErrDenied):
-		return fmt.Errorf("%w: %s", ErrForbidden, strings.TrimPrefix(err.Error(), authority.ErrDenied.Error()+": "))
+		return fmt.Errorf("%w: %s", errcode.ErrForbidden, strings.TrimPrefix(err.Error(), authority.ErrDenied.Error()+": "))
 	}
 	return err
 }
@@ -349,7 +346,7 @@ func authorityErr(err error) error {
 // its keys in the agents' namespace; the person's view records
 // SourcePerson in the person's namespace, so neither
 // reaches the other's keys, nor the calendar's or the planner's. The
-// contract's domains must lie within the ceiling (ErrForbidden).
+// contract's domains must lie within the ceiling (errcode.ErrForbidden).
 func (s *TaskService) Create(ctx context.Context, key string, req CreateTaskRequest, source string) (TaskState, bool, error) {
 	if strings.TrimSpace(key) == "" {
 		return TaskState{}, false, usage("an idempotency key is required")
@@ -394,7 +391,7 @@ const (
 )
 
 // List returns the newest tasks first, at most limit: 0 means
-// DefaultList, and limit must be at most MaxList (ErrUsage otherwise). An
+// DefaultList, and limit must be at most MaxList (errcode.ErrUsage otherwise). An
 // agent view lists only agents' tasks.
 func (s *TaskService) List(ctx context.Context, limit int) ([]TaskState, error) {
 	if limit < 0 || limit > MaxList {
@@ -447,7 +444,7 @@ func (s *TaskService) Cancel(ctx context.Context, id, reason string) (TaskState,
 // Finish ends a task's intake: it accepts no more intents, and it becomes
 // done, with its result, once every intent is settled (at once when they
 // already are, else at the pass that settles the last). Finishing twice is
-// safe; a cancelled or done task is ErrForbidden.
+// safe; a cancelled or done task is errcode.ErrForbidden.
 func (s *TaskService) Finish(ctx context.Context, id, reason string) (TaskState, error) {
 	if reason == "" {
 		reason = "finished"
@@ -461,7 +458,7 @@ func (s *TaskService) Finish(ctx context.Context, id, reason string) (TaskState,
 			if gerr == nil && t.Status == ledger.TaskDone {
 				return s.Get(ctx, id) // finishing a done task again is the same answer
 			}
-			return TaskState{}, fmt.Errorf("%w: the task is %s", ErrForbidden, t.Status)
+			return TaskState{}, fmt.Errorf("%w: the task is %s", errcode.ErrForbidden, t.Status)
 		}
 		return TaskState{}, err
 	}
@@ -562,10 +559,10 @@ func entryWord(t ledger.Task) string {
 // against the authority: the capability is allowed, the site and target
 // are within the effective domains (contract plus grants, within the
 // ceiling), and the side-effect bound holds, counted in the transaction
-// that accepts it. A violation is ErrForbidden with the reason. The media
+// that accepts it. A violation is errcode.ErrForbidden with the reason. The media
 // files it names are read from the media directory (WithMediaDir) and
 // checked against the site's limits: a file outside it, missing,
-// unreadable or not an image, or one the site does not take, is ErrUsage
+// unreadable or not an image, or one the site does not take, is errcode.ErrUsage
 // naming the file. Each file's SHA-256 and type are recorded with the
 // intent. The same intent twice (with the same file bytes) is one intent.
 // The answer names the intent (SubmittedIntent).
@@ -575,15 +572,15 @@ func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentReques
 		return TaskState{}, err
 	}
 	if t.Status != ledger.TaskOpen {
-		return TaskState{}, fmt.Errorf("%w: the task is %s", ErrForbidden, t.Status)
+		return TaskState{}, fmt.Errorf("%w: the task is %s", errcode.ErrForbidden, t.Status)
 	}
 	if !t.FinishedAt.IsZero() {
-		return TaskState{}, fmt.Errorf("%w: the task is finished and accepts no more intents", ErrForbidden)
+		return TaskState{}, fmt.Errorf("%w: the task is finished and accepts no more intents", errcode.ErrForbidden)
 	}
 	if isEntryTask(t) {
 		// Its one intent is its calendar entry or planner candidate; its
 		// result and its end know no other.
-		return TaskState{}, fmt.Errorf("%w: a %s task takes no intents but its own %s", ErrForbidden, t.Request.Source, entryWord(t))
+		return TaskState{}, fmt.Errorf("%w: a %s task takes no intents but its own %s", errcode.ErrForbidden, t.Request.Source, entryWord(t))
 	}
 	e := Entry{ID: "submitted", Site: in.Site, Actor: strings.TrimPrefix(in.Actor, "@"), Type: in.Type, Text: in.Text,
 		Parts: in.Parts, Target: in.Target}
@@ -612,9 +609,9 @@ func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentReques
 	ti, _, err := s.db.AddTaskIntent(ctx, taskID, in, partsOf(in.Type, len(in.Parts)))
 	switch {
 	case errors.Is(err, ledger.ErrSideEffectBound):
-		return TaskState{}, fmt.Errorf("%w: %s", ErrForbidden, afterSentinel(err, ledger.ErrSideEffectBound))
+		return TaskState{}, fmt.Errorf("%w: %s", errcode.ErrForbidden, afterSentinel(err, ledger.ErrSideEffectBound))
 	case errors.Is(err, ledger.ErrIllegalTransition):
-		return TaskState{}, fmt.Errorf("%w: %s", ErrForbidden, afterSentinel(err, ledger.ErrIllegalTransition))
+		return TaskState{}, fmt.Errorf("%w: %s", errcode.ErrForbidden, afterSentinel(err, ledger.ErrIllegalTransition))
 	case err != nil:
 		return TaskState{}, err
 	}
@@ -647,7 +644,7 @@ func mustJSON(v any) json.RawMessage {
 }
 
 // Grant records a domain a person approved for one task. It must lie
-// within the configured ceiling (ErrForbidden; with no ceiling configured
+// within the configured ceiling (errcode.ErrForbidden; with no ceiling configured
 // no grant is possible); the contract never changes. Only a person calls
 // it (CLI, or REST with the user's token).
 func (s *TaskService) Grant(ctx context.Context, taskID, domain, by string) (TaskState, error) {
@@ -663,7 +660,7 @@ func (s *TaskService) Grant(ctx context.Context, taskID, domain, by string) (Tas
 		return TaskState{}, err
 	}
 	if t.Status != ledger.TaskOpen {
-		return TaskState{}, fmt.Errorf("%w: the task is %s", ErrForbidden, t.Status)
+		return TaskState{}, fmt.Errorf("%w: the task is %s", errcode.ErrForbidden, t.Status)
 	}
 	if err := s.db.AddGrant(ctx, taskID, d.String(), by); err != nil {
 		return TaskState{}, err
@@ -709,8 +706,8 @@ type Resolution struct {
 // effect is at r.VerifiedURL, or (no URL) it is absent for r.Reason, and
 // then, with r.Retry, to be tried again by a later pass. It is the one
 // route of the CLI and REST: a verified URL must be on the action's site
-// (ErrUsage), and the verified effect counts against the budget as the
-// operator's verification would. A retry is ErrUsage, and changes
+// (errcode.ErrUsage), and the verified effect counts against the budget as the
+// operator's verification would. A retry is errcode.ErrUsage, and changes
 // nothing, with a verified URL or when the action has had the most
 // attempts a pass makes (no pass would try it again). A resolution of an
 // action that is neither ambiguous nor moderated is

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -126,7 +127,7 @@ func TestSubmitMedia(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := agent.Submit(ctx, m.task.ID, tc.in)
-			require.ErrorIs(t, err, operator.ErrUsage)
+			require.ErrorIs(t, err, errcode.ErrUsage)
 			require.Contains(t, err.Error(), tc.want)
 		})
 	}
@@ -134,7 +135,7 @@ func TestSubmitMedia(t *testing.T) {
 	t.Run("NoMediaDir", func(t *testing.T) {
 		svc := operator.NewTaskService(m.db, []sites.Adapter{m.site}, nil)
 		_, err := svc.Agent().Submit(ctx, m.task.ID, mediaPost(operator.IntentMedia{File: "a.png"}))
-		require.ErrorIs(t, err, operator.ErrUsage)
+		require.ErrorIs(t, err, errcode.ErrUsage)
 		require.Contains(t, err.Error(), "no media directory is configured (calendar.media_dir)")
 	})
 	st, err := agent.Get(ctx, m.task.ID)

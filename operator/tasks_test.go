@@ -4,11 +4,13 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
-	"github.com/stretchr/testify/require"
 )
 
 func (w *world) tasks() *operator.TaskService {
@@ -55,7 +57,7 @@ func TestTaskIntentsArePerformedOnce(t *testing.T) {
 		"TargetOutsideDomains": {Site: "demo", Actor: "alice", Type: "like", Target: "http://evil.example/p/1"},
 	} {
 		_, err := svc.Submit(ctx, task.ID, bad)
-		require.ErrorIs(t, err, operator.ErrForbidden, name)
+		require.ErrorIs(t, err, errcode.ErrForbidden, name)
 	}
 
 	sum := w.pass()
@@ -78,7 +80,7 @@ func TestTaskIntentsArePerformedOnce(t *testing.T) {
 	w.pass()
 	require.Len(t, w.effects(demosite.EffectPost), 1, "nothing after the cancel")
 	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "later"})
-	require.ErrorIs(t, err, operator.ErrForbidden)
+	require.ErrorIs(t, err, errcode.ErrForbidden)
 }
 
 func TestTaskConfirmation(t *testing.T) {
@@ -151,13 +153,13 @@ func TestTaskGrantsWithinCeiling(t *testing.T) {
 	task, _, err := svc.Agent().Create(ctx, "k", req, "api")
 	require.NoError(t, err)
 	_, err = svc.Grant(ctx, task.ID, "evil.example", "person")
-	require.ErrorIs(t, err, operator.ErrForbidden, "outside the ceiling")
+	require.ErrorIs(t, err, errcode.ErrForbidden, "outside the ceiling")
 	st, err := svc.Grant(ctx, task.ID, "cdn.media.example", "person")
 	require.NoError(t, err)
 	require.Len(t, st.Grants, 1)
 	require.Equal(t, req.Contract, st.Contract, "the contract never changes")
 	_, _, err = svc.Agent().Create(ctx, "k2", operator.CreateTaskRequest{Contract: ledger.Contract{Domains: []string{"evil.example"}, Capabilities: []string{"post"}}}, "api")
-	require.ErrorIs(t, err, operator.ErrForbidden, "a contract outside the ceiling")
+	require.ErrorIs(t, err, errcode.ErrForbidden, "a contract outside the ceiling")
 }
 
 func TestTaskAgentViewHidesThePersonsTasks(t *testing.T) {
@@ -192,7 +194,7 @@ func TestTaskAgentViewHidesThePersonsTasks(t *testing.T) {
 	_, err = svc.Cancel(ctx, theirs.ID, "done")
 	require.NoError(t, err)
 	_, err = svc.Grant(ctx, theirs.ID, hostOf(w.base), "person")
-	require.ErrorIs(t, err, operator.ErrForbidden, "no grant on a cancelled task")
+	require.ErrorIs(t, err, errcode.ErrForbidden, "no grant on a cancelled task")
 }
 
 // Page text and redirects never widen a task's authority: injected

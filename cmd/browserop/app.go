@@ -8,13 +8,11 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"sort"
 	"strings"
 
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -71,7 +69,7 @@ func commands() []command {
 
 // usageError marks a malformed command line (exit 2).
 func usageError(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", operator.ErrUsage, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", errcode.ErrUsage, fmt.Sprintf(format, args...))
 }
 
 // Run runs browserop with args (without the program name) and returns its
@@ -186,7 +184,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w: %v", operator.ErrUsage, err)
+			return nil, fmt.Errorf("%w: %v", errcode.ErrUsage, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -205,7 +203,7 @@ func (e *env) config() (Config, error) {
 	}
 	cfg, err := LoadConfig(path, path != "", e.environ)
 	if err != nil {
-		return Config{}, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+		return Config{}, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 	}
 	return cfg, nil
 }
@@ -222,7 +220,7 @@ func (e *env) open(ctx context.Context) (Config, *ledger.DB, error) {
 	}
 	if path == "" {
 		if path, err = ledger.DefaultPathEnv(envLookup(e.environ)); err != nil {
-			return Config{}, nil, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+			return Config{}, nil, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 		}
 	}
 	db, err := ledger.Open(ctx, path, ledger.Options{SkipMigrate: e.skipMigrate, MustExist: e.mustExist})
@@ -288,18 +286,9 @@ func policy(cfg Config) (budgets.Policy, error) {
 	}
 	p, err := budgets.NewPolicy(formats, groups)
 	if err != nil {
-		return budgets.Policy{}, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+		return budgets.Policy{}, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 	}
 	return p, nil
-}
-
-func sortedStrings(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func cmdVersion(_ context.Context, e *env, args []string) error {

@@ -19,6 +19,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -102,7 +103,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 
 	exe, err := browser.FindExecutable(*execPath)
 	if err != nil {
-		return fmt.Errorf("%w: %v (the README's `make demo` installs Chromium with scripts/setup.sh)", operator.ErrConfig, err)
+		return fmt.Errorf("%w: %v (the README's `make demo` installs Chromium with scripts/setup.sh)", errcode.ErrConfig, err)
 	}
 	b, err := browser.Launch(ctx, browser.Config{ExecPath: exe, ProfileDir: filepath.Join(dir, "profile"), Headless: true,
 		NoSandbox: os.Geteuid() == 0, ActionTimeout: 15 * time.Second})

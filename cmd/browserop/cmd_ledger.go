@@ -240,7 +240,7 @@ func actionsResolve(ctx context.Context, e *env, args []string) error {
 	// action's site, and the budget counts a verified effect.
 	if _, err := svc.Resolve(ctx, id, operator.Resolution{VerifiedURL: *verified, Reason: *reason, Retry: *retry}); err != nil {
 		if errors.Is(err, ledger.ErrIllegalTransition) {
-			return fmt.Errorf("%w: %v", operator.ErrUsage, err)
+			return fmt.Errorf("%w: %v", errcode.ErrUsage, err)
 		}
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/sites"
 )
 
@@ -38,7 +38,7 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if bc.DevToolsURL != "" || bc.DevToolsActivePortFile != "" {
-		return fmt.Errorf("%w: login launches the dedicated profile; sign in directly in the browser you attach to", operator.ErrUsage)
+		return fmt.Errorf("%w: login launches the dedicated profile; sign in directly in the browser you attach to", errcode.ErrUsage)
 	}
 	if err := preflight(bc); err != nil {
 		return err
@@ -108,13 +108,13 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("%w: nobody signed in to %s within %s", operator.ErrUsage, site.Name(), *timeout)
+				return fmt.Errorf("%w: nobody signed in to %s within %s", errcode.ErrUsage, site.Name(), *timeout)
 			}
 			return ctx.Err()
 		case <-b.Done():
-			return fmt.Errorf("%w: the browser was closed before anyone signed in to %s", operator.ErrUsage, site.Name())
+			return fmt.Errorf("%w: the browser was closed before anyone signed in to %s", errcode.ErrUsage, site.Name())
 		case <-shown.Done():
-			return fmt.Errorf("%w: the sign-in window was closed before anyone signed in to %s; run browserop login again", operator.ErrUsage, site.Name())
+			return fmt.Errorf("%w: the sign-in window was closed before anyone signed in to %s; run browserop login again", errcode.ErrUsage, site.Name())
 		case <-tick.C:
 		}
 		if probe.Err() != nil {
@@ -205,7 +205,7 @@ func loginBrowser(ctx context.Context, bc browser.Config) (*browser.Browser, err
 	if err != nil || len(others) > 0 {
 		b.Disconnect()
 		return nil, fmt.Errorf("%w: a headless Chrome browserop launched runs on profile %s with tabs that are not browserop's (%d): quit it, or let the next run stop it, then run login again",
-			operator.ErrUsage, bc.ProfileDir, len(others))
+			errcode.ErrUsage, bc.ProfileDir, len(others))
 	}
 	if err := b.Close(); err != nil {
 		return nil, err

@@ -8,12 +8,13 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/robfig/cron/v3"
+
 	"github.com/browserop/browserop/api"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
 	"github.com/browserop/browserop/operator"
-	"github.com/robfig/cron/v3"
 )
 
 // passCommand is what the commands that run passes (run, serve) work
@@ -92,7 +93,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	log := logger(cfg, e.stderr)
 	sched, err := cron.ParseStandard(cfg.Schedule)
 	if err != nil {
-		return fmt.Errorf("%w: schedule %q: %v", operator.ErrConfig, cfg.Schedule, err)
+		return fmt.Errorf("%w: schedule %q: %v", errcode.ErrConfig, cfg.Schedule, err)
 	}
 	// The loopback API and the MCP endpoint for agents, with the same checks.
 	user, agent, err := e.tokens(cfg)
@@ -117,7 +118,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		MCP: mcptools.HTTPHandler(mcptools.NewServer(tasks, version)), Log: log})
 	ln, err := api.Listen(cfg.API.Addr)
 	if err != nil {
-		return fmt.Errorf("%w: %v", operator.ErrConfig, err)
+		return fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 	}
 	apiDone := make(chan error, 1)
 	go func() { apiDone <- api.Serve(ctx, ln, handler) }()
@@ -133,7 +134,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		// not even start has none.
 		sum, err := drainingPass(ctx, r)
 		switch {
-		case err != nil && errors.Is(err, operator.ErrConfig):
+		case err != nil && errors.Is(err, errcode.ErrConfig):
 			log.Error("configuration error: fix it, then restart the service", "err", err)
 		case err != nil && sum == nil:
 			log.Error("pass failed", "err", err)

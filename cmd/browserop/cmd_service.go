@@ -16,8 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/browserop/browserop/operator"
-
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/internal/atomicfile"
 )
 
@@ -66,19 +65,19 @@ func (e *env) unit() (*serviceUnit, error) {
 	case "linux":
 		dir, err := xdgDir(get, "XDG_CONFIG_HOME", ".config")
 		if err != nil {
-			return nil, fmt.Errorf("%w: locate the systemd user unit directory: %v", operator.ErrConfig, err)
+			return nil, fmt.Errorf("%w: locate the systemd user unit directory: %v", errcode.ErrConfig, err)
 		}
 		return &serviceUnit{e: e, path: filepath.Join(dir, "systemd", "user", systemdUnitName)}, nil
 	case "darwin":
 		home := get("HOME")
 		if !filepath.IsAbs(home) {
-			return nil, fmt.Errorf("%w: $HOME is not set to an absolute path: it holds ~/Library/LaunchAgents", operator.ErrConfig)
+			return nil, fmt.Errorf("%w: $HOME is not set to an absolute path: it holds ~/Library/LaunchAgents", errcode.ErrConfig)
 		}
 		return &serviceUnit{e: e, launchd: true, uid: strconv.Itoa(os.Getuid()),
 			path:    filepath.Join(home, "Library", "LaunchAgents", launchdLabel+".plist"),
 			logFile: filepath.Join(home, "Library", "Logs", "browserop", "browserop.log")}, nil
 	}
-	return nil, fmt.Errorf("%w: browserop service supports Linux (systemd) and macOS (launchd), not %s; run `browserop serve` under your own supervisor", operator.ErrUsage, e.goos)
+	return nil, fmt.Errorf("%w: browserop service supports Linux (systemd) and macOS (launchd), not %s; run `browserop serve` under your own supervisor", errcode.ErrUsage, e.goos)
 }
 
 // state is what is at the unit's path: nothing, a unit browserop wrote,
@@ -96,7 +95,7 @@ func (u *serviceUnit) state() (content string, exists, ours bool, err error) {
 
 func (u *serviceUnit) notOurs(verb string) error {
 	return fmt.Errorf("%w: refusing to %s %s: browserop service install did not write it (it has no %q line); move it away first, or manage it yourself",
-		operator.ErrConfig, verb, u.path, serviceMarker)
+		errcode.ErrConfig, verb, u.path, serviceMarker)
 }
 
 func (u *serviceUnit) target() string { return "gui/" + u.uid + "/" + launchdLabel }
@@ -191,14 +190,14 @@ func (u *serviceUnit) spec() (serviceSpec, error) {
 	if cfgPath != "" {
 		abs, err := filepath.Abs(cfgPath)
 		if err != nil {
-			return serviceSpec{}, fmt.Errorf("%w: --config %q: %v", operator.ErrConfig, cfgPath, err)
+			return serviceSpec{}, fmt.Errorf("%w: --config %q: %v", errcode.ErrConfig, cfgPath, err)
 		}
 		s.Args = append(s.Args, "--config", abs)
 	}
 	if e.ledgerPath != "" {
 		abs, err := filepath.Abs(e.ledgerPath)
 		if err != nil {
-			return serviceSpec{}, fmt.Errorf("%w: --ledger %q: %v", operator.ErrConfig, e.ledgerPath, err)
+			return serviceSpec{}, fmt.Errorf("%w: --ledger %q: %v", errcode.ErrConfig, e.ledgerPath, err)
 		}
 		s.Args = append(s.Args, "--ledger", abs)
 	}

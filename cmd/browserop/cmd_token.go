@@ -5,18 +5,18 @@ import (
 	"fmt"
 
 	"github.com/browserop/browserop/api"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/errcode"
 )
 
 // tokens loads the API tokens, creating the 0600 token file on first use.
 func (e *env) tokens(cfg Config) (user, agent string, err error) {
 	path, err := orStateFile(cfg.API.TokenFile, envLookup(e.environ), "token")
 	if err != nil {
-		return "", "", fmt.Errorf("%w: %v", operator.ErrConfig, err)
+		return "", "", fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 	}
 	user, agent, err = api.LoadOrCreateTokens(path)
 	if err != nil {
-		return "", "", fmt.Errorf("%w: %v", operator.ErrConfig, err)
+		return "", "", fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 	}
 	return user, agent, nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/errcode"
-	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/torture"
 )
 
@@ -59,7 +58,7 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 	}
 	exe, err := browser.FindExecutable(*execPath)
 	if err != nil {
-		return fmt.Errorf("%w: %v", operator.ErrConfig, err)
+		return fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 	}
 	if *bin == "" {
 		if *bin, err = os.Executable(); err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/browserop/browserop/browser"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/errcode"
 )
 
 // preflight checks the browser part of cfg (see preflight below).
@@ -22,7 +22,7 @@ func (e *env) preflight(cfg Config) error {
 // are configuration errors (exit 2) whether or not anything is due.
 func preflight(bc browser.Config) error {
 	if err := browser.Preflight(bc, !attachMode(bc)); err != nil {
-		return fmt.Errorf("%w: %w", operator.ErrConfig, err)
+		return fmt.Errorf("%w: %w", errcode.ErrConfig, err)
 	}
 	return nil
 }
@@ -36,7 +36,7 @@ func connectError(bc browser.Config, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, browser.ErrConfig):
-		return fmt.Errorf("%w: %w", operator.ErrConfig, err)
+		return fmt.Errorf("%w: %w", errcode.ErrConfig, err)
 	case errors.Is(err, browser.ErrNoBrowser) && attachMode(bc):
 		where := "browser.devtools_url " + bc.DevToolsURL
 		if bc.DevToolsURL == "" {

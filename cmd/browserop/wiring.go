@@ -13,6 +13,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -52,7 +53,7 @@ func logger(cfg Config, w io.Writer) *slog.Logger {
 func loadSites(cfg Config) ([]sites.Adapter, error) {
 	bundled, err := sites.LoadFS(configs.Sites, "sites")
 	if err != nil {
-		return nil, fmt.Errorf("%w: bundled sites: %v", operator.ErrConfig, err)
+		return nil, fmt.Errorf("%w: bundled sites: %v", errcode.ErrConfig, err)
 	}
 	byName := map[string]sites.Adapter{}
 	var order []string
@@ -66,7 +67,7 @@ func loadSites(cfg Config) ([]sites.Adapter, error) {
 	if cfg.Sites.Dir != "" {
 		own, err := sites.LoadDir(cfg.Sites.Dir)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+			return nil, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 		}
 		for _, d := range own {
 			if _, ok := byName[d.Name()]; !ok {
@@ -104,7 +105,7 @@ func configuredSite(cfg Config, name, what string) (sites.Adapter, error) {
 func browserConfig(cfg Config, environ []string) (browser.Config, error) {
 	profile, err := cfg.profileDir(envLookup(environ))
 	if err != nil {
-		return browser.Config{}, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+		return browser.Config{}, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 	}
 	return browser.Config{ExecPath: cfg.Browser.ExecPath, ProfileDir: profile, Headless: cfg.Browser.Headless,
 		DevToolsURL: cfg.Browser.DevtoolsURL, DevToolsActivePortFile: cfg.Browser.DevtoolsActivePortFile,
@@ -162,11 +163,11 @@ func (e *env) runner(cfg Config, db *ledger.DB) (*operator.Runner, error) {
 	}
 	calDir, err := cfg.calendarDir(envLookup(e.environ))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+		return nil, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 	}
 	mediaDir, err := cfg.mediaDir(envLookup(e.environ))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", operator.ErrConfig, err)
+		return nil, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 	}
 	planner := operator.Planner{Command: cfg.Planner.Command, Timeout: cfg.Planner.Timeout, MaxOutput: cfg.Planner.MaxOutput}
 	rc := operator.Config{LeaseName: cfg.Operator.LeaseName, LeaseTTL: cfg.Operator.LeaseTTL, Heartbeat: cfg.Operator.Heartbeat,
