@@ -2,6 +2,8 @@
 GO ?= go
 # Chromium tests need time on a 2-core machine under the race detector.
 TEST_FLAGS ?= -race -timeout 25m
+# The static checker `make check` runs, at a pinned version.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: demo test check bench bench-wordpress build setup
 
@@ -19,6 +21,8 @@ check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
+	$(GO) run $(STATICCHECK) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 200x ./ledger/ ./budgets/

@@ -26,8 +26,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // The real MCP server (mcptools) mounted at /mcp works for a client that
 // sends the agent token, and refuses one without a token.
 func TestRealMCPBehindChecks(t *testing.T) {
-	var e *env
-	e = newEnv(t, func(o *Options) { o.MCP = mcptools.HTTPHandler(mcptools.NewServer(o.Tasks, "test")) })
+	e := newEnv(t, func(o *Options) { o.MCP = mcptools.HTTPHandler(mcptools.NewServer(o.Tasks, "test")) })
 	e.start()
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "api-test", Version: "test"}, nil)

@@ -59,7 +59,7 @@ func checkDevToolsURL(raw string) error {
 	switch u.Scheme {
 	case "http", "https", "ws", "wss":
 	default:
-		return fmt.Errorf("%w: browser.devtools_url %q: want http://127.0.0.1:PORT or ws://127.0.0.1:PORT/devtools/browser/...", ErrConfig, scrubText(raw))
+		return fmt.Errorf("%w: browser.devtools_url %q: want http://127.0.0.1:PORT or ws://127.0.0.1:PORT/devtools/browser/ID", ErrConfig, scrubText(raw))
 	}
 	host := u.Hostname()
 	if host == "localhost" {

@@ -119,11 +119,11 @@ func relayMain(profile string, argv []string) int {
 	case err := <-started:
 		if err != nil {
 			_ = cmd.Process.Kill()
-			return fail(fmt.Errorf("Chrome did not answer on its pipe: %v", err))
+			return fail(fmt.Errorf("no answer from Chrome on its pipe: %v", err))
 		}
 	case <-time.After(relayStartLimit):
 		_ = cmd.Process.Kill()
-		return fail(fmt.Errorf("Chrome did not answer on its pipe within %v", relayStartLimit))
+		return fail(fmt.Errorf("no answer from Chrome on its pipe within %v", relayStartLimit))
 	}
 
 	path := filepath.Join(profile, SocketFileName)

@@ -179,7 +179,7 @@ func (w *world) firstLookAfterClose(rec ledger.Tab, after time.Duration, land fu
 			"the first look comes after the proof that the clicking tab is gone")
 		require.Len(w.t, r.Items, 1)
 		require.Equal(w.t, "like", r.Items[0].State, "the first look reads the control not done")
-		shift.Store(int64(tr.UpdatedAt.Add(after).Sub(time.Now())))
+		shift.Store(int64(time.Until(tr.UpdatedAt.Add(after))))
 		land()
 		return r
 	}}

@@ -189,15 +189,9 @@ func (d *Declarative) onOrigin(raw string) error {
 	return fmt.Errorf("%s is not one of the site's origins", o)
 }
 
-// resolve turns a link read from the page into an absolute URL on a site
-// origin, relative to the page it was read on, in its canonical form.
-func (d *Declarative) resolve(pageURL, ref string) (string, error) {
-	s, _, err := d.resolveRaw(pageURL, ref)
-	return s, err
-}
-
-// resolveRaw is resolve that also returns the absolute URL before the
-// canonical rule.
+// resolveRaw turns a link read from the page into an absolute URL on a site
+// origin, relative to the page it was read on: in its canonical form, and
+// as it was before the canonical rule.
 func (d *Declarative) resolveRaw(pageURL, ref string) (canonical, raw string, err error) {
 	abs, err := absolute(pageURL, ref)
 	if err != nil {

@@ -303,10 +303,7 @@ func writeProgress(w io.Writer, r *SeedResult, done, total int, verbose bool) {
 	} else if r.Errored() {
 		status = "HARNESS ERROR"
 	}
-	var hits []string
-	for _, k := range slices.Sorted(maps.Keys(r.CrashHits)) {
-		hits = append(hits, k)
-	}
+	hits := slices.Sorted(maps.Keys(r.CrashHits))
 	var obs []string
 	notable := false // an observation worth the seed's schedule and timeline
 	for _, k := range slices.Sorted(maps.Keys(r.Observations)) {

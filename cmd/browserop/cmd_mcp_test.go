@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -32,14 +31,12 @@ import (
 // BROWSEROP_MCP_INSPECTOR_DIR overrides the directory.
 const mcpInspectorVersion = "2.12.0"
 
-// mcpGoTool is the go command of the toolchain running the tests.
+// mcpGoTool is the go command of the toolchain running the tests, which
+// go test puts first on PATH.
 func mcpGoTool(t *testing.T) string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool, err = exec.LookPath("go")
-		require.NoError(t, err, "no go tool")
-	}
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err, "no go tool")
 	return goTool
 }
 

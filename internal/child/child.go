@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,13 +22,12 @@ const Package = "github.com/browserop/browserop/cmd/browserop"
 // Build compiles browserop (Package, without the race detector) to the file
 // out. The module is found from the go tool's view of the working
 // directory. A missing go tool or a failed build is an error with the
-// compiler's output.
+// compiler's output. The go tool is the first on PATH: under `go test`,
+// the test's own toolchain, which go test puts first.
 func Build(ctx context.Context, out string) error {
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		if goTool, err = exec.LookPath("go"); err != nil {
-			return fmt.Errorf("no go tool: %w", err)
-		}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("no go tool: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, goTool, "build", "-o", out, Package)
 	var b bytes.Buffer
