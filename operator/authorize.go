@@ -20,10 +20,10 @@ func (p *pass) refuseOutsideAuthority(a *ledger.Action, in intent, entry string)
 	if err != nil {
 		return false, err
 	}
-	class, reason, note := ledger.Definitive, "", "refused_by_authority"
+	class, reason, note := ledger.Definitive, "", NoteRefusedByAuthority
 	switch {
 	case task.Status == ledger.TaskCancelled:
-		class, reason, note = ledger.Abandoned, "nothing was clicked: the task was cancelled", "cancelled"
+		class, reason, note = ledger.Abandoned, "nothing was clicked: the task was cancelled", NoteCancelled
 	case p.r.ceilingErr != nil:
 		reason = "nothing was clicked: the ceiling is not valid: " + p.r.ceilingErr.Error()
 	default:

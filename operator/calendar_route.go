@@ -24,8 +24,8 @@ func (p *pass) entry(e Entry) error {
 	if errors.Is(err, errEditedAfterPerformed) {
 		// Edited after an action of it was performed: never publish the
 		// edited version.
-		p.sum.count("conflicts")
-		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: e.Type, Status: "conflict",
+		p.sum.count(CountConflicts)
+		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: kind.Kind(e.Type), Status: StatusConflict,
 			Reason: "the entry changed after an action of it was performed; it is not published"})
 		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q changed after an action of it was performed; restore it or give it a new id", e.File, e.Line, e.ID))
 		return nil

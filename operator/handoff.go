@@ -69,7 +69,7 @@ func (p *pass) afterHandoff(m *mutation, c ledger.Confirmation) (bool, error) {
 		return true, p.verifyHandedOff(m, c, h, v, declined)
 	case v.Outcome == verify.Absent && declined:
 		var err error
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Abandoned, "declined by "+c.By+"; nothing of it is on the site", "declined")
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Abandoned, "declined by "+c.By+"; nothing of it is on the site", NoteDeclined)
 		return true, err
 	case v.Outcome == verify.Absent:
 		m.handoff = &h
@@ -205,7 +205,7 @@ func (p *pass) recordHandoffTab(rec ledger.Tab, state ledger.TabState, landed si
 	if err != nil {
 		return time.Time{}, landed, "", err
 	}
-	p.sum.count("tabs_" + string(state))
+	p.sum.count(tabsCount(state))
 	p.r.log.Info("the tab handed to the person is retired", "run", p.run.ID, "record", rec.ID, "state", state)
 	if state != ledger.TabClosedVerified && state != ledger.TabMissing {
 		return time.Time{}, landed, "the tab handed over for it could not be proven closed: a later pass tries again (closing it yourself does too)", nil
@@ -275,7 +275,7 @@ func (p *pass) verifyHandedOff(m *mutation, c ledger.Confirmation, h ledger.Hand
 	if m.a, err = p.transition(m.a, ledger.Change{To: ledger.Verified, Result: url, Reason: "verified: " + why + "; " + v.Reason}); err != nil {
 		return err
 	}
-	p.reportWith(m.a, m.entry, "verified_from_handoff", "verified, not published again: "+why)
+	p.reportWith(m.a, m.entry, NoteVerifiedFromHandoff, "verified, not published again: "+why)
 	return nil
 }
 
@@ -305,7 +305,7 @@ func (p *pass) handedOffAmbiguous(m *mutation, c ledger.Confirmation, h ledger.H
 		}
 	}
 	v.Reason = what + ": " + v.Reason
-	m.a, err = p.settle(m.a, v, m.entry, nil, false, "")
+	m.a, err = p.settle(m.a, v, m.entry, nil, false, performedNotes)
 	return err
 }
 
@@ -325,16 +325,16 @@ func (p *pass) holdHandoff(m *mutation, c ledger.Confirmation, why string, decli
 			return err
 		}
 	}
-	p.reportWith(m.a, m.entry, "handoff_held", reason)
+	p.reportWith(m.a, m.entry, NoteHandoffHeld, reason)
 	return nil
 }
 
 // reportWith is report with a reason of its own, also for a verified
 // action.
-func (p *pass) reportWith(a ledger.Action, entry, note, reason string) {
-	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: string(a.Type), Status: string(a.Status), Result: a.CanonicalResult, Note: note, Reason: reason}
+func (p *pass) reportWith(a ledger.Action, entry string, note Note, reason string) {
+	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: a.Status, Result: a.CanonicalResult, Note: note, Reason: reason}
 	p.sum.Actions = append(p.sum.Actions, rep)
-	p.sum.count(note)
+	p.sum.count(Count(note))
 	p.logAction(rep)
 }
 

@@ -186,7 +186,7 @@ func (h *handoff) requireVerifiedFromHandoff(sum *operator.Summary, why string) 
 		}
 	}
 	require.NotNil(h.t, rep, "%+v", sum.Actions)
-	require.Equal(h.t, "verified_from_handoff", rep.Note, "%+v", rep)
+	require.Equal(h.t, operator.NoteVerifiedFromHandoff, rep.Note, "%+v", rep)
 	require.Contains(h.t, rep.Reason, "handed-off tab")
 	require.Zero(h.t, sum.Counts["verified"], "browserop published nothing itself: %+v", sum.Counts)
 }
@@ -280,7 +280,7 @@ func TestHandoffOrderDPostThenDecline(t *testing.T) {
 func handoffNotes(sum *operator.Summary) string {
 	var out []string
 	for _, r := range sum.Actions {
-		out = append(out, r.Note+": "+r.Reason)
+		out = append(out, string(r.Note)+": "+r.Reason)
 	}
 	return strings.Join(out, "; ")
 }

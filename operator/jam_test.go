@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
-	"github.com/stretchr/testify/require"
 )
 
 // TestPassRefusesEntryOutsideAuthorityAtLoad: an entry whose target is
@@ -40,7 +42,7 @@ func TestPassRefusesEntryOutsideAuthorityAtLoad(t *testing.T) {
 	require.Contains(t, problems, fmt.Sprintf(`%s:2: entry "evil": target "https://evil.example/p/1" is outside the authority of site "demo"`, file))
 	require.Contains(t, problems, fmt.Sprintf(`%s:3: entry "nowhere": site "mastodon" has no adapter`, file))
 	for _, a := range w.actions() {
-		require.NotEqual(t, "like", a.Type, "the refused entry was never reserved")
+		require.NotEqual(t, kind.Like, a.Type, "the refused entry was never reserved")
 	}
 	// Refused before it is due too: the problem is there in every pass.
 	sum = w.pass()

@@ -41,8 +41,8 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 		if stopped == "" {
 			why = "browserop is shutting down"
 		}
-		p.sum.count("held")
-		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: string(in.kind), Status: "not_attempted", Reason: why})
+		p.sum.count(Count(NoteHeld))
+		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: in.kind, Status: StatusNotAttempted, Reason: why})
 		return ledger.Action{}, nil
 	}
 	key, err := li.Key()
@@ -57,8 +57,8 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 			// Check before acting; the authoritative check runs again when
 			// the action goes executing.
 			if err := p.r.db.CheckBudget(p.ctx, p.r.policy, in.format); errors.Is(err, budgets.ErrExhausted) {
-				p.sum.count("budget_skips")
-				p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: string(in.kind), Status: "budget_skip", Reason: err.Error()})
+				p.sum.count(CountBudgetSkips)
+				p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: in.kind, Status: StatusBudgetSkip, Reason: err.Error()})
 				return ledger.Action{}, nil
 			} else if err != nil {
 				return ledger.Action{}, err
@@ -78,12 +78,12 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 		switch a.Status {
 		case ledger.Verified:
 			if !p.reconciled[a.ID] { // reported once, as reconciled, in this pass
-				p.report(a, entry, "already_verified")
+				p.report(a, entry, NoteAlreadyVerified)
 			}
 			return a, nil
 		case ledger.Failed:
 			if !a.Replannable(p.r.cfg.MaxAttempts) || late {
-				p.report(a, entry, "failed_before")
+				p.report(a, entry, NoteFailedBefore)
 				return a, nil
 			}
 			if a, err = p.transition(a, ledger.Change{To: ledger.Planned, Reason: "replanned after a definitive failure"}); err != nil {
@@ -92,18 +92,18 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 		case ledger.Executing, ledger.Ambiguous:
 			// Reconciliation runs first; one left means it could not be settled.
 			p.hardStopPass("an unresolved ambiguous action")
-			p.report(a, entry, "ambiguous_waiting")
+			p.report(a, entry, NoteAmbiguousWaiting)
 			return a, nil
 		case ledger.Moderated:
 			// Performed, held by the site's moderators: never performed
 			// again, and nothing for a person to settle, so the pass goes
 			// on. Reconciliation verifies it once it is public.
-			p.report(a, entry, "awaiting_moderation")
+			p.report(a, entry, NoteAwaitingModeration)
 			return a, nil
 		}
 	}
 	if late {
-		return p.endFailed(a, entry, ledger.Abandoned, fmt.Sprintf("missed: due more than %s ago; not published late", p.r.cfg.Grace), "missed")
+		return p.endFailed(a, entry, ledger.Abandoned, fmt.Sprintf("missed: due more than %s ago; not published late", p.r.cfg.Grace), NoteMissed)
 	}
 	return p.perform(in, a, entry)
 }
@@ -188,7 +188,7 @@ func (p *pass) confirmationGate(m *mutation) (bool, error) {
 	c, err := p.r.db.GetConfirmation(p.ctx, m.a.ID)
 	switch {
 	case err == nil && c.State == ledger.ConfirmPending:
-		p.report(m.a, m.entry, "needs_confirmation")
+		p.report(m.a, m.entry, NoteNeedsConfirmation)
 		return true, nil
 	case err == nil:
 		return p.afterHandoff(m, c)
@@ -279,13 +279,13 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 	switch {
 	case errors.Is(err, sites.ErrReadBackMismatch):
 		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive,
-			"the editor's read-back differs from the intended text; nothing was submitted", "read_back_mismatch")
+			"the editor's read-back differs from the intended text; nothing was submitted", NoteReadBackMismatch)
 		return true, err
 	case errors.Is(err, sites.ErrUploadFailed):
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrUploadFailed, "a media upload failed"), "upload_failed")
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrUploadFailed, "a media upload failed"), NoteUploadFailed)
 		return true, err
 	case errors.Is(err, sites.ErrStepFailed):
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrStepFailed, "a step before the click failed"), "step_failed")
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrStepFailed, "a step before the click failed"), NoteStepFailed)
 		return true, err
 	case err != nil:
 		return true, p.stopOn(err, m.a, m.entry)
@@ -326,7 +326,7 @@ func (p *pass) handToPerson(m *mutation) (bool, error) {
 	if err := p.handOff(m.in.site, m.in.task.ID); err != nil {
 		return true, err
 	}
-	p.report(m.a, m.entry, "needs_confirmation")
+	p.report(m.a, m.entry, NoteNeedsConfirmation)
 	return true, nil
 }
 
@@ -343,13 +343,13 @@ func (p *pass) goExecuting(m *mutation) (bool, error) {
 		m.a = next
 	}
 	if errors.Is(err, budgets.ErrExhausted) {
-		p.sum.count("budget_skips")
-		p.sum.Actions = append(p.sum.Actions, ActionReport{ActionID: m.a.ID, Entry: m.entry, Type: string(m.a.Type), Status: "budget_skip", Reason: err.Error()})
+		p.sum.count(CountBudgetSkips)
+		p.sum.Actions = append(p.sum.Actions, ActionReport{ActionID: m.a.ID, Entry: m.entry, Type: m.a.Type, Status: StatusBudgetSkip, Reason: err.Error()})
 		return true, nil
 	}
 	if errors.Is(err, ledger.ErrClockBehind) {
 		p.hardStopPass("the clock is behind recorded effects")
-		p.report(m.a, m.entry, "held")
+		p.report(m.a, m.entry, NoteHeld)
 		return true, nil
 	}
 	if err != nil {
@@ -361,7 +361,7 @@ func (p *pass) goExecuting(m *mutation) (bool, error) {
 		// may already be reconciling this action. Do not click; it stays
 		// executing under this generation and is reconciled, never redone.
 		p.hardStopPass("the lease was lost before the click")
-		p.report(m.a, m.entry, "held")
+		p.report(m.a, m.entry, NoteHeld)
 		return true, ledger.ErrStaleGeneration
 	}
 	return p.refuseOutsideAuthority(&m.a, m.in, m.entry)
@@ -389,7 +389,7 @@ func (p *pass) click(m *mutation) (bool, error) {
 		if err != nil {
 			return true, err
 		}
-		p.report(m.a, m.entry, "already_done")
+		p.report(m.a, m.entry, NoteAlreadyDone)
 		return true, nil
 	case refusal != nil && !errors.Is(serr, sites.ErrOutcomeUnknown):
 		// The site's answer to the click proves it created nothing.
@@ -401,7 +401,7 @@ func (p *pass) click(m *mutation) (bool, error) {
 			// As its blocker screens would: nothing more on this site now.
 			p.hardStop(string(refusal.Kind))
 		}
-		p.report(m.a, m.entry, "refused")
+		p.report(m.a, m.entry, NoteRefused)
 		return true, nil
 	case refusal != nil && (refusal.Kind == sites.RefusedRateLimit || refusal.Kind == sites.RefusedLogin):
 		// A refusal that proves nothing (it may answer a resend, or say
@@ -416,7 +416,7 @@ func (p *pass) click(m *mutation) (bool, error) {
 			return true, err
 		}
 		p.hardStop(stopKind(serr))
-		p.report(m.a, m.entry, "refused_before_click")
+		p.report(m.a, m.entry, NoteRefusedBeforeClick)
 		return true, nil
 	}
 	return false, nil
@@ -507,7 +507,7 @@ func (p *pass) verifyAndSettle(m *mutation) (bool, error) {
 	v := p.verifyLive(m.st, m.in, m.a, landing{obs: m.landed, maySurface: m.maySurface}, lateClick{})
 	crashPoint("after-verification")
 	var err error
-	m.a, err = p.settle(m.a, v, m.entry, m.submitErr, m.maySurface, "")
+	m.a, err = p.settle(m.a, v, m.entry, m.submitErr, m.maySurface, performedNotes)
 	return true, err
 }
 
@@ -530,14 +530,14 @@ func (p *pass) holdForModeration(m *mutation) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	p.report(m.a, m.entry, "moderated")
+	p.report(m.a, m.entry, NoteModerated)
 	return true, nil
 }
 
 // endFailed ends an action as failed (class, reason) and reports it under
 // note. It returns the action as it ended; only the ledger's errors are
 // errors.
-func (p *pass) endFailed(a ledger.Action, entry string, class ledger.FailureClass, reason, note string) (ledger.Action, error) {
+func (p *pass) endFailed(a ledger.Action, entry string, class ledger.FailureClass, reason string, note Note) (ledger.Action, error) {
 	a, err := p.transition(a, ledger.Change{To: ledger.Failed, Class: class, Reason: reason})
 	if err != nil {
 		return a, err
@@ -550,9 +550,9 @@ func (p *pass) endFailed(a ledger.Action, entry string, class ledger.FailureClas
 // says the effect may show later than a search here can see; it is
 // recorded on the action (verifyLive already let it keep a search that
 // misses the result from proving absence, unless the site's bound on how
-// late it surfaces has passed). notePrefix marks reconciliation in the
-// summary.
-func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause error, maySurface bool, notePrefix string) (ledger.Action, error) {
+// late it surfaces has passed). notes are what the summary calls its end:
+// performedNotes, or reconciledNotes for reconciliation.
+func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause error, maySurface bool, notes settleNotes) (ledger.Action, error) {
 	var err error
 	var others []string
 	if v.Outcome != verify.Verified {
@@ -577,9 +577,9 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 			return a, err
 		}
 		crashPoint("after-verified")
-		p.report(a, entry, notePrefix+"verified")
+		p.report(a, entry, notes.verified)
 	case verify.Absent:
-		return p.endFailed(a, entry, ledger.Definitive, "the effect is absent: "+v.Reason, notePrefix+"absent")
+		return p.endFailed(a, entry, ledger.Definitive, "the effect is absent: "+v.Reason, notes.absent)
 	default:
 		reason := "cannot prove the outcome: " + v.Reason
 		if v.Outcome == verify.Duplicate {
@@ -596,7 +596,7 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 			return a, err
 		}
 		p.hardStopPass("an unresolved ambiguous action")
-		p.report(a, entry, notePrefix+"ambiguous")
+		p.report(a, entry, notes.ambiguous)
 	}
 	return a, nil
 }
@@ -632,7 +632,7 @@ func (p *pass) stopOn(err error, a ledger.Action, entry string) error {
 		return err
 	}
 	p.hardStop(stopKind(err))
-	p.report(a, entry, "held")
+	p.report(a, entry, NoteHeld)
 	return nil
 }
 

@@ -23,7 +23,7 @@ func (p *pass) plan(due []Entry) error {
 	cands, err := p.r.planner.Plan(p.ctx, obs)
 	if err != nil {
 		if errors.Is(err, ErrPlanner) {
-			p.sum.count("planner_failures")
+			p.sum.count(CountPlannerFailures)
 			p.problem(err.Error())
 			return nil
 		}
@@ -32,8 +32,8 @@ func (p *pass) plan(due []Entry) error {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Score > cands[j].Score })
 	for _, c := range cands {
 		if c.Score < p.r.cfg.QualityThreshold {
-			p.sum.count("quality_skips")
-			p.sum.Actions = append(p.sum.Actions, ActionReport{Type: c.Type, Status: "quality_skip",
+			p.sum.count(CountQualitySkips)
+			p.sum.Actions = append(p.sum.Actions, ActionReport{Type: kind.Kind(c.Type), Status: StatusQualitySkip,
 				Reason: fmt.Sprintf("score %.2f is below the threshold %.2f", c.Score, p.r.cfg.QualityThreshold)})
 			continue
 		}

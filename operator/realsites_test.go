@@ -139,7 +139,7 @@ func (w *world) republishedOnce(text string) {
 func notes(sum *operator.Summary) []string {
 	var out []string
 	for _, r := range sum.Actions {
-		out = append(out, r.Note)
+		out = append(out, string(r.Note))
 	}
 	return out
 }
@@ -230,7 +230,7 @@ func TestRefusalIsDefinitive(t *testing.T) {
 				require.Equal(t, string(tc.kind), sum.StoppedSites["demo"], "%+v", sum)
 				require.Equal(t, operator.OutcomeHardStop, sum.Outcome)
 				require.Len(t, w.actions(), 1, "nothing more on the site in this pass")
-				require.Equal(t, "not_attempted", sum.Actions[len(sum.Actions)-1].Status)
+				require.Equal(t, operator.StatusNotAttempted, sum.Actions[len(sum.Actions)-1].Status)
 			} else {
 				require.Empty(t, sum.StoppedSites)
 				require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)

@@ -216,10 +216,10 @@ func (p *pass) reconcile() error {
 			return err
 		}
 		p.reconciled[a.ID] = true
-		if a, err = p.settle(a, p.verifyLive(st, in, a, landing{}, late), entryOf(in.origin), nil, false, "reconciled_"); err != nil {
+		if a, err = p.settle(a, p.verifyLive(st, in, a, landing{}, late), entryOf(in.origin), nil, false, reconciledNotes); err != nil {
 			return err
 		}
-		p.sum.count("reconciled")
+		p.sum.count(CountReconciled)
 	}
 	return nil
 }
@@ -255,14 +255,14 @@ func (p *pass) recheckModerated(a ledger.Action) error {
 	// (the person's own twin) is not this one made public.
 	v := p.verifyLive(st, in, a, landing{obs: sites.Observed{URL: a.CanonicalResult}}, lateClick{})
 	p.reconciled[a.ID] = true
-	p.sum.count("reconciled")
+	p.sum.count(CountReconciled)
 	entry := entryOf(in.origin)
 	switch v.Outcome {
 	case verify.Verified:
 		if a, err = p.transition(a, ledger.Change{To: ledger.Verified, Result: v.URL, Reason: "verified: public after moderation: " + v.Reason}); err != nil {
 			return err
 		}
-		p.report(a, entry, "reconciled_verified")
+		p.report(a, entry, NoteReconciledVerified)
 	case verify.Duplicate:
 		if _, err = p.r.db.Recheck(p.ctx, p.fence(), a.ID, "held for moderation, and now more than one exact result: "+strings.Join(v.URLs, " ")); err != nil {
 			return err

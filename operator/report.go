@@ -16,16 +16,16 @@ func (p *pass) problem(msg string) {
 
 // report records what became of an action in the pass's summary (counted
 // under note) and logs it; a held action's reason is the hard stop.
-func (p *pass) report(a ledger.Action, entry, note string) {
-	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: string(a.Type), Status: string(a.Status), Result: a.CanonicalResult, Note: note}
+func (p *pass) report(a ledger.Action, entry string, note Note) {
+	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: a.Status, Result: a.CanonicalResult, Note: note}
 	if a.Status != ledger.Verified {
 		rep.Reason = a.FailureReason
 	}
-	if rep.Reason == "" && note == "held" {
+	if rep.Reason == "" && note == NoteHeld {
 		rep.Reason = "hard stop: " + p.stoppedFor(a.Site)
 	}
 	p.sum.Actions = append(p.sum.Actions, rep)
-	p.sum.count(note)
+	p.sum.count(Count(note))
 	p.logAction(rep)
 }
 
@@ -41,7 +41,7 @@ func (p *pass) logAction(rep ActionReport) {
 	if rep.Reason != "" {
 		attrs = append(attrs, "reason", rep.Reason)
 	}
-	if rep.Note == "already_verified" || rep.Note == "awaiting_moderation" {
+	if rep.Note == NoteAlreadyVerified || rep.Note == NoteAwaitingModeration {
 		p.r.log.Debug("action", attrs...)
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/errcode"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 )
@@ -256,13 +257,13 @@ const (
 // ActionReport is one action's outcome in a pass, value-free but for the
 // canonical result a person can open.
 type ActionReport struct {
-	ActionID string `json:"action_id"`
-	Entry    string `json:"entry,omitempty"`
-	Type     string `json:"type"`
-	Status   string `json:"status"`
-	Result   string `json:"result,omitempty"`
-	Reason   string `json:"reason,omitempty"`
-	Note     string `json:"note,omitempty"` // e.g. "already verified", "published"
+	ActionID string        `json:"action_id"`
+	Entry    string        `json:"entry,omitempty"`
+	Type     kind.Kind     `json:"type"`
+	Status   ledger.Status `json:"status"` // the action's, or one of the Status* of this package
+	Result   string        `json:"result,omitempty"`
+	Reason   string        `json:"reason,omitempty"`
+	Note     Note          `json:"note,omitempty"` // what became of it in this pass (Notes)
 }
 
 // Summary is what a pass did.
@@ -289,7 +290,7 @@ type Summary struct {
 	Ended       time.Time      `json:"ended"`
 }
 
-func (s *Summary) count(k string) { s.Counts[k]++ }
+func (s *Summary) count(k Count) { s.Counts[string(k)]++ }
 
 // Err returns the error a command exits with for this summary: nil,
 // errcode.ErrHardStop, errcode.ErrNeedsPerson, or ledger.ErrLocked.

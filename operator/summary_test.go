@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
-	"github.com/stretchr/testify/require"
+	"github.com/browserop/browserop/operator"
 )
 
 // TestPassSummaryAndLogLines: a reconciled action is listed once, under its
@@ -37,7 +39,7 @@ func TestPassSummaryAndLogLines(t *testing.T) {
 	sum := w.pass()
 	require.Len(t, sum.Actions, 1, "listed once: %+v", sum.Actions)
 	require.Equal(t, "crash", sum.Actions[0].Entry, "under its entry")
-	require.Equal(t, "reconciled_verified", sum.Actions[0].Note)
+	require.Equal(t, operator.NoteReconciledVerified, sum.Actions[0].Note)
 	require.Zero(t, sum.Counts["already_verified"])
 
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")

@@ -114,7 +114,7 @@ func (p *pass) recoverTab(b *browser.Browser, st *siteTab) error {
 	if err != nil {
 		return err
 	}
-	p.sum.count("tabs_recovered")
+	p.sum.count(CountTabsRecovered)
 	p.r.log.Warn("owned tab went missing; reopening it", "run", p.run.ID, "epoch", rec.Epoch+1)
 	if rec, err = p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabOpening}); err != nil {
 		return err
@@ -179,7 +179,7 @@ func (p *pass) resumeTab(st *siteTab, tab *browser.Tab) error {
 		return err
 	}
 	st.tab, st.rec, st.identity = tab, rec, ""
-	p.sum.count("tabs_resumed")
+	p.sum.count(CountTabsResumed)
 	p.r.log.Warn("the browser connection ended; taking the site's tab up again", "run", p.run.ID, "epoch", rec.Epoch)
 	return p.checkIdentity(st)
 }
@@ -285,7 +285,7 @@ func (p *pass) reconcileTab(b *browser.Browser, inv browser.Inventory, rec ledge
 		if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabMissing}); err != nil {
 			return err
 		}
-		p.sum.count("tabs_missing")
+		p.sum.count(CountTabsMissing)
 		return nil
 	}
 	var first *ledger.TabChange
@@ -296,7 +296,7 @@ func (p *pass) reconcileTab(b *browser.Browser, inv browser.Inventory, rec ledge
 			// keep an attachment from completing.
 			state = p.closeTargetWithProof(b, p.ctx, t.ID)
 		}
-		p.sum.count("tabs_" + string(state))
+		p.sum.count(tabsCount(state))
 		if first == nil {
 			first = &ledger.TabChange{State: state}
 			if t.ID.Raw() != rec.TargetID {
@@ -331,7 +331,7 @@ func (p *pass) handOff(site, taskID string) error {
 		b.Disown(st.tab.ID()) // the person's now: it keeps a launched Chrome running
 	}
 	delete(p.tabs, site)
-	p.sum.count("tabs_handed_off")
+	p.sum.count(CountTabsHandedOff)
 	p.r.log.Info("tab handed to the person", "run", p.run.ID, "record", rec.ID)
 	return nil
 }
@@ -376,7 +376,7 @@ func (p *pass) closeTabs() {
 		if _, err := p.r.db.UpdateTab(ctx, p.fence(), st.rec.ID, ledger.TabChange{State: state}); err != nil {
 			p.r.log.Error("record the tab's closure", "err", err)
 		}
-		p.sum.count("tabs_" + string(state))
+		p.sum.count(tabsCount(state))
 	}
 }
 

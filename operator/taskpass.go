@@ -15,7 +15,7 @@ func (p *pass) completeTasks() error {
 			return err
 		}
 		if done {
-			p.sum.count("tasks_done")
+			p.sum.count(CountTasksDone)
 		}
 	}
 	return nil

@@ -202,11 +202,11 @@ func printSummary(e *env, sum *operator.Summary) error {
 			if detail == "" {
 				detail = a.Reason
 			}
-			outcome := a.Status
-			if a.Note != "" && a.Note != a.Status {
-				outcome = a.Status + " (" + strings.ReplaceAll(a.Note, "_", " ") + ")"
+			outcome := string(a.Status)
+			if a.Note != "" && string(a.Note) != outcome {
+				outcome += " (" + strings.ReplaceAll(string(a.Note), "_", " ") + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", dash(clean(a.Entry)), clean(a.Type), clean(outcome), clean(detail))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", dash(clean(a.Entry)), clean(string(a.Type)), clean(outcome), clean(detail))
 		}
 		tw.Flush()
 	} else {
