@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
-	"github.com/stretchr/testify/require"
 )
 
 // wrongAdapter is the demo adapter on w's site with the edits a person

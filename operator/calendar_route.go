@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 )
@@ -14,7 +15,7 @@ import (
 // candidates take the same way in plan.go.
 
 // entry carries one due calendar entry through its task and its intents.
-func (p *pass) entry(e Entry) error {
+func (p *pass) entry(e calendar.Entry) error {
 	site, ok := p.r.sites[e.Site]
 	if !ok {
 		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q: site %q has no adapter", e.File, e.Line, e.ID, e.Site))
@@ -43,7 +44,7 @@ func (p *pass) entry(e Entry) error {
 // runEntry carries an entry's intents (a thread's parts in order) through
 // process. late marks a calendar entry past its grace: missed, unless
 // something of it was already performed.
-func (p *pass) runEntry(e Entry, task ledger.Task, origin string, late bool) error {
+func (p *pass) runEntry(e calendar.Entry, task ledger.Task, origin string, late bool) error {
 	if late {
 		// Missed only while nothing of the entry has been performed: a thread
 		// already begun is finished, not left half published.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 )
@@ -22,7 +23,7 @@ const supersededReason = "superseded: the calendar entry was edited before anyth
 // an action of it reaches executing: an edit before that supersedes the
 // task of the earlier version (its planned actions end abandoned) with a
 // task of the new version; an edit after it is errEditedAfterPerformed.
-func (p *pass) entryTask(e Entry, site sites.Adapter) (ledger.Task, string, error) {
+func (p *pass) entryTask(e calendar.Entry, site sites.Adapter) (ledger.Task, string, error) {
 	key := ledger.KeyCalendar + e.ID
 	req := ledger.TaskRequest{Title: e.ID, Source: SourceCalendar, Contract: contractFor(site, e.Capability()), Input: entryInput(e)}
 	revs, err := p.r.db.TaskRevisions(p.ctx, key)

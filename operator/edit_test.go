@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
-	"github.com/stretchr/testify/require"
 )
 
 // TestPassBudgetSkippedEntryCanBeEdited: an entry skipped for budget has

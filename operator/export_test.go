@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 )
@@ -19,7 +20,7 @@ var TabMarker = tabMarker
 // executing. Nothing is clicked here: the test makes the late click land
 // (or not) itself. Each of handedOff is the target of another tab of the
 // same run and site, recorded as handed to the person (a confirmation's).
-func DeadClick(ctx context.Context, db *ledger.DB, site sites.Adapter, e Entry, targetID string, ttl time.Duration, handedOff ...string) (ledger.Action, ledger.Tab, error) {
+func DeadClick(ctx context.Context, db *ledger.DB, site sites.Adapter, e calendar.Entry, targetID string, ttl time.Duration, handedOff ...string) (ledger.Action, ledger.Tab, error) {
 	lease, err := db.AcquireLease(ctx, "browser-operator", "dead-operator", ttl)
 	if err != nil {
 		return ledger.Action{}, ledger.Tab{}, err

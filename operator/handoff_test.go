@@ -9,15 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
-	"github.com/chromedp/cdproto/target"
-	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
-	"github.com/stretchr/testify/require"
 )
 
 // These tests guard issue 20's rule "a handed-off intent may already be

@@ -13,8 +13,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/browserop/browserop/operator"
 	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/operator"
 )
 
 // These tests guard how a lease's holder is judged (issue 20, "Tests that

@@ -10,6 +10,7 @@ import (
 
 	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/media"
@@ -104,7 +105,7 @@ func (in intent) verifyIntent(site sites.Adapter, executingAt time.Time) verify.
 }
 
 // entryIntent returns the intent of a single-action entry (not a thread).
-func entryIntent(e Entry, task ledger.Task, origin string) intent {
+func entryIntent(e calendar.Entry, task ledger.Task, origin string) intent {
 	k, _ := kind.OfRequest(e.Type) // the entry was checked when it was read
 	in := intent{origin: origin, task: task, site: e.Site, actor: e.Actor, target: e.Target, text: e.Text,
 		media: e.Media, kind: k, format: k.Format()}
@@ -117,7 +118,7 @@ func entryIntent(e Entry, task ledger.Task, origin string) intent {
 // threadPart returns part i of a thread entry, replying to parent ("" for a
 // new top-level thread's first part). Only the first part counts against
 // the thread budget: the thread is one publication.
-func threadPart(e Entry, task ledger.Task, origin string, i int, parent string) intent {
+func threadPart(e calendar.Entry, task ledger.Task, origin string, i int, parent string) intent {
 	in := intent{origin: origin, task: task, site: e.Site, actor: e.Actor, kind: kind.ThreadPart, text: e.Parts[i],
 		target: parent, thread: &ledger.ThreadRef{ThreadID: origin, Position: i, ExpectedParent: parent}}
 	if i < len(e.PartMedia) {
@@ -133,7 +134,7 @@ func threadPart(e Entry, task ledger.Task, origin string, i int, parent string) 
 // recorded by their bytes' SHA-256, type and alt text: an image replaced
 // after an action of the entry was performed is an edit, as a changed
 // text is.
-func entryInput(e Entry) json.RawMessage {
+func entryInput(e calendar.Entry) json.RawMessage {
 	var partMedia [][]ledger.PayloadMedia
 	for _, pm := range e.PartMedia {
 		partMedia = append(partMedia, payloadMedia(pm))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/media"
 )
@@ -48,7 +49,7 @@ func TestIntentKeysGolden(t *testing.T) {
 	for _, v := range vectors {
 		t.Run(v.Name, func(t *testing.T) {
 			r := v.Request
-			e := Entry{ID: "e", Site: "demo", Actor: r.Actor, Type: r.Type, Text: r.Text, Parts: r.Parts, Target: r.Target}
+			e := calendar.Entry{ID: "e", Site: "demo", Actor: r.Actor, Type: r.Type, Text: r.Text, Parts: r.Parts, Target: r.Target}
 			dir := t.TempDir()
 			for _, m := range r.Media {
 				data, err := hex.DecodeString(m.Data)
@@ -106,16 +107,16 @@ func TestEntryInputGolden(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
 	img := media.Item{File: "/m/a.png", SHA256: "ab", Type: "png", Alt: "A dot"}
 	for _, tt := range []struct {
-		e    Entry
+		e    calendar.Entry
 		want string
 	}{
-		{Entry{ID: "p", Site: "demo", Actor: "alice", Type: "post", At: at, Text: "hi"},
+		{calendar.Entry{ID: "p", Site: "demo", Actor: "alice", Type: "post", At: at, Text: "hi"},
 			`{"id":"p","site":"demo","actor":"alice","type":"post","at":"2026-12-01T09:30:00Z","text":"hi"}`},
-		{Entry{ID: "p", Site: "demo", Actor: "alice", Type: "post", At: at, Text: "hi", Media: []media.Item{img}},
+		{calendar.Entry{ID: "p", Site: "demo", Actor: "alice", Type: "post", At: at, Text: "hi", Media: []media.Item{img}},
 			`{"id":"p","site":"demo","actor":"alice","type":"post","at":"2026-12-01T09:30:00Z","text":"hi","media":[{"sha256":"ab","type":"png","alt":"A dot"}]}`},
-		{Entry{ID: "t", Site: "demo", Actor: "alice", Type: "thread", At: at, Parts: []string{"a", "b"}, PartMedia: [][]media.Item{nil, {img}}},
+		{calendar.Entry{ID: "t", Site: "demo", Actor: "alice", Type: "thread", At: at, Parts: []string{"a", "b"}, PartMedia: [][]media.Item{nil, {img}}},
 			`{"id":"t","site":"demo","actor":"alice","type":"thread","at":"2026-12-01T09:30:00Z","parts":["a","b"],"part_media":[null,[{"sha256":"ab","type":"png","alt":"A dot"}]]}`},
-		{Entry{ID: "t", Site: "demo", Actor: "alice", Type: "thread", At: at, Parts: []string{"a", "b"}, PartMedia: [][]media.Item{nil, nil}},
+		{calendar.Entry{ID: "t", Site: "demo", Actor: "alice", Type: "thread", At: at, Parts: []string{"a", "b"}, PartMedia: [][]media.Item{nil, nil}},
 			`{"id":"t","site":"demo","actor":"alice","type":"thread","at":"2026-12-01T09:30:00Z","parts":["a","b"]}`},
 	} {
 		if got := string(entryInput(tt.e)); got != tt.want {

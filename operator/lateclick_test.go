@@ -10,11 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
-	"github.com/stretchr/testify/require"
 )
 
 // These tests guard what may be concluded about a click whose pass ended
@@ -23,13 +25,13 @@ import (
 
 // likeEntry writes a calendar with one like of target and returns the entry
 // as the calendar reads it.
-func (w *world) likeEntry(id, target string) operator.Entry {
+func (w *world) likeEntry(id, target string) calendar.Entry {
 	w.t.Helper()
 	at := time.Now().Add(-time.Second).UTC().Truncate(time.Second)
 	yaml := fmt.Sprintf("entries:\n  - {id: %s, site: demo, actor: alice, type: like, at: %q, target: %q}\n",
 		id, at.Format(time.RFC3339), target)
 	require.NoError(w.t, os.WriteFile(filepath.Join(w.calDir, "cal.yaml"), []byte(yaml), 0o600))
-	return operator.Entry{ID: id, Site: "demo", Actor: "alice", Type: "like", At: at, Target: target}
+	return calendar.Entry{ID: id, Site: "demo", Actor: "alice", Type: "like", At: at, Target: target}
 }
 
 // likeAs commits a like of post id on the site as the session of handle

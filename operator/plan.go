@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 )
@@ -12,7 +13,7 @@ import (
 // plan asks the planner command for candidates and carries those that pass
 // the quality gate through the same path as calendar entries. A planner
 // failure is reported and costs only its candidates.
-func (p *pass) plan(due []Entry) error {
+func (p *pass) plan(due []calendar.Entry) error {
 	if len(p.r.planner.Command) == 0 || p.stopped != "" {
 		return nil
 	}
@@ -43,10 +44,10 @@ func (p *pass) plan(due []Entry) error {
 			continue
 		}
 		origin := candidateKey(c)
-		e := Entry{ID: origin, Site: c.Site, Actor: c.Actor, Type: c.Type, Text: c.Text, Parts: c.Parts, Target: c.Target, At: p.r.now()}
+		e := calendar.Entry{ID: origin, Site: c.Site, Actor: c.Actor, Type: c.Type, Text: c.Text, Parts: c.Parts, Target: c.Target, At: p.r.now()}
 		// The contract comes from configuration; the planner names only what to do.
 		task, _, err := p.r.db.CreateTask(p.ctx, origin, ledger.TaskRequest{Title: "planner candidate", Source: SourcePlanner,
-			Contract: contractFor(site, c.Type), Input: entryInput(Entry{ID: "planner", Site: c.Site, Actor: c.Actor, Type: c.Type,
+			Contract: contractFor(site, c.Type), Input: entryInput(calendar.Entry{ID: "planner", Site: c.Site, Actor: c.Actor, Type: c.Type,
 				Text: c.Text, Parts: c.Parts, Target: c.Target})})
 		if err != nil {
 			return err
@@ -77,7 +78,7 @@ func (p *pass) plan(due []Entry) error {
 
 // observations is what the planner is shown: sites, remaining budgets,
 // recent actions without payloads, and due calendar entries by id.
-func (p *pass) observations(due []Entry) (Observations, error) {
+func (p *pass) observations(due []calendar.Entry) (Observations, error) {
 	obs := Observations{Now: p.r.now(), Sites: []ObservedSite{}, Budgets: []ObservedBudget{}, Recent: []ObservedAction{}, Due: []ObservedCalendar{}}
 	for _, name := range p.r.siteNames() {
 		obs.Sites = append(obs.Sites, ObservedSite{Name: name, Origins: p.r.sites[name].Origins()})

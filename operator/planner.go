@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/browserop/browserop/calendar"
 )
 
 // Planner runs an external command that proposes candidate actions. Its
@@ -175,8 +177,8 @@ func (c Candidate) validate() error {
 		return errors.New("evidence is longer than 2000 characters")
 	}
 	// The same rules as a calendar entry.
-	e := Entry{ID: "planner", Site: c.Site, Actor: c.Actor, Type: c.Type, Text: c.Text, Parts: c.Parts, Target: c.Target}
-	return e.validateAction()
+	e := calendar.Entry{ID: "planner", Site: c.Site, Actor: c.Actor, Type: c.Type, Text: c.Text, Parts: c.Parts, Target: c.Target}
+	return e.Validate()
 }
 
 type limitedWriter struct {

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/browserop/browserop/operator"
 	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/operator"
 )
 
 // script writes an executable shell script and returns its path.

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
-	"github.com/stretchr/testify/require"
 )
 
 // These tests hold the operator's side of real publishing sites: what it

@@ -14,6 +14,7 @@ import (
 	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
@@ -72,6 +73,14 @@ type Config struct {
 	// not use the browser (one left running is connected to, to check).
 	// A tab of the person's keeps it running.
 	StopIdleBrowser bool
+}
+
+// mediaDir is the directory media files are read from.
+func (c Config) mediaDir() string {
+	if c.MediaDir != "" {
+		return c.MediaDir
+	}
+	return c.CalendarDir
 }
 
 func (c *Config) defaults() {
@@ -598,10 +607,10 @@ func (r *Runner) release(l ledger.Lease) {
 // execute is the body of a pass.
 func (p *pass) execute() error {
 	r := p.r
-	cal := Calendar{}
+	cal := calendar.Calendar{}
 	if r.cfg.CalendarDir != "" {
 		var err error
-		if cal, err = LoadCalendar(r.cfg.CalendarDir, r.cfg.MediaDir); err != nil {
+		if cal, err = calendar.Load(r.cfg.CalendarDir, r.cfg.MediaDir); err != nil {
 			return err
 		}
 	}
@@ -617,7 +626,7 @@ func (p *pass) execute() error {
 		return err
 	}
 	now := r.now()
-	var due []Entry
+	var due []calendar.Entry
 	for _, e := range cal.Entries {
 		if !e.At.After(now) {
 			due = append(due, e)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/media"
@@ -153,14 +154,14 @@ func intentMediaPlace(part, i int) string {
 }
 
 // mediaRefs names the intent's media, its own and its parts'.
-func (in IntentRequest) mediaRefs() (refs []mediaRef, partRefs [][]mediaRef) {
+func (in IntentRequest) mediaRefs() (refs []calendar.MediaRef, partRefs [][]calendar.MediaRef) {
 	for i, m := range in.Media {
-		refs = append(refs, mediaRef{at: mediaSource{place: intentMediaPlace(-1, i), file: m.File}, alt: m.Alt})
+		refs = append(refs, calendar.MediaRef{At: calendar.MediaSource{Place: intentMediaPlace(-1, i), File: m.File}, Alt: m.Alt})
 	}
 	for p, pm := range in.PartMedia {
-		var pr []mediaRef
+		var pr []calendar.MediaRef
 		for i, m := range pm {
-			pr = append(pr, mediaRef{at: mediaSource{place: intentMediaPlace(p, i), file: m.File}, alt: m.Alt})
+			pr = append(pr, calendar.MediaRef{At: calendar.MediaSource{Place: intentMediaPlace(p, i), File: m.File}, Alt: m.Alt})
 		}
 		partRefs = append(partRefs, pr)
 	}
@@ -181,7 +182,7 @@ func (s *TaskService) withMedia(in IntentRequest, site sites.Adapter) (IntentReq
 		in.Media = nil
 		return in, nil
 	}
-	if _, err := checkMediaShape(in.Type, len(in.Media) > 0, len(pm), len(in.Parts), "part_media"); err != nil {
+	if _, err := calendar.CheckMediaShape(in.Type, len(in.Media) > 0, len(pm), len(in.Parts), "part_media"); err != nil {
 		return in, usage("%v", err)
 	}
 	in.PartMedia = pm
@@ -199,11 +200,11 @@ func (s *TaskService) withMedia(in IntentRequest, site sites.Adapter) (IntentReq
 	if s.mediaDir == "" {
 		return in, usage("no media directory is configured (calendar.media_dir): an intent cannot attach media")
 	}
-	e := Entry{Type: in.Type, Target: in.Target}
-	if mp := e.readMedia(s.mediaDir, refs, partRefs); mp != nil {
+	e := calendar.Entry{Type: in.Type, Target: in.Target}
+	if mp := e.ReadMedia(s.mediaDir, refs, partRefs); mp != nil {
 		return in, usage("%v", mp)
 	}
-	if mp := refuseMedia(site, e); mp != nil {
+	if mp := calendar.RefuseMedia(site, e); mp != nil {
 		return in, usage("%v", mp)
 	}
 	recorded := func(m IntentMedia, it media.Item) IntentMedia {
@@ -229,34 +230,34 @@ func (s *TaskService) withMedia(in IntentRequest, site sites.Adapter) (IntentReq
 // media read again from dir (media.Load) and within the site's limits.
 // A file whose bytes are not those Submit recorded is an error: an intent
 // never publishes another image than the one it was submitted with.
-func (in IntentRequest) entry(ti ledger.TaskIntent, dir string, site sites.Adapter) (Entry, error) {
-	e := Entry{ID: ti.ID, Site: in.Site, Actor: in.Actor, Type: in.Type, Text: in.Text, Parts: in.Parts, Target: in.Target, At: ti.CreatedAt}
+func (in IntentRequest) entry(ti ledger.TaskIntent, dir string, site sites.Adapter) (calendar.Entry, error) {
+	e := calendar.Entry{ID: ti.ID, Site: in.Site, Actor: in.Actor, Type: in.Type, Text: in.Text, Parts: in.Parts, Target: in.Target, At: ti.CreatedAt}
 	refs, partRefs := in.mediaRefs()
-	if mp := e.readMedia(dir, refs, partRefs); mp != nil {
-		return Entry{}, fmt.Errorf("%v; it is not performed while the file cannot be read", mp)
+	if mp := e.ReadMedia(dir, refs, partRefs); mp != nil {
+		return calendar.Entry{}, fmt.Errorf("%v; it is not performed while the file cannot be read", mp)
 	}
-	same := func(m IntentMedia, it media.Item, at mediaSource) error {
+	same := func(m IntentMedia, it media.Item, at calendar.MediaSource) error {
 		if m.SHA256 == it.SHA256 && m.Type == it.Type {
 			return nil
 		}
 		return fmt.Errorf("media file %q (%s) changed since the intent was submitted; it is not performed "+
-			"(restore the file to publish it, or cancel the task and submit the new file as a new intent)", at.file, at.place)
+			"(restore the file to publish it, or cancel the task and submit the new file as a new intent)", at.File, at.Place)
 	}
 	for i, it := range e.Media {
-		if err := same(in.Media[i], it, e.mediaAt[i]); err != nil {
-			return Entry{}, err
+		if err := same(in.Media[i], it, e.MediaAt[i]); err != nil {
+			return calendar.Entry{}, err
 		}
 	}
 	for p, items := range e.PartMedia {
 		for i, it := range items {
-			if err := same(in.PartMedia[p][i], it, e.partMediaAt[p][i]); err != nil {
-				return Entry{}, err
+			if err := same(in.PartMedia[p][i], it, e.PartMediaAt[p][i]); err != nil {
+				return calendar.Entry{}, err
 			}
 		}
 	}
 	if site != nil {
-		if mp := refuseMedia(site, e); mp != nil {
-			return Entry{}, fmt.Errorf("%v; it is not performed", mp)
+		if mp := calendar.RefuseMedia(site, e); mp != nil {
+			return calendar.Entry{}, fmt.Errorf("%v; it is not performed", mp)
 		}
 	}
 	return e, nil
@@ -582,12 +583,12 @@ func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentReques
 		// result and its end know no other.
 		return TaskState{}, fmt.Errorf("%w: a %s task takes no intents but its own %s", errcode.ErrForbidden, t.Request.Source, entryWord(t))
 	}
-	e := Entry{ID: "submitted", Site: in.Site, Actor: strings.TrimPrefix(in.Actor, "@"), Type: in.Type, Text: in.Text,
+	e := calendar.Entry{ID: "submitted", Site: in.Site, Actor: strings.TrimPrefix(in.Actor, "@"), Type: in.Type, Text: in.Text,
 		Parts: in.Parts, Target: in.Target}
 	if e.Site == "" || e.Actor == "" {
 		return TaskState{}, usage("site and actor are required")
 	}
-	if err := e.validateAction(); err != nil {
+	if err := e.Validate(); err != nil {
 		return TaskState{}, usage("%v", err)
 	}
 	site, ok := s.sites[in.Site]

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/browser/browsertest"
 	"github.com/browserop/browserop/budgets"
@@ -21,7 +23,6 @@ import (
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
-	"github.com/stretchr/testify/require"
 )
 
 var shared *browsertest.Shared

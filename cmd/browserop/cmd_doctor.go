@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
@@ -53,7 +54,7 @@ func (e *env) setupHints(cfg Config, adapters []sites.Adapter) []string {
 	}
 	calDir, err := cfg.calendarDir(envLookup(e.environ))
 	if err == nil {
-		if cal, err := operator.LoadCalendar(calDir, cfg.Calendar.MediaDir); err == nil && len(cal.Entries) == 0 && len(cal.Problems) == 0 {
+		if cal, err := calendar.Load(calDir, cfg.Calendar.MediaDir); err == nil && len(cal.Entries) == 0 && len(cal.Problems) == 0 {
 			out = append(out, fmt.Sprintf("no calendar entries in %s: write a YAML file there (the format is in docs/operator.md, 'The content calendar')", calDir))
 		}
 	}
@@ -182,7 +183,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	// The calendar.
 	if calDir, err := cfg.calendarDir(envLookup(e.environ)); err != nil {
 		add("calendar", "fail", err.Error(), "")
-	} else if cal, err := operator.LoadCalendar(calDir, cfg.Calendar.MediaDir); err != nil {
+	} else if cal, err := calendar.Load(calDir, cfg.Calendar.MediaDir); err != nil {
 		add("calendar", "fail", err.Error(), "")
 	} else {
 		cal = operator.JudgeCalendar(cal, adapters, cfg.Authority.Ceiling) // as every pass judges it

@@ -1,4 +1,8 @@
-package operator
+// Package calendar is the content calendar: its entries, read from YAML
+// files in a folder, with the media files they name, each checked where it
+// can be without a browser. A bad file or entry is one problem, never the
+// end of the others.
+package calendar
 
 import (
 	"errors"
@@ -44,86 +48,78 @@ type Entry struct {
 
 	File string
 	Line int
-	// mediaAt[i] and partMediaAt[i][j] say where Media[i] and
+	// MediaAt[i] and PartMediaAt[i][j] say where Media[i] and
 	// PartMedia[i][j] were named, for problems found after they were
 	// read (a site's limits).
-	mediaAt     []mediaSource
-	partMediaAt [][]mediaSource
+	MediaAt     []MediaSource
+	PartMediaAt [][]MediaSource
 }
 
-// mediaSource is where a media item was named: its place in the entry
+// MediaSource is where a media item was named: its place in the entry
 // or intent ("media[0]", "parts[1].media[0]"), the file as written, and
 // the line of the calendar file (0 for an agent's intent).
-type mediaSource struct {
-	place, file string
-	line        int
+type MediaSource struct {
+	Place, File string
+	Line        int
 }
 
-// mediaProblem is why a media item cannot be used, and where it was named.
-type mediaProblem struct {
-	at  mediaSource
-	why string
+// MediaProblem is why a media item cannot be used, and where it was named.
+type MediaProblem struct {
+	At  MediaSource
+	Why string
 }
 
-func (p *mediaProblem) Error() string { return fmt.Sprintf("%s %q: %s", p.at.place, p.at.file, p.why) }
+func (p *MediaProblem) Error() string { return fmt.Sprintf("%s %q: %s", p.At.Place, p.At.File, p.Why) }
 
-// mediaRef is a media item as an entry or intent names it, not yet read.
-type mediaRef struct {
-	at  mediaSource
-	alt string
+// MediaRef is a media item as an entry or intent names it, not yet read.
+type MediaRef struct {
+	At  MediaSource
+	Alt string
 }
 
 // loadMedia reads the files refs name from dir (media.Load).
-func loadMedia(dir string, refs []mediaRef) ([]media.Item, []mediaSource, *mediaProblem) {
+func loadMedia(dir string, refs []MediaRef) ([]media.Item, []MediaSource, *MediaProblem) {
 	var items []media.Item
-	var at []mediaSource
+	var at []MediaSource
 	for _, ref := range refs {
 		if dir == "" {
-			return nil, nil, &mediaProblem{ref.at, "no media directory is configured (calendar.media_dir)"}
+			return nil, nil, &MediaProblem{ref.At, "no media directory is configured (calendar.media_dir)"}
 		}
-		it, err := media.Load(dir, ref.at.file, ref.alt)
+		it, err := media.Load(dir, ref.At.File, ref.Alt)
 		if err != nil {
 			// Load names the file as written; the problem names it once.
-			why := strings.TrimPrefix(err.Error(), fmt.Sprintf("media %q: ", ref.at.file))
-			return nil, nil, &mediaProblem{ref.at, why}
+			why := strings.TrimPrefix(err.Error(), fmt.Sprintf("media %q: ", ref.At.File))
+			return nil, nil, &MediaProblem{ref.At, why}
 		}
 		items = append(items, it)
-		at = append(at, ref.at)
+		at = append(at, ref.At)
 	}
 	return items, at, nil
 }
 
-// readMedia reads the files refs (the entry's own) and partRefs (thread
+// ReadMedia reads the files refs (the entry's own) and partRefs (thread
 // part i's) name from dir into e.Media and e.PartMedia.
-func (e *Entry) readMedia(dir string, refs []mediaRef, partRefs [][]mediaRef) *mediaProblem {
-	var mp *mediaProblem
-	if e.Media, e.mediaAt, mp = loadMedia(dir, refs); mp != nil {
+func (e *Entry) ReadMedia(dir string, refs []MediaRef, partRefs [][]MediaRef) *MediaProblem {
+	var mp *MediaProblem
+	if e.Media, e.MediaAt, mp = loadMedia(dir, refs); mp != nil {
 		return mp
 	}
-	e.PartMedia, e.partMediaAt = nil, nil
+	e.PartMedia, e.PartMediaAt = nil, nil
 	for _, pr := range partRefs {
 		items, at, mp := loadMedia(dir, pr)
 		if mp != nil {
 			return mp
 		}
-		e.PartMedia, e.partMediaAt = append(e.PartMedia, items), append(e.partMediaAt, at)
+		e.PartMedia, e.PartMediaAt = append(e.PartMedia, items), append(e.PartMediaAt, at)
 	}
 	return nil
 }
 
-// mediaDir is the directory media files are read from.
-func (c Config) mediaDir() string {
-	if c.MediaDir != "" {
-		return c.MediaDir
-	}
-	return c.CalendarDir
-}
-
-// checkMediaShape checks which media an entry or intent of type typ may
+// CheckMediaShape checks which media an entry or intent of type typ may
 // name: a post or reply its own (hasMedia), a thread per part (partMedia
 // lists, at most one per part of parts), a like or follow none. It returns
 // the key at fault with the problem.
-func checkMediaShape(typ string, hasMedia bool, partMedia, parts int, partKey string) (key string, err error) {
+func CheckMediaShape(typ string, hasMedia bool, partMedia, parts int, partKey string) (key string, err error) {
 	switch k, _ := kind.OfRequest(typ); {
 	case hasMedia && k == kind.ThreadPart:
 		return "media", fmt.Errorf("a thread takes media per part (%s), not media", partKey)
@@ -140,20 +136,20 @@ func checkMediaShape(typ string, hasMedia bool, partMedia, parts int, partKey st
 // MaxTextRunes bounds a calendar text; sites have their own, lower limits.
 const MaxTextRunes = 10000
 
-// MaxCalendarFile bounds a calendar file, as adapter files are bounded: a
+// MaxFile bounds a calendar file, as adapter files are bounded: a
 // larger file (or a link to a device) is that file's problem, never read
 // whole.
-const MaxCalendarFile = 1 << 20
+const MaxFile = 1 << 20
 
-// CalendarError is one problem in a calendar file, with where it is.
-type CalendarError struct {
+// Error is one problem in a calendar file, with where it is.
+type Error struct {
 	File    string
 	Line    int
 	EntryID string
 	Problem string
 }
 
-func (e *CalendarError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("calendar: ")
 	b.WriteString(e.File)
@@ -172,19 +168,19 @@ func (e *CalendarError) Error() string {
 // entries, and a problem for each file or entry that could not be used.
 type Calendar struct {
 	Entries  []Entry
-	Problems []*CalendarError
+	Problems []*Error
 }
 
 var entryIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
-// LoadCalendar reads every *.yaml and *.yml file of dir (not recursively),
+// Load reads every *.yaml and *.yml file of dir (not recursively),
 // in name order, and the media files its entries name from mediaDir (""
 // means dir). A file that does not parse is one problem and contributes
 // nothing; an invalid entry, one whose media file cannot be read, is one
 // problem and the file's other entries still count. An ID used twice is a
 // problem for every use after the first. A missing directory is an empty
 // calendar.
-func LoadCalendar(dir, mediaDir string) (Calendar, error) {
+func Load(dir, mediaDir string) (Calendar, error) {
 	if mediaDir == "" {
 		mediaDir = dir
 	}
@@ -209,16 +205,16 @@ func LoadCalendar(dir, mediaDir string) (Calendar, error) {
 		path := filepath.Join(dir, name)
 		// Read without blocking and bounded: a FIFO or a link to a
 		// device in the folder is one file's problem, not a hung pass.
-		data, err := regularfile.ReadFile(path, MaxCalendarFile)
+		data, err := regularfile.ReadFile(path, MaxFile)
 		if err != nil {
-			cal.Problems = append(cal.Problems, &CalendarError{File: path, Problem: err.Error()})
+			cal.Problems = append(cal.Problems, &Error{File: path, Problem: err.Error()})
 			continue
 		}
-		entries, problems := ParseCalendar(path, data, mediaDir)
+		entries, problems := Parse(path, data, mediaDir)
 		cal.Problems = append(cal.Problems, problems...)
 		for _, e := range entries {
 			if first, dup := seen[e.ID]; dup {
-				cal.Problems = append(cal.Problems, &CalendarError{File: e.File, Line: e.Line, EntryID: e.ID,
+				cal.Problems = append(cal.Problems, &Error{File: e.File, Line: e.Line, EntryID: e.ID,
 					Problem: "id is already used in " + first + "; ids must be unique"})
 				continue
 			}
@@ -246,14 +242,14 @@ type entryYAML struct {
 	Media  yaml.Node `yaml:"media"`
 }
 
-// ParseCalendar parses one calendar file. name is used in problems. The
+// Parse parses one calendar file. name is used in problems. The
 // media files entries name are read from mediaDir (media.Load): an entry
 // whose file is outside it, missing, unreadable or not an image is a
 // problem at the line of its media item.
-func ParseCalendar(name string, data []byte, mediaDir string) ([]Entry, []*CalendarError) {
+func Parse(name string, data []byte, mediaDir string) ([]Entry, []*Error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, []*CalendarError{{File: name, Line: yamlErrorLine(err), Problem: "not valid YAML: " + trimYAMLError(err)}}
+		return nil, []*Error{{File: name, Line: yamlErrorLine(err), Problem: "not valid YAML: " + trimYAMLError(err)}}
 	}
 	if len(root.Content) == 0 {
 		return nil, nil // an empty file
@@ -261,18 +257,18 @@ func ParseCalendar(name string, data []byte, mediaDir string) ([]Entry, []*Calen
 	var f calendarFile
 	dec := root.Content[0]
 	if dec.Kind != yaml.MappingNode {
-		return nil, []*CalendarError{{File: name, Line: dec.Line, Problem: "the file must be a mapping with an 'entries' list"}}
+		return nil, []*Error{{File: name, Line: dec.Line, Problem: "the file must be a mapping with an 'entries' list"}}
 	}
 	for i := 0; i+1 < len(dec.Content); i += 2 {
 		if k := dec.Content[i].Value; k != "entries" {
-			return nil, []*CalendarError{{File: name, Line: dec.Content[i].Line, Problem: fmt.Sprintf("unknown key %q (the file has only 'entries')", k)}}
+			return nil, []*Error{{File: name, Line: dec.Content[i].Line, Problem: fmt.Sprintf("unknown key %q (the file has only 'entries')", k)}}
 		}
 	}
 	if err := dec.Decode(&f); err != nil {
-		return nil, []*CalendarError{{File: name, Line: dec.Line, Problem: "'entries' must be a list of entries: " + trimYAMLError(err)}}
+		return nil, []*Error{{File: name, Line: dec.Line, Problem: "'entries' must be a list of entries: " + trimYAMLError(err)}}
 	}
 	var out []Entry
-	var problems []*CalendarError
+	var problems []*Error
 	for i := range f.Entries {
 		n := &f.Entries[i]
 		e, err := parseEntry(name, n, mediaDir)
@@ -285,9 +281,9 @@ func ParseCalendar(name string, data []byte, mediaDir string) ([]Entry, []*Calen
 	return out, problems
 }
 
-func parseEntry(file string, n *yaml.Node, mediaDir string) (Entry, *CalendarError) {
-	fail := func(id string, line int, format string, args ...any) (Entry, *CalendarError) {
-		return Entry{}, &CalendarError{File: file, Line: line, EntryID: id, Problem: fmt.Sprintf(format, args...)}
+func parseEntry(file string, n *yaml.Node, mediaDir string) (Entry, *Error) {
+	fail := func(id string, line int, format string, args ...any) (Entry, *Error) {
+		return Entry{}, &Error{File: file, Line: line, EntryID: id, Problem: fmt.Sprintf(format, args...)}
 	}
 	if n.Kind != yaml.MappingNode {
 		return fail("", n.Line, "an entry must be a mapping")
@@ -342,18 +338,18 @@ func parseEntry(file string, n *yaml.Node, mediaDir string) (Entry, *CalendarErr
 	for len(partRefs) > 0 && len(partRefs[len(partRefs)-1]) == 0 {
 		partRefs = partRefs[:len(partRefs)-1]
 	}
-	if key, err := checkMediaShape(e.Type, len(refs) > 0, len(partRefs), len(e.Parts), "parts"); err != nil {
+	if key, err := CheckMediaShape(e.Type, len(refs) > 0, len(partRefs), len(e.Parts), "parts"); err != nil {
 		return fail(id, line(key), "%v", err)
 	}
-	if mp := e.readMedia(mediaDir, refs, partRefs); mp != nil {
-		return fail(id, mp.at.line, "%v", mp)
+	if mp := e.ReadMedia(mediaDir, refs, partRefs); mp != nil {
+		return fail(id, mp.At.Line, "%v", mp)
 	}
 	return e, nil
 }
 
 // parseContent reads an entry's parts into e.Parts, and the media its
 // parts and the entry name, not yet read.
-func parseContent(e *Entry, y *entryYAML) (refs []mediaRef, partRefs [][]mediaRef, _ *CalendarError) {
+func parseContent(e *Entry, y *entryYAML) (refs []MediaRef, partRefs [][]MediaRef, _ *Error) {
 	parts, err := seqItems(&y.Parts, "parts")
 	if err != nil {
 		return nil, nil, err
@@ -375,7 +371,7 @@ func parseContent(e *Entry, y *entryYAML) (refs []mediaRef, partRefs [][]mediaRe
 }
 
 // parsePart reads thread part i: a text, or a mapping of text and media.
-func parsePart(n *yaml.Node, i int) (string, []mediaRef, *CalendarError) {
+func parsePart(n *yaml.Node, i int) (string, []MediaRef, *Error) {
 	place := fmt.Sprintf("parts[%d]", i)
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
@@ -384,21 +380,21 @@ func parsePart(n *yaml.Node, i int) (string, []mediaRef, *CalendarError) {
 	case yaml.ScalarNode:
 		var text string
 		if err := n.Decode(&text); err != nil {
-			return "", nil, &CalendarError{Line: n.Line, Problem: place + ": " + trimYAMLError(err)}
+			return "", nil, &Error{Line: n.Line, Problem: place + ": " + trimYAMLError(err)}
 		}
 		return text, nil, nil
 	case yaml.MappingNode:
 	default:
-		return "", nil, &CalendarError{Line: n.Line, Problem: place + " must be a text, or a mapping of text and media"}
+		return "", nil, &Error{Line: n.Line, Problem: place + " must be a text, or a mapping of text and media"}
 	}
 	var text string
-	var refs []mediaRef
+	var refs []MediaRef
 	for j := 0; j+1 < len(n.Content); j += 2 {
 		k, v := n.Content[j], n.Content[j+1]
 		switch k.Value {
 		case "text":
 			if v.Kind != yaml.ScalarNode || v.Decode(&text) != nil {
-				return "", nil, &CalendarError{Line: v.Line, Problem: place + ".text must be a text"}
+				return "", nil, &Error{Line: v.Line, Problem: place + ".text must be a text"}
 			}
 		case "media":
 			items, err := seqItems(v, place+".media")
@@ -409,14 +405,14 @@ func parsePart(n *yaml.Node, i int) (string, []mediaRef, *CalendarError) {
 				return "", nil, err
 			}
 		default:
-			return "", nil, &CalendarError{Line: k.Line, Problem: fmt.Sprintf("%s: unknown key %q (a part mapping has text and media)", place, k.Value)}
+			return "", nil, &Error{Line: k.Line, Problem: fmt.Sprintf("%s: unknown key %q (a part mapping has text and media)", place, k.Value)}
 		}
 	}
 	return text, refs, nil
 }
 
 // seqItems returns the items of a list node; absent or null, none.
-func seqItems(n *yaml.Node, place string) ([]*yaml.Node, *CalendarError) {
+func seqItems(n *yaml.Node, place string) ([]*yaml.Node, *Error) {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
@@ -424,22 +420,22 @@ func seqItems(n *yaml.Node, place string) ([]*yaml.Node, *CalendarError) {
 	case n.Kind == 0 || n.Kind == yaml.ScalarNode && n.Tag == "!!null":
 		return nil, nil
 	case n.Kind != yaml.SequenceNode:
-		return nil, &CalendarError{Line: n.Line, Problem: place + " must be a list"}
+		return nil, &Error{Line: n.Line, Problem: place + " must be a list"}
 	}
 	return n.Content, nil
 }
 
 // parseMediaList reads a list of media items, each a mapping of file and
 // alt; place names the list in problems ("media", "parts[1].media").
-func parseMediaList(items []*yaml.Node, place string) ([]mediaRef, *CalendarError) {
-	var refs []mediaRef
+func parseMediaList(items []*yaml.Node, place string) ([]MediaRef, *Error) {
+	var refs []MediaRef
 	for i, n := range items {
-		at := mediaSource{place: fmt.Sprintf("%s[%d]", place, i), line: n.Line}
+		at := MediaSource{Place: fmt.Sprintf("%s[%d]", place, i), Line: n.Line}
 		if n.Kind == yaml.AliasNode && n.Alias != nil {
 			n = n.Alias
 		}
 		if n.Kind != yaml.MappingNode {
-			return nil, &CalendarError{Line: at.line, Problem: at.place + " must be a mapping of file and alt"}
+			return nil, &Error{Line: at.Line, Problem: at.Place + " must be a mapping of file and alt"}
 		}
 		var alt string
 		for j := 0; j+1 < len(n.Content); j += 2 {
@@ -447,27 +443,27 @@ func parseMediaList(items []*yaml.Node, place string) ([]mediaRef, *CalendarErro
 			var dst *string
 			switch k.Value {
 			case "file":
-				dst = &at.file
+				dst = &at.File
 			case "alt":
 				dst = &alt
 			default:
-				return nil, &CalendarError{Line: k.Line, Problem: fmt.Sprintf("%s: unknown key %q (a media item has file and alt)", at.place, k.Value)}
+				return nil, &Error{Line: k.Line, Problem: fmt.Sprintf("%s: unknown key %q (a media item has file and alt)", at.Place, k.Value)}
 			}
 			if v.Kind != yaml.ScalarNode || v.Decode(dst) != nil {
-				return nil, &CalendarError{Line: v.Line, Problem: fmt.Sprintf("%s.%s must be a text", at.place, k.Value)}
+				return nil, &Error{Line: v.Line, Problem: fmt.Sprintf("%s.%s must be a text", at.Place, k.Value)}
 			}
 		}
-		if at.file == "" {
-			return nil, &CalendarError{Line: at.line, Problem: at.place + ".file is required: a path relative to the media directory"}
+		if at.File == "" {
+			return nil, &Error{Line: at.Line, Problem: at.Place + ".file is required: a path relative to the media directory"}
 		}
-		refs = append(refs, mediaRef{at: at, alt: alt})
+		refs = append(refs, MediaRef{At: at, Alt: alt})
 	}
 	return refs, nil
 }
 
-// validateAction checks what an entry (or a planner candidate) asks for:
+// Validate checks what an entry (or a planner candidate) asks for:
 // its type, target and texts.
-func (e Entry) validateAction() error {
+func (e Entry) Validate() error {
 	_, err := e.check()
 	return err
 }

@@ -1,4 +1,4 @@
-package operator_test
+package calendar_test
 
 import (
 	"crypto/sha256"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/operator"
@@ -55,7 +56,7 @@ func TestCalendarMediaOK(t *testing.T) {
 		"      - text: two\n"+
 		"        media: [{file: b.png}]\n"+
 		"      - three\n"))
-	cal, err := operator.LoadCalendar(dir, mediaDir)
+	cal, err := calendar.Load(dir, mediaDir)
 	require.NoError(t, err)
 	require.Empty(t, cal.Problems)
 	require.Len(t, cal.Entries, 2)
@@ -79,13 +80,13 @@ func TestCalendarMediaOK(t *testing.T) {
 	// The media directory defaults to the calendar's.
 	writeFile(t, dir, "img/a.png", pngBytes(64))
 	writeFile(t, dir, "b.png", pngBytes(32))
-	cal, err = operator.LoadCalendar(dir, "")
+	cal, err = calendar.Load(dir, "")
 	require.NoError(t, err)
 	require.Empty(t, cal.Problems)
 	require.Equal(t, filepath.Join(dir, "img", "a.png"), cal.Entries[0].Media[0].File)
 
 	// Entries without media parse as before, with any media directory.
-	es, problems := operator.ParseCalendar("cal.yaml", []byte(goodCalendar), "")
+	es, problems := calendar.Parse("cal.yaml", []byte(goodCalendar), "")
 	require.Empty(t, problems)
 	require.Len(t, es, 5)
 }
@@ -138,7 +139,7 @@ func TestCalendarMediaProblems(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			es, problems := operator.ParseCalendar("c.yaml", []byte(tc.data), mediaDir)
+			es, problems := calendar.Parse("c.yaml", []byte(tc.data), mediaDir)
 			require.Empty(t, es)
 			require.Len(t, problems, 1)
 			require.Equal(t, tc.line, problems[0].Line, problems[0].Error())
@@ -159,7 +160,7 @@ func TestCalendarMediaBadEntryKeepsOthers(t *testing.T) {
 		entryHead("first", "post")+"    text: one\n    media: [{file: a.png, alt: A}]\n"+ // lines 2-8
 		entryHead("bad", "post")+"    text: two\n    media:\n      - {file: a.png}\n      - {file: ../../etc/passwd}\n"+ // 9-17
 		entryHead("last", "post")+"    text: three\n")) // 18-
-	cal, err := operator.LoadCalendar(dir, "")
+	cal, err := calendar.Load(dir, "")
 	require.NoError(t, err)
 	var ids []string
 	for _, e := range cal.Entries {
@@ -229,7 +230,7 @@ func TestJudgeCalendarMediaLimits(t *testing.T) {
 		"    parts:\n      - {text: one, media: [{file: a.png}]}\n      - text: two\n        media:\n          - {file: b.png}\n"+ // 51-55
 		"  - id: first\n    site: demo\n    actor: alice\n    type: thread\n    at: 2026-12-01T10:00:00Z\n"+ // 56-60
 		"    parts:\n      - {text: one, media: [{file: a.png, alt: A}]}\n      - two\n")) // 61-63
-	cal, err := operator.LoadCalendar(dir, "")
+	cal, err := calendar.Load(dir, "")
 	require.NoError(t, err)
 	require.Empty(t, cal.Problems, "the files are all readable")
 	require.Len(t, cal.Entries, 7)

@@ -2,13 +2,11 @@ package operator
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/browserop/browserop/authority"
-	"github.com/browserop/browserop/kind"
-	"github.com/browserop/browserop/media"
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/sites"
 )
 
@@ -22,7 +20,7 @@ import (
 // line); the other entries are untouched, so a bad entry never stops the
 // rest of the calendar. Passes judge the calendar so; `browserop doctor`
 // shows the same verdict.
-func JudgeCalendar(cal Calendar, adapters []sites.Adapter, ceiling []string) Calendar {
+func JudgeCalendar(cal calendar.Calendar, adapters []sites.Adapter, ceiling []string) calendar.Calendar {
 	r := &Runner{sites: map[string]sites.Adapter{}}
 	var as []authority.Site
 	for _, a := range adapters {
@@ -33,8 +31,8 @@ func JudgeCalendar(cal Calendar, adapters []sites.Adapter, ceiling []string) Cal
 	return r.judge(cal)
 }
 
-func (r *Runner) judge(cal Calendar) Calendar {
-	out := Calendar{Problems: cal.Problems}
+func (r *Runner) judge(cal calendar.Calendar) calendar.Calendar {
+	out := calendar.Calendar{Problems: cal.Problems}
 	for _, e := range cal.Entries {
 		if prob := r.refuse(e); prob != nil {
 			out.Problems = append(out.Problems, prob)
@@ -46,18 +44,18 @@ func (r *Runner) judge(cal Calendar) Calendar {
 }
 
 // refuse returns why an entry cannot be performed, or nil.
-func (r *Runner) refuse(e Entry) *CalendarError {
+func (r *Runner) refuse(e calendar.Entry) *calendar.Error {
 	if why := r.refuseEntry(e); why != "" {
-		return &CalendarError{File: e.File, Line: e.Line, EntryID: e.ID, Problem: why}
+		return &calendar.Error{File: e.File, Line: e.Line, EntryID: e.ID, Problem: why}
 	}
-	if mp := refuseMedia(r.sites[e.Site], e); mp != nil {
-		return &CalendarError{File: e.File, Line: mp.at.line, EntryID: e.ID, Problem: mp.Error()}
+	if mp := calendar.RefuseMedia(r.sites[e.Site], e); mp != nil {
+		return &calendar.Error{File: e.File, Line: mp.At.Line, EntryID: e.ID, Problem: mp.Error()}
 	}
 	return nil
 }
 
 // refuseEntry returns why an entry's site or target cannot be used, or "".
-func (r *Runner) refuseEntry(e Entry) string {
+func (r *Runner) refuseEntry(e calendar.Entry) string {
 	site, ok := r.sites[e.Site]
 	if !ok {
 		return fmt.Sprintf("site %q has no adapter (configured: %s)", e.Site, strings.Join(r.siteNames(), ", "))
@@ -78,56 +76,4 @@ func (r *Runner) refuseEntry(e Entry) string {
 			e.Target, e.Site, strings.Join(domains, ", "), authorityReason(err))
 	}
 	return ""
-}
-
-// refuseMedia returns why site does not take the media of e under its
-// limits (sites.MediaLimits of the kind each action is performed as: a
-// thread's first part without a target as a post, its other parts as
-// thread parts), naming the item at fault and where it was named; nil
-// when it takes them.
-func refuseMedia(site sites.Adapter, e Entry) *mediaProblem {
-	k, _ := kind.OfRequest(e.Type)
-	if k != kind.ThreadPart {
-		return checkMediaLimits(site, k, e.Media, e.mediaAt)
-	}
-	for i, items := range e.PartMedia {
-		pk := kind.ThreadPart
-		if i == 0 && e.Target == "" {
-			pk = kind.Post
-		}
-		var at []mediaSource
-		if i < len(e.partMediaAt) {
-			at = e.partMediaAt[i]
-		}
-		if mp := checkMediaLimits(site, pk, items, at); mp != nil {
-			return mp
-		}
-	}
-	return nil
-}
-
-// checkMediaIndex drops the "media[i]: " a MediaLimits error starts with:
-// the problem names the item already.
-var checkMediaIndex = regexp.MustCompile(`^media\[\d+\]: `)
-
-// checkMediaLimits checks the media of one action of kind k against the
-// site's limits. The item at fault is the first whose list up to it is
-// refused: the first over the count, or the first of a type or size the
-// site does not take.
-func checkMediaLimits(site sites.Adapter, k kind.Kind, items []media.Item, at []mediaSource) *mediaProblem {
-	l := site.MediaLimits(k)
-	err := l.Check(items)
-	if err == nil {
-		return nil
-	}
-	i := 0
-	for i < len(items)-1 && l.Check(items[:i+1]) == nil {
-		i++
-	}
-	src := mediaSource{place: fmt.Sprintf("media[%d]", i), file: items[i].File}
-	if i < len(at) {
-		src = at[i]
-	}
-	what := strings.ReplaceAll(string(k), "_", " ")
-	return &mediaProblem{src, fmt.Sprintf("site %q does not take it on a %s: %s", site.Name(), what, checkMediaIndex.ReplaceAllString(err.Error(), ""))}
 }

@@ -1,4 +1,4 @@
-package operator_test
+package calendar_test
 
 import (
 	"os"
@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/browserop/browserop/operator"
 	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/calendar"
 )
 
 const goodCalendar = `entries:
@@ -47,7 +48,7 @@ const goodCalendar = `entries:
 
 func TestParseCalendarOK(t *testing.T) {
 	t.Parallel()
-	es, problems := operator.ParseCalendar("cal.yaml", []byte(goodCalendar), "")
+	es, problems := calendar.Parse("cal.yaml", []byte(goodCalendar), "")
 	require.Empty(t, problems)
 	require.Len(t, es, 5)
 	require.Equal(t, "alice", es[0].Actor, "a leading @ is dropped")
@@ -84,7 +85,7 @@ func TestParseCalendarProblems(t *testing.T) {
 		"PartBidi": {entry("    type: thread\n    at: 2026-12-01T10:00:00Z\n    parts: [\"one\", \"abc\\u202Efed\"]\n"), 7, "bidirectional control U+202E at character 4"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			es, problems := operator.ParseCalendar("c.yaml", []byte(tc.data), "")
+			es, problems := calendar.Parse("c.yaml", []byte(tc.data), "")
 			require.Empty(t, es)
 			require.Len(t, problems, 1)
 			require.Equal(t, tc.line, problems[0].Line, problems[0].Error())
@@ -106,7 +107,7 @@ func TestLoadCalendarKeepsValidEntries(t *testing.T) {
 		"  - id: fine\n    site: demo\n    actor: bob\n    type: post\n    at: 2026-12-01T10:00:00Z\n    text: ok\n"+
 		"  - id: broken\n    site: demo\n    actor: bob\n    type: post\n    at: tomorrow\n    text: x\n")
 	write("notes.txt", "not a calendar")
-	cal, err := operator.LoadCalendar(dir, "")
+	cal, err := calendar.Load(dir, "")
 	require.NoError(t, err)
 	var ids []string
 	for _, e := range cal.Entries {
@@ -122,7 +123,7 @@ func TestLoadCalendarKeepsValidEntries(t *testing.T) {
 	require.Contains(t, strings.Join(msgs, "\n"), `c.yml:2: entry "launch": id is already used`)
 	require.Contains(t, strings.Join(msgs, "\n"), `c.yml:18: entry "broken"`)
 
-	empty, err := operator.LoadCalendar(filepath.Join(dir, "missing"), "")
+	empty, err := calendar.Load(filepath.Join(dir, "missing"), "")
 	require.NoError(t, err)
 	require.Empty(t, empty.Entries)
 }
@@ -137,7 +138,7 @@ func FuzzParseCalendar(f *testing.F) {
 	f.Add([]byte("entries:\n  - id: x\n    site: s\n    actor: a\n    type: post\n    at: 2026-12-01T10:00:00Z\n    text: t\n    media: [{file: a.png}]\n"))
 	mediaDir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		es, problems := operator.ParseCalendar("f.yaml", data, mediaDir)
+		es, problems := calendar.Parse("f.yaml", data, mediaDir)
 		for _, e := range es {
 			if e.ID == "" || e.Site == "" || e.Actor == "" || e.At.IsZero() {
 				t.Fatalf("an accepted entry is incomplete: %+v", e)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package operator_test
+package calendar_test
 
 import (
 	"os"
@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/browserop/browserop/operator"
 	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/calendar"
 )
 
 // Files in the calendar folder that are not calendar files are that
@@ -28,16 +29,16 @@ func TestLoadCalendarRefusesWhatIsNoCalendarFile(t *testing.T) {
 			"    media: [{file: pipe.png, alt: a pipe}]\n"), 0o600))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "b.yaml"), 0o600))
 	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "c.yaml")))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "d.yaml"), []byte("# "+strings.Repeat("x", operator.MaxCalendarFile)+"\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "d.yaml"), []byte("# "+strings.Repeat("x", calendar.MaxFile)+"\n"), 0o600))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe.png"), 0o600))
 
 	type loaded struct {
-		cal operator.Calendar
+		cal calendar.Calendar
 		err error
 	}
 	done := make(chan loaded, 1)
 	go func() {
-		cal, err := operator.LoadCalendar(dir, "")
+		cal, err := calendar.Load(dir, "")
 		done <- loaded{cal, err}
 	}()
 	var got loaded
