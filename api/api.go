@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // DefaultMaxBody bounds request bodies when Options.MaxBody is 0.
@@ -58,7 +58,7 @@ func RoleFromContext(ctx context.Context) (Role, bool) {
 // Options configure New.
 type Options struct {
 	// Tasks is the task service every endpoint works through. Required.
-	Tasks *operator.TaskService
+	Tasks *tasks.Service
 	// UserToken is the person's token (required); AgentToken the agents'
 	// (empty: no agent access). They must differ.
 	UserToken, AgentToken string
@@ -85,7 +85,7 @@ var openAPIDoc []byte
 func OpenAPI() []byte { return append([]byte(nil), openAPIDoc...) }
 
 type server struct {
-	tasks     *operator.TaskService
+	tasks     *tasks.Service
 	status    func(ctx context.Context) (any, error)
 	log       *slog.Logger
 	maxBody   int64
@@ -402,7 +402,7 @@ func (s *server) createTask(w http.ResponseWriter, r *http.Request) error {
 		return apiErrorf(http.StatusBadRequest, "bad_idempotency_key",
 			"the Idempotency-Key header must be one value of 1 to %d printable ASCII characters", maxIdempotencyKey)
 	}
-	var req operator.CreateTaskRequest
+	var req tasks.CreateRequest
 	if err := s.decode(r, &req, false); err != nil {
 		return err
 	}
@@ -416,9 +416,9 @@ func (s *server) createTask(w http.ResponseWriter, r *http.Request) error {
 	if s.afterHold != nil {
 		s.afterHold()
 	}
-	source := operator.SourceAPI
+	source := tasks.SourceAPI
 	if role == RoleUser {
-		source = operator.SourcePerson
+		source = tasks.SourcePerson
 	}
 	st, created, err := s.tasksFor(r).Create(r.Context(), key, req, source)
 	if errors.Is(err, ledger.ErrConflict) {
@@ -467,12 +467,12 @@ func (s *server) release(key string) {
 
 // TaskList is the answer of GET /v1/tasks.
 type TaskList struct {
-	Tasks []operator.TaskState `json:"tasks"`
+	Tasks []tasks.State `json:"tasks"`
 }
 
 // tasksFor is the task service as the caller may use it: an agent token
 // sees only the tasks agents created.
-func (s *server) tasksFor(r *http.Request) *operator.TaskService {
+func (s *server) tasksFor(r *http.Request) *tasks.Service {
 	if role, _ := RoleFromContext(r.Context()); role == RoleUser {
 		return s.tasks
 	}
@@ -483,8 +483,8 @@ func (s *server) listTasks(w http.ResponseWriter, r *http.Request) error {
 	limit := 0 // the default
 	if v := r.URL.Query()["limit"]; len(v) > 0 {
 		n, err := strconv.Atoi(v[0])
-		if len(v) > 1 || err != nil || n < 1 || n > operator.MaxList {
-			return apiErrorf(http.StatusBadRequest, "bad_query", "limit must be one integer from 1 to %d", operator.MaxList)
+		if len(v) > 1 || err != nil || n < 1 || n > tasks.MaxList {
+			return apiErrorf(http.StatusBadRequest, "bad_query", "limit must be one integer from 1 to %d", tasks.MaxList)
 		}
 		limit = n
 	}
@@ -507,7 +507,7 @@ func (s *server) getTask(w http.ResponseWriter, r *http.Request) error {
 
 // submit adds an intent; 202 because the next operator pass performs it.
 func (s *server) submit(w http.ResponseWriter, r *http.Request) error {
-	var in operator.IntentRequest
+	var in tasks.IntentRequest
 	if err := s.decode(r, &in, false); err != nil {
 		return err
 	}
@@ -527,7 +527,7 @@ type CancelRequest struct {
 const maxReason = 500
 
 func (s *server) cancel(w http.ResponseWriter, r *http.Request) error {
-	return s.endTask(w, r, "cancelled", (*operator.TaskService).Cancel)
+	return s.endTask(w, r, "cancelled", (*tasks.Service).Cancel)
 }
 
 // FinishRequest is the optional body of POST /v1/tasks/{id}/finish: a
@@ -537,13 +537,13 @@ type FinishRequest = CancelRequest
 // finish ends the task's intake: no more intents; done once every intent
 // is settled.
 func (s *server) finish(w http.ResponseWriter, r *http.Request) error {
-	return s.endTask(w, r, "finished", (*operator.TaskService).Finish)
+	return s.endTask(w, r, "finished", (*tasks.Service).Finish)
 }
 
 // endTask is cancel and finish: an optional {"reason"} body, the reason
 // recorded as "<verb> by <who>: <reason>", and the task's state answered.
 func (s *server) endTask(w http.ResponseWriter, r *http.Request, verb string,
-	end func(*operator.TaskService, context.Context, string, string) (operator.TaskState, error)) error {
+	end func(*tasks.Service, context.Context, string, string) (tasks.State, error)) error {
 	var req CancelRequest
 	if err := s.decode(r, &req, true); err != nil {
 		return err
@@ -606,7 +606,7 @@ func (s *server) confirm(w http.ResponseWriter, r *http.Request) error {
 	if err := checkReason(req.Reason); err != nil {
 		return err
 	}
-	var as operator.ActionState
+	var as tasks.ActionState
 	var err error
 	switch req.Decision {
 	case "confirm":
@@ -651,7 +651,7 @@ func (s *server) resolve(w http.ResponseWriter, r *http.Request) error {
 	case req.Retry && !req.Absent:
 		return apiErrorf(http.StatusBadRequest, "usage", `retry goes with "absent": true`)
 	}
-	as, err := s.tasks.Resolve(r.Context(), r.PathValue("id"), operator.Resolution{VerifiedURL: req.VerifiedURL, Reason: req.Reason, Retry: req.Retry})
+	as, err := s.tasks.Resolve(r.Context(), r.PathValue("id"), tasks.Resolution{VerifiedURL: req.VerifiedURL, Reason: req.Reason, Retry: req.Retry})
 	if err != nil {
 		return err
 	}

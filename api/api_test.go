@@ -14,7 +14,7 @@ import (
 
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // Idempotent creation: no key 400, new 201 (with Location), same key and
@@ -36,7 +36,7 @@ func TestCreateIdempotency(t *testing.T) {
 	hdr := map[string]string{"Idempotency-Key": "launch-1"}
 	r = e.do(req{method: "POST", path: "/v1/tasks", token: e.agent, body: body, header: hdr})
 	want(t, r, http.StatusCreated, "")
-	var first operator.TaskState
+	var first tasks.State
 	r.into(t, &first)
 	if r.header.Get("Location") != "/v1/tasks/"+first.ID {
 		t.Fatalf("Location %q", r.header.Get("Location"))
@@ -49,7 +49,7 @@ func TestCreateIdempotency(t *testing.T) {
 	raw := `{ "contract": {"confirm": ["reply"], "capabilities": ["post", "reply", "thread"], "domains": ["127.0.0.1"]}, "title": "launch" }`
 	r = e.do(req{method: "POST", path: "/v1/tasks", token: e.agent, body: raw, header: hdr})
 	want(t, r, http.StatusOK, "")
-	var again operator.TaskState
+	var again tasks.State
 	r.into(t, &again)
 	if again.ID != first.ID {
 		t.Fatalf("retry made task %s, want %s", again.ID, first.ID)
@@ -58,7 +58,7 @@ func TestCreateIdempotency(t *testing.T) {
 	// tokens never meet.
 	r = e.do(req{method: "POST", path: "/v1/tasks", token: e.user, body: body, header: hdr})
 	want(t, r, http.StatusCreated, "")
-	var mine operator.TaskState
+	var mine tasks.State
 	r.into(t, &mine)
 	if mine.ID == first.ID || mine.Source != "person" {
 		t.Fatalf("the person's key reached the agent's task: %+v", mine)
@@ -149,7 +149,7 @@ func TestGetAndList(t *testing.T) {
 
 	r := e.do(req{method: "GET", path: "/v1/tasks/" + a.ID, token: e.agent})
 	want(t, r, http.StatusOK, "")
-	var st operator.TaskState
+	var st tasks.State
 	r.into(t, &st)
 	if st.ID != a.ID || st.Contract.Domains[0] != "127.0.0.1" || st.Interaction != "idle" || st.Grants == nil || st.Actions == nil {
 		t.Fatalf("state %+v", st)
@@ -182,12 +182,12 @@ func TestSubmitAndContract(t *testing.T) {
 	e := newEnv(t).start()
 	c := demoContract()
 	c.MaxSideEffects = 3
-	st := e.create("t", operator.CreateTaskRequest{Title: "bounded", Contract: c})
+	st := e.create("t", tasks.CreateRequest{Title: "bounded", Contract: c})
 	path := "/v1/tasks/" + st.ID + "/actions"
-	post := operator.IntentRequest{Site: "demo", Actor: "@alice", Type: "post", Text: "hello"}
+	post := tasks.IntentRequest{Site: "demo", Actor: "@alice", Type: "post", Text: "hello"}
 	r := e.do(req{method: "POST", path: path, token: e.agent, body: post})
 	want(t, r, http.StatusAccepted, "")
-	var got operator.TaskState
+	var got tasks.State
 	r.into(t, &got)
 	if got.Intents != 1 {
 		t.Fatalf("intents %d", got.Intents)
@@ -197,7 +197,7 @@ func TestSubmitAndContract(t *testing.T) {
 		t.Fatalf("the same intent twice made %d", s.Intents)
 	}
 
-	forbidden := func(in operator.IntentRequest, reason string) {
+	forbidden := func(in tasks.IntentRequest, reason string) {
 		t.Helper()
 		r := e.do(req{method: "POST", path: path, token: e.agent, body: in})
 		want(t, r, http.StatusForbidden, "forbidden")
@@ -206,19 +206,19 @@ func TestSubmitAndContract(t *testing.T) {
 		}
 	}
 	// Capability not in the contract.
-	forbidden(operator.IntentRequest{Site: "demo", Actor: "alice", Type: "like", Target: "http://127.0.0.1:8787/p/1"}, `does not allow "like"`)
+	forbidden(tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "like", Target: "http://127.0.0.1:8787/p/1"}, `does not allow "like"`)
 	// Target outside the contract's domains (and not granted).
-	forbidden(operator.IntentRequest{Site: "demo", Actor: "alice", Type: "reply", Target: "http://evil.example/p/1", Text: "hi"}, "outside the task's domains")
-	forbidden(operator.IntentRequest{Site: "demo", Actor: "alice", Type: "reply", Target: "http://localhost:8787/p/1", Text: "hi"}, "outside the task's domains")
+	forbidden(tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "reply", Target: "http://evil.example/p/1", Text: "hi"}, "outside the task's domains")
+	forbidden(tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "reply", Target: "http://localhost:8787/p/1", Text: "hi"}, "outside the task's domains")
 	// Side-effect bound: 1 submitted, a 3-part thread would make 4 > 3.
-	forbidden(operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"1", "2", "3"}}, "bounds the task to 3")
+	forbidden(tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"1", "2", "3"}}, "bounds the task to 3")
 	// Within the bound: 1 + 2 = 3.
 	want(t, e.do(req{method: "POST", path: path, token: e.agent,
-		body: operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"1", "2"}}}), http.StatusAccepted, "")
-	forbidden(operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "one more"}, "bounds the task to 3")
+		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"1", "2"}}}), http.StatusAccepted, "")
+	forbidden(tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "one more"}, "bounds the task to 3")
 
 	// Malformed intents.
-	for _, in := range []operator.IntentRequest{
+	for _, in := range []tasks.IntentRequest{
 		{Actor: "alice", Type: "post", Text: "x"},
 		{Site: "demo", Actor: "alice", Type: "teleport"},
 		{Site: "nosuchsite", Actor: "alice", Type: "post", Text: "x"},
@@ -230,11 +230,11 @@ func TestSubmitAndContract(t *testing.T) {
 	// A contract domain outside the ceiling: 403 at creation.
 	bad := demoContract()
 	bad.Domains = []string{"evil.example"}
-	r = e.do(req{method: "POST", path: "/v1/tasks", token: e.agent, body: operator.CreateTaskRequest{Contract: bad},
+	r = e.do(req{method: "POST", path: "/v1/tasks", token: e.agent, body: tasks.CreateRequest{Contract: bad},
 		header: map[string]string{"Idempotency-Key": "evil"}})
 	want(t, r, http.StatusForbidden, "forbidden")
 	// An invalid contract: 400 naming the field.
-	r = e.do(req{method: "POST", path: "/v1/tasks", token: e.agent, body: operator.CreateTaskRequest{Contract: ledger.Contract{Domains: []string{"127.0.0.1"}}},
+	r = e.do(req{method: "POST", path: "/v1/tasks", token: e.agent, body: tasks.CreateRequest{Contract: ledger.Contract{Domains: []string{"127.0.0.1"}}},
 		header: map[string]string{"Idempotency-Key": "nocaps"}})
 	want(t, r, http.StatusBadRequest, "usage")
 	if !strings.Contains(r.message(), "contract.capabilities") {
@@ -248,7 +248,7 @@ func TestSubmitAndContract(t *testing.T) {
 func TestGrant(t *testing.T) {
 	e := newEnv(t).start()
 	st := e.create("g", createBody("g"))
-	reply := operator.IntentRequest{Site: "demo", Actor: "alice", Type: "reply", Target: "http://localhost:8787/p/1", Text: "hi"}
+	reply := tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "reply", Target: "http://localhost:8787/p/1", Text: "hi"}
 	want(t, e.do(req{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", token: e.agent, body: reply}), http.StatusForbidden, "forbidden")
 
 	gpath := "/v1/tasks/" + st.ID + "/grants"
@@ -265,7 +265,7 @@ func TestGrant(t *testing.T) {
 
 	r = e.do(req{method: "POST", path: gpath, token: e.user, body: GrantRequest{Domain: "localhost"}})
 	want(t, r, http.StatusOK, "")
-	var got operator.TaskState
+	var got tasks.State
 	r.into(t, &got)
 	if len(got.Grants) != 1 || got.Grants[0].Domain != "localhost" || got.Grants[0].GrantedBy != "person (api)" {
 		t.Fatalf("grants %+v", got.Grants)
@@ -284,7 +284,7 @@ func TestCancel(t *testing.T) {
 	path := "/v1/tasks/" + st.ID + "/cancel"
 	r := e.do(req{method: "POST", path: path, token: e.agent})
 	want(t, r, http.StatusOK, "")
-	var got operator.TaskState
+	var got tasks.State
 	r.into(t, &got)
 	if got.Status != "cancelled" {
 		t.Fatalf("status %q", got.Status)
@@ -295,13 +295,13 @@ func TestCancel(t *testing.T) {
 	}
 	want(t, e.do(req{method: "POST", path: path, token: e.user, body: CancelRequest{Reason: "changed my mind"}}), http.StatusOK, "")
 	r = e.do(req{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", token: e.agent,
-		body: operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "late"}})
+		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "late"}})
 	want(t, r, http.StatusForbidden, "forbidden")
 
 	st2 := e.create("c2", createBody("c2"))
 	r = e.do(req{method: "POST", path: "/v1/tasks/" + st2.ID + "/cancel", token: e.user, body: CancelRequest{Reason: "not needed"}})
 	want(t, r, http.StatusOK, "")
-	got = operator.TaskState{}
+	got = tasks.State{}
 	r.into(t, &got)
 	if last := got.History[len(got.History)-1]; !strings.Contains(last.Detail, "person (api): not needed") {
 		t.Fatalf("history %+v", last)
@@ -332,7 +332,7 @@ func TestConfirm(t *testing.T) {
 		http.StatusBadRequest, "usage")
 	r := e.do(req{method: "POST", path: "/v1/actions/" + a1.ID + "/confirm", token: e.user, body: ConfirmRequest{Decision: "confirm"}})
 	want(t, r, http.StatusOK, "")
-	var as operator.ActionState
+	var as tasks.ActionState
 	r.into(t, &as)
 	if as.ID != a1.ID || as.Confirmation != "confirmed" || as.Effect != "pending" {
 		t.Fatalf("action %+v", as)
@@ -342,7 +342,7 @@ func TestConfirm(t *testing.T) {
 
 	r = e.do(req{method: "POST", path: "/v1/actions/" + a2.ID + "/confirm", token: e.user, body: ConfirmRequest{Decision: "decline", Reason: "off-brand"}})
 	want(t, r, http.StatusOK, "")
-	as = operator.ActionState{}
+	as = tasks.ActionState{}
 	r.into(t, &as)
 	if as.Confirmation != "declined" {
 		t.Fatalf("action %+v", as)
@@ -381,14 +381,14 @@ func TestResolve(t *testing.T) {
 	}
 	r := e.do(req{method: "POST", path: path(a1.ID), token: e.user, body: ResolveRequest{VerifiedURL: "http://127.0.0.1:8787/p/9"}})
 	want(t, r, http.StatusOK, "")
-	var as operator.ActionState
+	var as tasks.ActionState
 	r.into(t, &as)
 	if as.Status != "verified" || as.Effect != "known_complete" || as.Result != "http://127.0.0.1:8787/p/9" {
 		t.Fatalf("action %+v", as)
 	}
 	r = e.do(req{method: "POST", path: path(a2.ID), token: e.user, body: ResolveRequest{Absent: true, Reason: "not on the profile"}})
 	want(t, r, http.StatusOK, "")
-	as = operator.ActionState{}
+	as = tasks.ActionState{}
 	r.into(t, &as)
 	if as.Status != "failed" || as.Effect != "not_done" {
 		t.Fatalf("action %+v", as)
@@ -403,7 +403,7 @@ func TestResolve(t *testing.T) {
 		http.StatusBadRequest, "usage")
 	r = e.do(req{method: "POST", path: path(a3.ID), token: e.user, body: ResolveRequest{Absent: true, Retry: true, Reason: "not on the profile"}})
 	want(t, r, http.StatusOK, "")
-	as = operator.ActionState{}
+	as = tasks.ActionState{}
 	r.into(t, &as)
 	if as.Status != "failed" || e.action(a3.ID).FailureClass != ledger.Definitive {
 		t.Fatalf("action %+v, class %q", as, e.action(a3.ID).FailureClass)
@@ -478,7 +478,7 @@ func TestPermissions(t *testing.T) {
 		want(t, e.do(q), http.StatusOK, "")
 	}
 	want(t, e.do(req{method: "POST", path: "/v1/tasks/" + st2.ID + "/actions", token: e.user,
-		body: operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x"}}), http.StatusAccepted, "")
+		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x"}}), http.StatusAccepted, "")
 	want(t, e.do(req{method: "POST", path: "/v1/tasks", token: e.user, body: createBody("u"),
 		header: map[string]string{"Idempotency-Key": "u"}}), http.StatusCreated, "")
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // These are the attacks a hostile agent (and a careless client) tried
@@ -31,7 +31,7 @@ func (e *env) submitParallel(taskID string, n int) int {
 		go func() {
 			defer wg.Done()
 			r := e.do(req{method: "POST", path: "/v1/tasks/" + taskID + "/actions", token: e.agent,
-				body: operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: fmt.Sprintf("race %d", i)}})
+				body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: fmt.Sprintf("race %d", i)}})
 			switch r.status {
 			case http.StatusAccepted:
 				mu.Lock()
@@ -104,13 +104,13 @@ func TestPersonsTasksHiddenFromAgent(t *testing.T) {
 	r := e.do(req{method: "POST", path: "/v1/tasks", token: e.user, body: createBody("the person's"),
 		header: map[string]string{"Idempotency-Key": "mine"}})
 	want(t, r, http.StatusCreated, "")
-	var mine operator.TaskState
+	var mine tasks.State
 	r.into(t, &mine)
 	theirs := e.create("theirs", createBody("the agent's"))
 
 	want(t, e.do(req{method: "GET", path: "/v1/tasks/" + mine.ID, token: e.agent}), http.StatusNotFound, "not_found")
 	want(t, e.do(req{method: "POST", path: "/v1/tasks/" + mine.ID + "/actions", token: e.agent,
-		body: operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x"}}), http.StatusNotFound, "not_found")
+		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x"}}), http.StatusNotFound, "not_found")
 	want(t, e.do(req{method: "POST", path: "/v1/tasks/" + mine.ID + "/cancel", token: e.agent}), http.StatusNotFound, "not_found")
 	var list TaskList
 	r = e.do(req{method: "GET", path: "/v1/tasks", token: e.agent})
@@ -262,7 +262,7 @@ func TestNoDoubledErrorPrefix(t *testing.T) {
 	st := e.create("d", createBody("d"))
 	want(t, e.do(req{method: "POST", path: "/v1/tasks/" + st.ID + "/cancel", token: e.agent}), http.StatusOK, "")
 	r := e.do(req{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", token: e.agent,
-		body: operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "late"}})
+		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "late"}})
 	want(t, r, http.StatusForbidden, "forbidden")
 	if strings.HasPrefix(r.message(), "forbidden") {
 		t.Fatalf("message %q repeats its code", r.message())

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // A FIFO in the media folder named by a submit is 400 usage at once: the
@@ -22,7 +22,7 @@ func TestSubmitMediaFIFOAnswersAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnvMedia(t, mediaDir).start()
-	st := e.create("fifo", operator.CreateTaskRequest{Title: "fifo", Contract: demoContract()})
+	st := e.create("fifo", tasks.CreateRequest{Title: "fifo", Contract: demoContract()})
 	done := make(chan resp, 1)
 	go func() {
 		done <- e.do(req{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", token: e.agent,

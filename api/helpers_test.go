@@ -19,8 +19,8 @@ import (
 	"github.com/browserop/browserop/internal/child"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
-	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
 // env is one API over a real ledger file and a real TaskService with the
@@ -30,7 +30,7 @@ type env struct {
 	ctx    context.Context
 	db     *ledger.DB
 	dbPath string
-	svc    *operator.TaskService
+	svc    *tasks.Service
 	s      *server
 	srv    *httptest.Server
 	user   string
@@ -74,11 +74,11 @@ func newEnvCeiling(t *testing.T, ceiling []string, configure ...func(*Options)) 
 // files from mediaDir.
 func newEnvMedia(t *testing.T, mediaDir string, configure ...func(*Options)) *env {
 	t.Helper()
-	return newEnvWith(t, testCeiling, []operator.TaskOption{operator.WithMediaDir(mediaDir)}, configure...)
+	return newEnvWith(t, testCeiling, []tasks.Option{tasks.WithMediaDir(mediaDir)}, configure...)
 }
 
 // newEnvWith is newEnv with another ceiling and more task service options.
-func newEnvWith(t *testing.T, ceiling []string, taskOpts []operator.TaskOption, configure ...func(*Options)) *env {
+func newEnvWith(t *testing.T, ceiling []string, taskOpts []tasks.Option, configure ...func(*Options)) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -96,7 +96,7 @@ func newEnvWith(t *testing.T, ceiling []string, taskOpts []operator.TaskOption, 
 	for _, d := range decl {
 		adapters = append(adapters, d)
 	}
-	svc := operator.NewTaskService(db, adapters, ceiling, append([]operator.TaskOption{operator.WithBudget(testPolicy())}, taskOpts...)...)
+	svc := tasks.New(db, adapters, ceiling, append([]tasks.Option{tasks.WithBudget(testPolicy())}, taskOpts...)...)
 	user, agent, err := LoadOrCreateTokens(filepath.Join(dir, "state", "token"))
 	if err != nil {
 		t.Fatalf("tokens: %v", err)
@@ -254,16 +254,16 @@ func demoContract() ledger.Contract {
 	return ledger.Contract{Domains: []string{"127.0.0.1"}, Capabilities: []string{"post", "reply", "thread"}, Confirm: []string{"reply"}}
 }
 
-func createBody(title string) operator.CreateTaskRequest {
-	return operator.CreateTaskRequest{Title: title, Contract: demoContract()}
+func createBody(title string) tasks.CreateRequest {
+	return tasks.CreateRequest{Title: title, Contract: demoContract()}
 }
 
 // create makes a task over the API with the agent token.
-func (e *env) create(key string, body any) operator.TaskState {
+func (e *env) create(key string, body any) tasks.State {
 	e.t.Helper()
 	r := e.do(req{method: "POST", path: "/v1/tasks", token: e.agent, body: body, header: map[string]string{"Idempotency-Key": key}})
 	want(e.t, r, http.StatusCreated, "")
-	var st operator.TaskState
+	var st tasks.State
 	r.into(e.t, &st)
 	return st
 }

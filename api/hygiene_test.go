@@ -8,7 +8,7 @@ import (
 
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // No raw tab id, cookie or token ever appears in any API output or log
@@ -56,7 +56,7 @@ func TestNoTabIDCookieOrTokenInOutput(t *testing.T) {
 		{method: "GET", path: "/v1/status"},
 		{method: "GET", path: "/v1/openapi.json"},
 		{method: "POST", path: "/v1/tasks", body: createBody("hygiene"), header: map[string]string{"Idempotency-Key": "hyg"}},
-		{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", body: operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "hi"}},
+		{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "hi"}},
 		{method: "POST", path: "/v1/tasks/" + st.ID + "/grants", body: GrantRequest{Domain: "localhost"}},
 		{method: "POST", path: "/v1/actions/" + pending.ID + "/confirm", body: ConfirmRequest{Decision: "confirm"}},
 		{method: "POST", path: "/v1/actions/" + amb.ID + "/resolve", body: ResolveRequest{VerifiedURL: "http://127.0.0.1:8787/p/1"}},
@@ -85,7 +85,7 @@ func TestNoTabIDCookieOrTokenInOutput(t *testing.T) {
 	// The state still tells everything an agent needs about the task.
 	r := e.do(req{method: "GET", path: "/v1/tasks/" + st.ID, token: e.agent})
 	want(t, r, http.StatusOK, "")
-	var got operator.TaskState
+	var got tasks.State
 	r.into(t, &got)
 	if len(got.Actions) != 2 || got.Status != "cancelled" {
 		t.Fatalf("state %+v", got)

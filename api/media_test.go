@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // pngFile writes an n-byte file that media.Load takes for a PNG (it only
@@ -40,24 +40,24 @@ func TestSubmitMedia(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnvMedia(t, mediaDir).start()
-	st := e.create("media", operator.CreateTaskRequest{Title: "media", Contract: demoContract()})
+	st := e.create("media", tasks.CreateRequest{Title: "media", Contract: demoContract()})
 	path := "/v1/tasks/" + st.ID + "/actions"
 
 	// A post with an image and its alt text.
 	r := e.do(req{method: "POST", path: path, token: e.agent, body: `{"site": "demo", "actor": "alice", "type": "post", "text": "look",
 		"media": [{"file": "img/a.png", "alt": "A square"}]}`})
 	want(t, r, http.StatusAccepted, "")
-	var got operator.TaskState
+	var got tasks.State
 	r.into(t, &got)
 	tis, err := e.db.TaskIntents(e.ctx, st.ID)
 	if err != nil || len(tis) != 1 || tis[0].ID != got.SubmittedIntent {
 		t.Fatalf("intents %+v, %v", tis, err)
 	}
-	var in operator.IntentRequest
+	var in tasks.IntentRequest
 	if err := json.Unmarshal(tis[0].Request, &in); err != nil {
 		t.Fatal(err)
 	}
-	if w := (operator.IntentMedia{File: "img/a.png", Alt: "A square", SHA256: sum, Type: "png"}); len(in.Media) != 1 || in.Media[0] != w {
+	if w := (tasks.IntentMedia{File: "img/a.png", Alt: "A square", SHA256: sum, Type: "png"}); len(in.Media) != 1 || in.Media[0] != w {
 		t.Fatalf("recorded media %+v, want %+v", in.Media, w)
 	}
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 type openAPIDocument struct {
@@ -123,18 +123,18 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 	doc := loadOpenAPI(t)
 	types := map[string]any{
 		"Contract":          ledger.Contract{},
-		"CreateTaskRequest": operator.CreateTaskRequest{},
-		"IntentRequest":     operator.IntentRequest{},
-		"IntentMedia":       operator.IntentMedia{},
-		"TaskState":         operator.TaskState{},
-		"GrantState":        operator.GrantState{},
-		"ActionState":       operator.ActionState{},
-		"HistoryEntry":      operator.HistoryEntry{},
+		"CreateTaskRequest": tasks.CreateRequest{},
+		"IntentRequest":     tasks.IntentRequest{},
+		"IntentMedia":       tasks.IntentMedia{},
+		"TaskState":         tasks.State{},
+		"GrantState":        tasks.GrantState{},
+		"ActionState":       tasks.ActionState{},
+		"HistoryEntry":      tasks.HistoryEntry{},
 		"TaskList":          TaskList{},
 		"CancelRequest":     CancelRequest{},
 		"FinishRequest":     FinishRequest{},
-		"TaskResult":        operator.TaskResult{},
-		"IntentOutcome":     operator.IntentOutcome{},
+		"TaskResult":        tasks.Result{},
+		"IntentOutcome":     tasks.IntentOutcome{},
 		"GrantRequest":      GrantRequest{},
 		"ConfirmRequest":    ConfirmRequest{},
 		"ResolveRequest":    ResolveRequest{},

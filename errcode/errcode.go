@@ -113,6 +113,16 @@ func Reason(err error) string {
 	return msg
 }
 
+// After is err's message after sentinel's text (and the ": " that
+// follows it): the reason alone. Without it, the whole message.
+func After(err, sentinel error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, sentinel.Error()+": "); i >= 0 {
+		return msg[i+len(sentinel.Error())+2:]
+	}
+	return msg
+}
+
 // ExitCodes documents the exit codes, in order, for help text and docs.
 var ExitCodes = []struct {
 	Code    int

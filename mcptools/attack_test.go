@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/mcptools"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // Twenty parallel task_submit calls against a bound of 1 and of 3 accept
@@ -25,7 +25,7 @@ func TestMCPSubmitBoundHoldsUnderParallelSubmits(t *testing.T) {
 				cs := tr.connect(t, f.server, nil)
 				c := contract("post")
 				c["max_side_effects"] = bound
-				task, _ := call[operator.TaskState](t, cs, mcptools.ToolTaskCreate, obj{"idempotency_key": "bound", "contract": c})
+				task, _ := call[tasks.State](t, cs, mcptools.ToolTaskCreate, obj{"idempotency_key": "bound", "contract": c})
 				var wg sync.WaitGroup
 				var mu sync.Mutex
 				accepted := 0
@@ -86,8 +86,8 @@ func TestMCPDuplicateArgumentsRefused(t *testing.T) {
 func TestMCPErrorPrefixOnce(t *testing.T) {
 	f := newFixture(t)
 	cs := connectInMemory(t, f.server, nil)
-	task, _ := call[operator.TaskState](t, cs, mcptools.ToolTaskCreate, obj{"idempotency_key": "p", "contract": contract("post")})
-	call[operator.TaskState](t, cs, mcptools.ToolTaskCancel, obj{"task_id": task.ID})
+	task, _ := call[tasks.State](t, cs, mcptools.ToolTaskCreate, obj{"idempotency_key": "p", "contract": contract("post")})
+	call[tasks.State](t, cs, mcptools.ToolTaskCancel, obj{"task_id": task.ID})
 	msg := callErr(t, cs, mcptools.ToolTaskSubmit, obj{"task_id": task.ID, "intent": obj{"site": "demo", "actor": "alice", "type": "post", "text": "x"}})
 	require.True(t, strings.HasPrefix(msg, "forbidden: "), msg)
 	require.NotContains(t, strings.TrimPrefix(msg, "forbidden: "), "forbidden", msg)
@@ -101,26 +101,26 @@ func TestMCPErrorPrefixOnce(t *testing.T) {
 func TestMCPFinish(t *testing.T) {
 	f := newFixture(t)
 	cs := connectInMemory(t, f.server, nil)
-	task, _ := call[operator.TaskState](t, cs, mcptools.ToolTaskCreate, obj{"idempotency_key": "fin", "contract": contract("post")})
-	st, _ := call[operator.TaskState](t, cs, mcptools.ToolTaskFinish, obj{"task_id": task.ID, "reason": "all sent"})
+	task, _ := call[tasks.State](t, cs, mcptools.ToolTaskCreate, obj{"idempotency_key": "fin", "contract": contract("post")})
+	st, _ := call[tasks.State](t, cs, mcptools.ToolTaskFinish, obj{"task_id": task.ID, "reason": "all sent"})
 	require.Equal(t, "done", st.Status)
 	require.True(t, st.Finished)
 	require.NotNil(t, st.Result)
 	require.Empty(t, st.Result.Intents)
-	again, _ := call[operator.TaskState](t, cs, mcptools.ToolTaskFinish, obj{"task_id": task.ID})
+	again, _ := call[tasks.State](t, cs, mcptools.ToolTaskFinish, obj{"task_id": task.ID})
 	require.Equal(t, "done", again.Status, "finishing twice is safe")
 	msg := callErr(t, cs, mcptools.ToolTaskSubmit, obj{"task_id": task.ID, "intent": obj{"site": "demo", "actor": "alice", "type": "post", "text": "late"}})
 	require.True(t, strings.HasPrefix(msg, "forbidden: "), msg)
 
-	other, _ := call[operator.TaskState](t, cs, mcptools.ToolTaskCreate, obj{"idempotency_key": "fin2", "contract": contract("post")})
-	sub, _ := call[operator.TaskState](t, cs, mcptools.ToolTaskSubmit, obj{"task_id": other.ID, "intent": obj{"site": "demo", "actor": "alice", "type": "post", "text": "one"}})
+	other, _ := call[tasks.State](t, cs, mcptools.ToolTaskCreate, obj{"idempotency_key": "fin2", "contract": contract("post")})
+	sub, _ := call[tasks.State](t, cs, mcptools.ToolTaskSubmit, obj{"task_id": other.ID, "intent": obj{"site": "demo", "actor": "alice", "type": "post", "text": "one"}})
 	require.NotEmpty(t, sub.SubmittedIntent, "the answer names the intent")
-	st, _ = call[operator.TaskState](t, cs, mcptools.ToolTaskFinish, obj{"task_id": other.ID})
+	st, _ = call[tasks.State](t, cs, mcptools.ToolTaskFinish, obj{"task_id": other.ID})
 	require.Equal(t, "open", st.Status, "an intent is still pending")
 	require.True(t, st.Finished)
-	st, _ = call[operator.TaskState](t, cs, mcptools.ToolTaskCancel, obj{"task_id": other.ID, "reason": "changed my mind"})
+	st, _ = call[tasks.State](t, cs, mcptools.ToolTaskCancel, obj{"task_id": other.ID, "reason": "changed my mind"})
 	require.Equal(t, "cancelled", st.Status)
 	require.Len(t, st.Result.Intents, 1)
 	require.Equal(t, sub.SubmittedIntent, st.Result.Intents[0].ID)
-	require.Equal(t, operator.OutcomeNotDone, st.Result.Intents[0].Outcome, "a cancelled task reports what was done: nothing")
+	require.Equal(t, tasks.OutcomeNotDone, st.Result.Intents[0].Outcome, "a cancelled task reports what was done: nothing")
 }

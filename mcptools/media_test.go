@@ -14,8 +14,8 @@ import (
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
-	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
 // newMediaFixture is newFixture with a media directory holding a.png (a
@@ -37,7 +37,7 @@ func newMediaFixture(t *testing.T) (*fixture, string) {
 	require.NoError(t, os.MkdirAll(mediaDir, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(mediaDir, "a.png"), []byte("\x89PNG\r\n\x1a\nimage"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(mediaDir, "notes.png"), []byte("not an image"), 0o600))
-	tasks := operator.NewTaskService(db, as, nil, operator.WithMediaDir(mediaDir))
+	tasks := tasks.New(db, as, nil, tasks.WithMediaDir(mediaDir))
 	return &fixture{db: db, tasks: tasks, server: mcptools.NewServer(tasks, "test")}, mediaDir
 }
 
@@ -49,15 +49,15 @@ func TestMCPSubmitMedia(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			f, _ := newMediaFixture(t)
 			cs := tr.connect(t, f.server, nil)
-			task, _ := call[operator.TaskState](t, cs, "task_create", obj{"idempotency_key": "m",
+			task, _ := call[tasks.State](t, cs, "task_create", obj{"idempotency_key": "m",
 				"contract": obj{"domains": []string{"127.0.0.1"}, "capabilities": []string{"post", "thread"}}})
-			submit := func(intent obj) (operator.TaskState, string) {
+			submit := func(intent obj) (tasks.State, string) {
 				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "task_submit", Arguments: obj{"task_id": task.ID, "intent": intent}})
 				require.NoError(t, err)
 				if res.IsError {
-					return operator.TaskState{}, text(res)
+					return tasks.State{}, text(res)
 				}
-				var st operator.TaskState
+				var st tasks.State
 				raw, _ := json.Marshal(res.StructuredContent)
 				require.NoError(t, json.Unmarshal(raw, &st))
 				return st, ""
@@ -70,7 +70,7 @@ func TestMCPSubmitMedia(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, tis, 1)
 			require.Equal(t, st.SubmittedIntent, tis[0].ID)
-			var in operator.IntentRequest
+			var in tasks.IntentRequest
 			require.NoError(t, json.Unmarshal(tis[0].Request, &in))
 			require.Len(t, in.Media, 1)
 			require.Equal(t, "a.png", in.Media[0].File)
@@ -100,7 +100,7 @@ func TestMCPSubmitMedia(t *testing.T) {
 				_, msg := submit(tc.intent)
 				require.True(t, strings.HasPrefix(msg, tc.want), "got %q, want %q", msg, tc.want)
 			}
-			st, _ = call[operator.TaskState](t, cs, "task_state", obj{"task_id": task.ID})
+			st, _ = call[tasks.State](t, cs, "task_state", obj{"task_id": task.ID})
 			require.Equal(t, 2, st.Intents, "a refused intent is not queued")
 		})
 	}

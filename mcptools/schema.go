@@ -10,7 +10,7 @@ import (
 
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // The tools' schemas are derived from the Go types (jsonschema.For), then
@@ -132,7 +132,7 @@ func describe(s *jsonschema.Schema, d map[string]string) {
 }
 
 func taskStateSchema() *jsonschema.Schema {
-	s := outputSchema[operator.TaskState]()
+	s := outputSchema[tasks.State]()
 	s.Description = "a task's durable state"
 	describe(s, map[string]string{
 		"status":              "open, done (finished and every intent settled) or cancelled",
@@ -157,7 +157,7 @@ func taskStateSchema() *jsonschema.Schema {
 }
 
 func observationSchema() *jsonschema.Schema {
-	s := outputSchema[operator.Observation]()
+	s := outputSchema[tasks.Observation]()
 	s.Description = "a value-free summary of what the task's tab shows"
 	describe(s, map[string]string{
 		"tab":                "none, live, handoff (left open for the person), missing, closed_verified or closure_unverified",

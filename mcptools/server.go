@@ -8,7 +8,7 @@
 // the CLI, the dashboard, or the REST API with the user's token.
 //
 // No tool result carries raw tab ids, cookies, tokens or form values: the
-// results are operator.TaskState and operator.Observation, which are built
+// results are tasks.State and tasks.Observation, which are built
 // without them.
 package mcptools
 
@@ -26,11 +26,11 @@ import (
 
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // Source is the source recorded on tasks created over MCP.
-const Source = operator.SourceMCP
+const Source = tasks.SourceMCP
 
 // The tool names: the whole of what an agent can do over MCP.
 const (
@@ -62,7 +62,7 @@ Errors start with a stable code: usage, forbidden, not_found, conflict, illegal_
 // tools. The tools always act as an agent (tasks.Agent()): they see only
 // agents' tasks, whichever token reached them. version is browserop's
 // version, reported to clients.
-func NewServer(tasks *operator.TaskService, version string) *mcp.Server {
+func NewServer(tasks *tasks.Service, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "browserop", Title: "browserop", Version: version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	s.AddReceivingMiddleware(strictArguments, codedToolErrors)
@@ -194,7 +194,7 @@ type ListInput struct {
 
 // TaskList is task_list's output.
 type TaskList struct {
-	Tasks []operator.TaskState `json:"tasks"`
+	Tasks []tasks.State `json:"tasks"`
 }
 
 // IntentInput is one intent as an agent writes it.
@@ -233,19 +233,19 @@ type CancelInput struct {
 	Reason string `json:"reason,omitempty" jsonschema:"why, recorded in the task's history"`
 }
 
-type tools struct{ tasks *operator.TaskService }
+type tools struct{ tasks *tasks.Service }
 
-func (t *tools) create(ctx context.Context, _ *mcp.CallToolRequest, in CreateInput) (*mcp.CallToolResult, operator.TaskState, error) {
-	req := operator.CreateTaskRequest{Title: in.Title, Contract: ledger.Contract{Domains: in.Contract.Domains,
+func (t *tools) create(ctx context.Context, _ *mcp.CallToolRequest, in CreateInput) (*mcp.CallToolResult, tasks.State, error) {
+	req := tasks.CreateRequest{Title: in.Title, Contract: ledger.Contract{Domains: in.Contract.Domains,
 		Capabilities: in.Contract.Capabilities, Confirm: in.Contract.Confirm, MaxSideEffects: in.Contract.MaxSideEffects}}
 	st, created, err := t.tasks.Create(ctx, in.IdempotencyKey, req, Source)
 	if err != nil {
-		return nil, operator.TaskState{}, coded(err)
+		return nil, tasks.State{}, coded(err)
 	}
 	return &mcp.CallToolResult{Meta: mcp.Meta{"browserop/created": created}}, normalize(st), nil
 }
 
-func (t *tools) state(ctx context.Context, _ *mcp.CallToolRequest, in TaskIDInput) (*mcp.CallToolResult, operator.TaskState, error) {
+func (t *tools) state(ctx context.Context, _ *mcp.CallToolRequest, in TaskIDInput) (*mcp.CallToolResult, tasks.State, error) {
 	st, err := t.tasks.Get(ctx, in.TaskID)
 	return nil, normalize(st), coded(err)
 }
@@ -255,15 +255,15 @@ func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in ListInput) 
 	if err != nil {
 		return nil, TaskList{}, coded(err)
 	}
-	out := TaskList{Tasks: make([]operator.TaskState, 0, len(ts))}
+	out := TaskList{Tasks: make([]tasks.State, 0, len(ts))}
 	for _, st := range ts {
 		out.Tasks = append(out.Tasks, normalize(st))
 	}
 	return nil, out, nil
 }
 
-func (t *tools) submit(ctx context.Context, _ *mcp.CallToolRequest, in SubmitInput) (*mcp.CallToolResult, operator.TaskState, error) {
-	req := operator.IntentRequest{Site: in.Intent.Site, Actor: in.Intent.Actor,
+func (t *tools) submit(ctx context.Context, _ *mcp.CallToolRequest, in SubmitInput) (*mcp.CallToolResult, tasks.State, error) {
+	req := tasks.IntentRequest{Site: in.Intent.Site, Actor: in.Intent.Actor,
 		Type: in.Intent.Type, Target: in.Intent.Target, Text: in.Intent.Text, Parts: in.Intent.Parts,
 		Media: intentMedia(in.Intent.Media)}
 	for _, pm := range in.Intent.PartMedia {
@@ -273,20 +273,20 @@ func (t *tools) submit(ctx context.Context, _ *mcp.CallToolRequest, in SubmitInp
 	return nil, normalize(st), coded(err)
 }
 
-func intentMedia(in []MediaInput) []operator.IntentMedia {
-	var out []operator.IntentMedia
+func intentMedia(in []MediaInput) []tasks.IntentMedia {
+	var out []tasks.IntentMedia
 	for _, m := range in {
-		out = append(out, operator.IntentMedia{File: m.File, Alt: m.Alt})
+		out = append(out, tasks.IntentMedia{File: m.File, Alt: m.Alt})
 	}
 	return out
 }
 
-func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, in CancelInput) (*mcp.CallToolResult, operator.TaskState, error) {
+func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, in CancelInput) (*mcp.CallToolResult, tasks.State, error) {
 	st, err := t.tasks.Cancel(ctx, in.TaskID, byAgent("cancelled", in.Reason))
 	return nil, normalize(st), coded(err)
 }
 
-func (t *tools) finish(ctx context.Context, _ *mcp.CallToolRequest, in FinishInput) (*mcp.CallToolResult, operator.TaskState, error) {
+func (t *tools) finish(ctx context.Context, _ *mcp.CallToolRequest, in FinishInput) (*mcp.CallToolResult, tasks.State, error) {
 	st, err := t.tasks.Finish(ctx, in.TaskID, byAgent("finished", in.Reason))
 	return nil, normalize(st), coded(err)
 }
@@ -301,14 +301,14 @@ func byAgent(verb, reason string) string {
 	return out
 }
 
-func (t *tools) observe(ctx context.Context, _ *mcp.CallToolRequest, in TaskIDInput) (*mcp.CallToolResult, operator.Observation, error) {
+func (t *tools) observe(ctx context.Context, _ *mcp.CallToolRequest, in TaskIDInput) (*mcp.CallToolResult, tasks.Observation, error) {
 	o, err := t.tasks.Observe(ctx, in.TaskID)
 	return nil, o, coded(err)
 }
 
 // normalize makes st's required arrays empty rather than null, as the
 // output schema says. (Optional ones are omitted when empty.)
-func normalize(st operator.TaskState) operator.TaskState {
+func normalize(st tasks.State) tasks.State {
 	st.Contract.Domains = orEmpty(st.Contract.Domains)
 	st.Contract.Capabilities = orEmpty(st.Contract.Capabilities)
 	st.Grants = orEmpty(st.Grants)

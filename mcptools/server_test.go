@@ -18,8 +18,8 @@ import (
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
-	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
 // fixture is a real ledger in a temporary directory, a real TaskService
@@ -27,7 +27,7 @@ import (
 // default ceiling is 127.0.0.1) and browserop's MCP server over them.
 type fixture struct {
 	db     *ledger.DB
-	tasks  *operator.TaskService
+	tasks  *tasks.Service
 	server *mcp.Server
 }
 
@@ -43,7 +43,7 @@ func newFixture(t *testing.T) *fixture {
 	for _, a := range adapters {
 		as = append(as, a)
 	}
-	tasks := operator.NewTaskService(db, as, nil)
+	tasks := tasks.New(db, as, nil)
 	return &fixture{db: db, tasks: tasks, server: mcptools.NewServer(tasks, "test")}
 }
 
@@ -187,7 +187,7 @@ func TestMCPTaskTools(t *testing.T) {
 
 			// Create, idempotently.
 			req := obj{"idempotency_key": "k1", "title": "launch", "contract": contract("post", "reply")}
-			task, res := call[operator.TaskState](t, cs, "task_create", req)
+			task, res := call[tasks.State](t, cs, "task_create", req)
 			require.NotEmpty(t, task.ID)
 			require.Equal(t, "mcp", task.Source)
 			require.Equal(t, ledger.TaskOpen, task.Status)
@@ -195,7 +195,7 @@ func TestMCPTaskTools(t *testing.T) {
 			require.Equal(t, []string{"post", "reply"}, task.Contract.Capabilities)
 			require.Equal(t, true, res.Meta["browserop/created"])
 
-			again, res := call[operator.TaskState](t, cs, "task_create", req)
+			again, res := call[tasks.State](t, cs, "task_create", req)
 			require.Equal(t, task.ID, again.ID, "same key, same request: the same task")
 			require.Equal(t, false, res.Meta["browserop/created"])
 
@@ -220,7 +220,7 @@ func TestMCPTaskTools(t *testing.T) {
 			require.True(t, strings.HasPrefix(msg, "usage: "), msg)
 
 			// State.
-			st, _ := call[operator.TaskState](t, cs, "task_state", obj{"task_id": task.ID})
+			st, _ := call[tasks.State](t, cs, "task_state", obj{"task_id": task.ID})
 			require.Equal(t, task.ID, st.ID)
 			require.Equal(t, 0, st.Intents)
 			msg = callErr(t, cs, "task_state", obj{"task_id": "task_nope"})
@@ -228,13 +228,13 @@ func TestMCPTaskTools(t *testing.T) {
 
 			// Submit within the contract; the same intent twice is one.
 			post := obj{"site": "demo", "actor": "@alice", "type": "post", "text": "hello from an agent"}
-			st, _ = call[operator.TaskState](t, cs, "task_submit", obj{"task_id": task.ID, "intent": post})
+			st, _ = call[tasks.State](t, cs, "task_submit", obj{"task_id": task.ID, "intent": post})
 			require.Equal(t, 1, st.Intents)
-			st, _ = call[operator.TaskState](t, cs, "task_submit", obj{"task_id": task.ID, "intent": post})
+			st, _ = call[tasks.State](t, cs, "task_submit", obj{"task_id": task.ID, "intent": post})
 			require.Equal(t, 1, st.Intents)
 			reply := obj{"site": "demo", "actor": "alice", "type": "reply", "text": "a reply",
 				"target": "http://127.0.0.1:8787/p/1"}
-			st, _ = call[operator.TaskState](t, cs, "task_submit", obj{"task_id": task.ID, "intent": reply})
+			st, _ = call[tasks.State](t, cs, "task_submit", obj{"task_id": task.ID, "intent": reply})
 			require.Equal(t, 2, st.Intents)
 
 			// Submit violations: a capability the contract does not allow, a
@@ -255,11 +255,11 @@ func TestMCPTaskTools(t *testing.T) {
 			require.True(t, strings.HasPrefix(msg, "usage: "), msg)
 			msg = callErr(t, cs, "task_submit", obj{"task_id": "task_nope", "intent": post})
 			require.True(t, strings.HasPrefix(msg, "not_found: "), msg)
-			st, _ = call[operator.TaskState](t, cs, "task_state", obj{"task_id": task.ID})
+			st, _ = call[tasks.State](t, cs, "task_state", obj{"task_id": task.ID})
 			require.Equal(t, 2, st.Intents, "a refused intent is not queued")
 
 			// Observe: no tab yet, two intents pending.
-			o, _ := call[operator.Observation](t, cs, "task_observe", obj{"task_id": task.ID})
+			o, _ := call[tasks.Observation](t, cs, "task_observe", obj{"task_id": task.ID})
 			require.Equal(t, task.ID, o.TaskID)
 			require.Equal(t, "none", o.Tab)
 			require.Equal(t, 2, o.PendingIntent)
@@ -268,9 +268,9 @@ func TestMCPTaskTools(t *testing.T) {
 
 			// A side-effect bound holds across submissions (a thread counts
 			// one per part).
-			bounded, _ := call[operator.TaskState](t, cs, "task_create", obj{"idempotency_key": "k5",
+			bounded, _ := call[tasks.State](t, cs, "task_create", obj{"idempotency_key": "k5",
 				"contract": obj{"domains": []string{"127.0.0.1"}, "capabilities": []string{"post", "thread"}, "max_side_effects": 2}})
-			call[operator.TaskState](t, cs, "task_submit", obj{"task_id": bounded.ID, "intent": post})
+			call[tasks.State](t, cs, "task_submit", obj{"task_id": bounded.ID, "intent": post})
 			msg = callErr(t, cs, "task_submit", obj{"task_id": bounded.ID,
 				"intent": obj{"site": "demo", "actor": "alice", "type": "thread", "parts": []string{"one", "two"}}})
 			require.True(t, strings.HasPrefix(msg, "forbidden: "), msg)
@@ -285,12 +285,12 @@ func TestMCPTaskTools(t *testing.T) {
 			require.True(t, strings.HasPrefix(msg, "usage: "), msg)
 
 			// Cancel: twice is safe; a cancelled task takes no intent.
-			st, _ = call[operator.TaskState](t, cs, "task_cancel", obj{"task_id": task.ID, "reason": "changed my mind"})
+			st, _ = call[tasks.State](t, cs, "task_cancel", obj{"task_id": task.ID, "reason": "changed my mind"})
 			require.Equal(t, ledger.TaskCancelled, st.Status)
-			require.True(t, slices.ContainsFunc(st.History, func(h operator.HistoryEntry) bool {
+			require.True(t, slices.ContainsFunc(st.History, func(h tasks.HistoryEntry) bool {
 				return strings.Contains(h.Detail, "changed my mind")
 			}), "the reason is in the history: %+v", st.History)
-			st, _ = call[operator.TaskState](t, cs, "task_cancel", obj{"task_id": task.ID})
+			st, _ = call[tasks.State](t, cs, "task_cancel", obj{"task_id": task.ID})
 			require.Equal(t, ledger.TaskCancelled, st.Status)
 			msg = callErr(t, cs, "task_submit", obj{"task_id": task.ID,
 				"intent": obj{"site": "demo", "actor": "alice", "type": "post", "text": "too late"}})
@@ -331,7 +331,7 @@ func TestMCPNoRawTabIDs(t *testing.T) {
 			require.NoError(t, err)
 			record(tools)
 
-			task, res := call[operator.TaskState](t, cs, "task_create", obj{"idempotency_key": "tabs", "contract": contract("post")})
+			task, res := call[tasks.State](t, cs, "task_create", obj{"idempotency_key": "tabs", "contract": contract("post")})
 			record(res)
 			lease, err := f.db.AcquireLease(ctx, "operator", "test", time.Minute)
 			require.NoError(t, err)
@@ -363,7 +363,7 @@ func TestMCPNoRawTabIDs(t *testing.T) {
 			}
 
 			// The tab was seen (its state and origin), not its raw values.
-			o, _ := call[operator.Observation](t, cs, "task_observe", obj{"task_id": task.ID})
+			o, _ := call[tasks.Observation](t, cs, "task_observe", obj{"task_id": task.ID})
 			require.Equal(t, string(ledger.TabLive), o.Tab)
 			require.Equal(t, "http://127.0.0.1:8787", o.Origin)
 			require.Equal(t, tab.Epoch, o.Epoch)
@@ -384,8 +384,8 @@ func TestMCPLegacyClientHTTP(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			cs := connectHTTP(t, newFixture(t).server, &mcp.ClientSessionOptions{ProtocolVersion: v})
 			require.Equal(t, v, cs.InitializeResult().ProtocolVersion)
-			task, _ := call[operator.TaskState](t, cs, "task_create", obj{"idempotency_key": "legacy", "contract": contract("post")})
-			st, _ := call[operator.TaskState](t, cs, "task_state", obj{"task_id": task.ID})
+			task, _ := call[tasks.State](t, cs, "task_create", obj{"idempotency_key": "legacy", "contract": contract("post")})
+			st, _ := call[tasks.State](t, cs, "task_state", obj{"task_id": task.ID})
 			require.Equal(t, task.ID, st.ID)
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
 // A task bound to 1 publishes exactly one post, however many intents its
@@ -33,7 +34,7 @@ func TestTaskBoundEndToEnd(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: fmt.Sprintf("bounded %d", i)}); err == nil {
+			if _, err := svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: fmt.Sprintf("bounded %d", i)}); err == nil {
 				accepted.Add(1)
 			}
 		}()
@@ -68,7 +69,7 @@ func TestNarrowedCeilingStopsBeforeClick(t *testing.T) {
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "narrow", req, "api")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "before the narrowing"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "before the narrowing"})
 	require.NoError(t, err)
 	w.cfg.Ceiling = []string{"example.com"}
 	w.pass()
@@ -89,7 +90,7 @@ func TestRevokedSiteStopsBeforeClick(t *testing.T) {
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "revoked", req, "api")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "site moved"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "site moved"})
 	require.NoError(t, err)
 	// The person points the demo site at another host: the task's
 	// contract (the old host) no longer covers it.
@@ -112,7 +113,7 @@ func TestSettledIntentsNotRevisited(t *testing.T) {
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "settled", req, "api")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "agent post"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "agent post"})
 	require.NoError(t, err)
 	w.calendar("entries:\n" + post("cal", "calendar post"))
 	sum := w.pass()
@@ -131,11 +132,11 @@ func TestObservePendingIntents(t *testing.T) {
 	req := w.contract("post", "thread")
 	task, _, err := svc.Agent().Create(ctx, "observe", req, "mcp")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one of two", "two of two"}})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one of two", "two of two"}})
 	require.NoError(t, err)
 	sum := w.pass()
 	require.Equal(t, 2, sum.Counts["verified"], "%+v", sum)
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "new"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "new"})
 	require.NoError(t, err)
 	obs, err := svc.Observe(ctx, task.ID)
 	require.NoError(t, err)
@@ -152,16 +153,16 @@ func TestTaskFinishDoneWithResult(t *testing.T) {
 	req := w.contract("post", "thread")
 	task, _, err := svc.Create(ctx, "finish", req, "api")
 	require.NoError(t, err)
-	post, err := svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "finished post"})
+	post, err := svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "finished post"})
 	require.NoError(t, err)
-	thread, err := svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a of two", "b of two"}})
+	thread, err := svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a of two", "b of two"}})
 	require.NoError(t, err)
 	require.NotEqual(t, post.SubmittedIntent, thread.SubmittedIntent)
 	st, err := svc.Finish(ctx, task.ID, "all sent")
 	require.NoError(t, err)
 	require.Equal(t, ledger.TaskOpen, st.Status, "not done before its intents are settled")
 	require.True(t, st.Finished)
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "after finish"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "after finish"})
 	require.ErrorIs(t, err, errcode.ErrForbidden)
 
 	sum := w.pass()
@@ -171,10 +172,10 @@ func TestTaskFinishDoneWithResult(t *testing.T) {
 	require.Equal(t, ledger.TaskDone, st.Status)
 	require.NotNil(t, st.Result)
 	require.Len(t, st.Result.Intents, 2)
-	byID := map[string]operator.IntentOutcome{}
+	byID := map[string]tasks.IntentOutcome{}
 	for _, o := range st.Result.Intents {
 		byID[o.ID] = o
-		require.Equal(t, operator.OutcomeKnownComplete, o.Outcome)
+		require.Equal(t, tasks.OutcomeKnownComplete, o.Outcome)
 	}
 	require.NotEmpty(t, byID[post.SubmittedIntent].Permalink)
 	require.Len(t, byID[thread.SubmittedIntent].Permalinks, 2)
@@ -189,10 +190,10 @@ func TestTaskFinishDoneWithResult(t *testing.T) {
 	// Cancelled after one of two intents: the result says which was done.
 	other, _, err := svc.Create(ctx, "cancel", req, "api")
 	require.NoError(t, err)
-	done, err := svc.Submit(ctx, other.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "before the cancel"})
+	done, err := svc.Submit(ctx, other.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "before the cancel"})
 	require.NoError(t, err)
 	w.pass()
-	never, err := svc.Submit(ctx, other.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "never posted"})
+	never, err := svc.Submit(ctx, other.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "never posted"})
 	require.NoError(t, err)
 	st, err = svc.Cancel(ctx, other.ID, "enough")
 	require.NoError(t, err)
@@ -201,8 +202,8 @@ func TestTaskFinishDoneWithResult(t *testing.T) {
 	for _, o := range st.Result.Intents {
 		outcomes[o.ID] = o.Outcome
 	}
-	require.Equal(t, operator.OutcomeKnownComplete, outcomes[done.SubmittedIntent])
-	require.Equal(t, operator.OutcomeNotDone, outcomes[never.SubmittedIntent])
+	require.Equal(t, tasks.OutcomeKnownComplete, outcomes[done.SubmittedIntent])
+	require.Equal(t, tasks.OutcomeNotDone, outcomes[never.SubmittedIntent])
 	w.pass()
 	require.Len(t, w.effects(""), 4, "three of the finished task, one before the cancel")
 	w.checkBooks()
@@ -232,7 +233,7 @@ func TestCancelledBeforeClickIsNotClicked(t *testing.T) {
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "late-cancel", req, "api")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "cancelled at the last moment"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "cancelled at the last moment"})
 	require.NoError(t, err)
 	site := cancelOnFill{Adapter: w.site, cancel: func() {
 		_, err := svc.Cancel(ctx, task.ID, "changed my mind")
@@ -257,17 +258,17 @@ func TestEntryTaskTakesNoSubmittedIntent(t *testing.T) {
 	ctx := context.Background()
 	w.calendar("entries:\n" + post("cal", "the entry's own post"))
 	w.pass() // stopped by the CAPTCHA: the entry's task stays open
-	tasks, err := w.db.ListTasks(ctx, 0, operator.SourceCalendar)
+	ts, err := w.db.ListTasks(ctx, 0, tasks.SourceCalendar)
 	require.NoError(t, err)
-	require.Len(t, tasks, 1)
-	require.Equal(t, ledger.TaskOpen, tasks[0].Status)
-	_, err = w.tasks().Submit(ctx, tasks[0].ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "smuggled in"})
+	require.Len(t, ts, 1)
+	require.Equal(t, ledger.TaskOpen, ts[0].Status)
+	_, err = w.tasks().Submit(ctx, ts[0].ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "smuggled in"})
 	require.ErrorIs(t, err, errcode.ErrForbidden)
-	intents, err := w.db.TaskIntents(ctx, tasks[0].ID)
+	intents, err := w.db.TaskIntents(ctx, ts[0].ID)
 	require.NoError(t, err)
 	require.Empty(t, intents)
 
 	req := w.contract("post")
-	_, _, err = w.tasks().Create(ctx, "mine", req, operator.SourceCalendar)
+	_, _, err = w.tasks().Create(ctx, "mine", req, tasks.SourceCalendar)
 	require.Error(t, err, "the person's view records person tasks only")
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 
 	"github.com/browserop/browserop/authority"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/tasks"
 )
 
 // refuseOutsideAuthority checks, right before an action is prepared and
@@ -32,7 +34,7 @@ func (p *pass) refuseOutsideAuthority(a *ledger.Action, in intent, entry string)
 			reason = fmt.Sprintf("nothing was clicked: site %q is no longer configured", in.site)
 			break
 		}
-		cerr := p.r.ceiling.Check(authorityOf(task), site, in.target, in.kind.Capability())
+		cerr := p.r.ceiling.Check(tasks.AuthorityOf(task), site, in.target, in.kind.Capability())
 		if cerr == nil {
 			return false, nil
 		}
@@ -44,5 +46,5 @@ func (p *pass) refuseOutsideAuthority(a *ledger.Action, in intent, entry string)
 
 // authorityReason is an authority error as a failure reason.
 func authorityReason(err error) string {
-	return authority.ErrDenied.Error() + ": " + afterSentinel(err, authority.ErrDenied)
+	return authority.ErrDenied.Error() + ": " + errcode.After(err, authority.ErrDenied)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/tasks"
 )
 
 // Routing: a due calendar entry, and an agent's intent taken as one, become
@@ -78,29 +79,13 @@ func (p *pass) runEntry(e calendar.Entry, task ledger.Task, origin string, late 
 // already settled (verified, or failed for good) is not revisited: each
 // task's actions are read once and its settled intents skipped.
 func (p *pass) taskIntents() error {
-	intents, err := p.r.db.TaskIntents(p.ctx, "")
+	due, err := tasks.DueIntents(p.ctx, p.r.db, p.r.cfg.MaxAttempts)
 	if err != nil {
 		return err
 	}
-	tasks := map[string]ledger.Task{}
-	groups := map[string]map[string][]ledger.Action{}
-	for _, ti := range intents {
-		task, ok := tasks[ti.TaskID]
-		if !ok {
-			if task, err = p.r.db.GetTask(p.ctx, ti.TaskID); err != nil {
-				return err
-			}
-			acts, err := p.r.db.ListActions(p.ctx, ledger.ActionFilter{TaskID: ti.TaskID})
-			if err != nil {
-				return err
-			}
-			tasks[ti.TaskID], groups[ti.TaskID] = task, byIntent(acts)
-		}
-		ref := refOf(ti)
-		if outcomeOf(ref, groups[ti.TaskID][ref.origin], p.r.cfg.MaxAttempts).Settled() {
-			continue
-		}
-		var in IntentRequest
+	for _, d := range due {
+		ti, task := d.Intent, d.Task
+		var in tasks.IntentRequest
 		if err := json.Unmarshal(ti.Request, &in); err != nil {
 			p.problem(fmt.Sprintf("task %s: intent %s: %v", ti.TaskID, ti.ID, err))
 			continue
@@ -109,12 +94,12 @@ func (p *pass) taskIntents() error {
 			p.problem(fmt.Sprintf("task %s: intent %s: site %q has no adapter", ti.TaskID, ti.ID, in.Site))
 			continue
 		}
-		e, err := in.entry(ti, p.r.cfg.mediaDir(), p.r.sites[in.Site])
+		e, err := in.Entry(ti, p.r.cfg.mediaDir(), p.r.sites[in.Site])
 		if err != nil {
 			p.problem(fmt.Sprintf("task %s: intent %s: %v", ti.TaskID, ti.ID, err))
 			continue
 		}
-		if err := p.runEntry(e, task, ref.origin, false); err != nil {
+		if err := p.runEntry(e, task, d.Origin, false); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
 // errEditedAfterPerformed marks a calendar entry edited after an action of
@@ -25,7 +26,7 @@ const supersededReason = "superseded: the calendar entry was edited before anyth
 // task of the new version; an edit after it is errEditedAfterPerformed.
 func (p *pass) entryTask(e calendar.Entry, site sites.Adapter) (ledger.Task, string, error) {
 	key := ledger.KeyCalendar + e.ID
-	req := ledger.TaskRequest{Title: e.ID, Source: SourceCalendar, Contract: contractFor(site, e.Capability()), Input: entryInput(e)}
+	req := ledger.TaskRequest{Title: e.ID, Source: tasks.SourceCalendar, Contract: contractFor(site, e.Capability()), Input: entryInput(e)}
 	revs, err := p.r.db.TaskRevisions(p.ctx, key)
 	if err != nil {
 		return ledger.Task{}, "", err

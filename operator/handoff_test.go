@@ -19,6 +19,7 @@ import (
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
 // These tests guard issue 20's rule "a handed-off intent may already be
@@ -39,7 +40,7 @@ var handoffModes = []string{"launch", "attach"}
 type handoff struct {
 	t      *testing.T
 	w      *world
-	svc    *operator.TaskService
+	svc    *tasks.Service
 	attach bool
 	task   string
 	action string
@@ -60,7 +61,7 @@ func newHandoff(t *testing.T, mode, text string) *handoff {
 	task, _, err := h.svc.Agent().Create(ctx, "handoff", req, "mcp")
 	require.NoError(t, err)
 	h.task = task.ID
-	_, err = h.svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: text})
+	_, err = h.svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: text})
 	require.NoError(t, err)
 
 	sum := h.pass()

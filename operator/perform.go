@@ -303,7 +303,7 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 // with err (wrapping sentinel): what, the adapter's detail (control
 // characters escaped), and that nothing was submitted.
 func preparationFailed(err, sentinel error, what string) string {
-	if detail := afterSentinel(err, sentinel); detail != err.Error() {
+	if detail := errcode.After(err, sentinel); detail != err.Error() {
 		what += ": " + printable(detail)
 	}
 	return what + "; nothing was submitted"

@@ -8,6 +8,7 @@ import (
 	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/tasks"
 )
 
 // plan asks the planner command for candidates and carries those that pass
@@ -46,7 +47,7 @@ func (p *pass) plan(due []calendar.Entry) error {
 		origin := candidateKey(c)
 		e := calendar.Entry{ID: origin, Site: c.Site, Actor: c.Actor, Type: c.Type, Text: c.Text, Parts: c.Parts, Target: c.Target, At: p.r.now()}
 		// The contract comes from configuration; the planner names only what to do.
-		task, _, err := p.r.db.CreateTask(p.ctx, origin, ledger.TaskRequest{Title: "planner candidate", Source: SourcePlanner,
+		task, _, err := p.r.db.CreateTask(p.ctx, origin, ledger.TaskRequest{Title: "planner candidate", Source: tasks.SourcePlanner,
 			Contract: contractFor(site, c.Type), Input: entryInput(calendar.Entry{ID: "planner", Site: c.Site, Actor: c.Actor, Type: c.Type,
 				Text: c.Text, Parts: c.Parts, Target: c.Target})})
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
 // These tests hold the operator's side of real publishing sites: what it
@@ -338,7 +339,7 @@ func TestModeratedIsHeldThenVerified(t *testing.T) {
 	res, err := svc.Get(ctx, a.TaskID)
 	require.NoError(t, err)
 	require.Equal(t, "done", res.Status, "its entry is settled")
-	require.Equal(t, operator.OutcomeKnownComplete, res.Result.Intents[0].Outcome)
+	require.Equal(t, tasks.OutcomeKnownComplete, res.Result.Intents[0].Outcome)
 }
 
 // A moderated action is verified by its own item made public, not by an

@@ -13,6 +13,7 @@ import (
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
 // A person's word on an ambiguous or moderated action (TaskService.Resolve,
@@ -34,7 +35,7 @@ func TestModeratedResolvedByPerson(t *testing.T) {
 	w.pass()
 	a := w.actionWithText(text)
 	require.Equal(t, ledger.Moderated, a.Status)
-	st, err := w.tasks().Resolve(ctx, a.ID, operator.Resolution{Reason: "the moderators rejected it"})
+	st, err := w.tasks().Resolve(ctx, a.ID, tasks.Resolution{Reason: "the moderators rejected it"})
 	require.NoError(t, err)
 	require.Equal(t, "not_done", st.Effect)
 	a = w.actionWithText(text)
@@ -61,11 +62,11 @@ func TestResolveAbsentRetryIsTriedAgain(t *testing.T) {
 	require.Equal(t, ledger.Ambiguous, a.Status)
 
 	svc := w.tasks()
-	_, err := svc.Resolve(ctx, a.ID, operator.Resolution{Retry: true, Reason: " "})
+	_, err := svc.Resolve(ctx, a.ID, tasks.Resolution{Retry: true, Reason: " "})
 	require.ErrorIs(t, err, errcode.ErrUsage, "a reason is required")
-	_, err = svc.Resolve(ctx, a.ID, operator.Resolution{Retry: true, VerifiedURL: w.base + "/p/1", Reason: "x"})
+	_, err = svc.Resolve(ctx, a.ID, tasks.Resolution{Retry: true, VerifiedURL: w.base + "/p/1", Reason: "x"})
 	require.ErrorIs(t, err, errcode.ErrUsage, "a retry is for an absent effect")
-	st, err := svc.Resolve(ctx, a.ID, operator.Resolution{Retry: true, Reason: "not on the profile"})
+	st, err := svc.Resolve(ctx, a.ID, tasks.Resolution{Retry: true, Reason: "not on the profile"})
 	require.NoError(t, err)
 	require.Equal(t, "failed", st.Status)
 	a = w.actionWithText(text)
@@ -85,7 +86,7 @@ func TestResolveAbsentRetryIsTriedAgain(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, operator.DefaultMaxAttempts, last.Attempt)
-	_, err = svc.Resolve(ctx, last.ID, operator.Resolution{Retry: true, Reason: "not there"})
+	_, err = svc.Resolve(ctx, last.ID, tasks.Resolution{Retry: true, Reason: "not there"})
 	require.ErrorIs(t, err, errcode.ErrUsage)
 	require.Equal(t, ledger.Ambiguous, w.action(last.ID).Status, "nothing changed")
 }

@@ -19,12 +19,12 @@ import (
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
 // DefaultMaxAttempts is how often a definitively failed intent is
-// attempted when Config.MaxAttempts is not set; the task service judges a
-// task's outcome by the same number.
-const DefaultMaxAttempts = 3
+// attempted in all (tasks.DefaultMaxAttempts).
+const DefaultMaxAttempts = tasks.DefaultMaxAttempts
 
 // Config tunes a Runner. Zero values take the documented defaults.
 type Config struct {

@@ -1,5 +1,7 @@
 package operator
 
+import "github.com/browserop/browserop/tasks"
+
 // completeTasks makes done, with their result, the open tasks whose
 // intents are all settled: a calendar or planner task once its entry is,
 // an agent's or the person's task once it is also finished. A later pass
@@ -10,7 +12,7 @@ func (p *pass) completeTasks() error {
 		return err
 	}
 	for _, t := range ts {
-		done, err := completeIfSettled(p.ctx, p.r.db, t, p.r.cfg.MaxAttempts)
+		done, err := tasks.CompleteIfSettled(p.ctx, p.r.db, t, p.r.cfg.MaxAttempts)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
 // mediaTasks is a real ledger, a media directory and a task service over
@@ -26,8 +27,8 @@ type mediaTasks struct {
 	db       *ledger.DB
 	site     sites.Adapter
 	mediaDir string
-	svc      *operator.TaskService
-	task     operator.TaskState
+	svc      *tasks.Service
+	task     tasks.State
 }
 
 func newMediaTasks(t *testing.T) *mediaTasks {
@@ -42,26 +43,26 @@ func newMediaTasks(t *testing.T) *mediaTasks {
 	writeFile(t, m.mediaDir, "b.png", pngBytes(200))
 	writeFile(t, m.mediaDir, "c.gif", append([]byte("GIF89a"), make([]byte, 50)...))
 	writeFile(t, m.mediaDir, "notes.txt", []byte("not an image"))
-	m.svc = operator.NewTaskService(db, []sites.Adapter{m.site}, nil, operator.WithMediaDir(m.mediaDir))
+	m.svc = tasks.New(db, []sites.Adapter{m.site}, nil, tasks.WithMediaDir(m.mediaDir))
 	m.task, _, err = m.svc.Agent().Create(ctx, "media-task", contract("post", "reply", "thread", "like"), "api")
 	require.NoError(t, err)
 	return m
 }
 
 // stored is the request the ledger recorded for the intent id.
-func (m *mediaTasks) stored(t *testing.T, id string) operator.IntentRequest {
+func (m *mediaTasks) stored(t *testing.T, id string) tasks.IntentRequest {
 	t.Helper()
 	tis, err := m.db.TaskIntents(context.Background(), m.task.ID)
 	require.NoError(t, err)
 	for _, ti := range tis {
 		if ti.ID == id {
-			var in operator.IntentRequest
+			var in tasks.IntentRequest
 			require.NoError(t, json.Unmarshal(ti.Request, &in))
 			return in
 		}
 	}
 	t.Fatalf("no intent %s", id)
-	return operator.IntentRequest{}
+	return tasks.IntentRequest{}
 }
 
 func TestSubmitMedia(t *testing.T) {
@@ -71,12 +72,12 @@ func TestSubmitMedia(t *testing.T) {
 	agent := m.svc.Agent()
 
 	t.Run("OK", func(t *testing.T) {
-		in := operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "with a picture",
-			Media: []operator.IntentMedia{{File: "a.png", Alt: "A square"}}}
+		in := tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "with a picture",
+			Media: []tasks.IntentMedia{{File: "a.png", Alt: "A square"}}}
 		st, err := agent.Submit(ctx, m.task.ID, in)
 		require.NoError(t, err)
 		got := m.stored(t, st.SubmittedIntent)
-		require.Equal(t, []operator.IntentMedia{{File: "a.png", Alt: "A square", SHA256: sha256Hex(pngBytes(100)), Type: "png"}}, got.Media,
+		require.Equal(t, []tasks.IntentMedia{{File: "a.png", Alt: "A square", SHA256: sha256Hex(pngBytes(100)), Type: "png"}}, got.Media,
 			"the file's bytes are recorded at submission")
 		again, err := agent.Submit(ctx, m.task.ID, in)
 		require.NoError(t, err)
@@ -85,8 +86,8 @@ func TestSubmitMedia(t *testing.T) {
 	})
 
 	t.Run("ThreadPartMedia", func(t *testing.T) {
-		in := operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one", "two", "three"},
-			PartMedia: [][]operator.IntentMedia{{{File: "a.png"}, {File: "b.png", Alt: "B"}}, {}, {}}}
+		in := tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one", "two", "three"},
+			PartMedia: [][]tasks.IntentMedia{{{File: "a.png"}, {File: "b.png", Alt: "B"}}, {}, {}}}
 		st, err := agent.Submit(ctx, m.task.ID, in)
 		require.NoError(t, err)
 		got := m.stored(t, st.SubmittedIntent)
@@ -96,33 +97,33 @@ func TestSubmitMedia(t *testing.T) {
 	})
 
 	for name, tc := range map[string]struct {
-		in   operator.IntentRequest
+		in   tasks.IntentRequest
 		want string
 	}{
-		"Outside":    {mediaPost(operator.IntentMedia{File: "../x.png"}), `media[0] "../x.png": outside the media directory`},
-		"Absolute":   {mediaPost(operator.IntentMedia{File: "/etc/passwd"}), `media[0] "/etc/passwd": outside the media directory`},
-		"Missing":    {mediaPost(operator.IntentMedia{File: "a.png"}, operator.IntentMedia{File: "gone.png"}), `media[1] "gone.png": no such file or directory`},
-		"NotAnImage": {mediaPost(operator.IntentMedia{File: "notes.txt"}), `media[0] "notes.txt": not an image of a known type`},
-		"SiteType":   {mediaPost(operator.IntentMedia{File: "c.gif"}), `media[0] "c.gif": site "demo" does not take it on a post: the site does not take gif images (it takes png, jpeg)`},
-		"TooMany": {mediaPost(operator.IntentMedia{File: "a.png"}, operator.IntentMedia{File: "a.png"}, operator.IntentMedia{File: "b.png"}),
+		"Outside":    {mediaPost(tasks.IntentMedia{File: "../x.png"}), `media[0] "../x.png": outside the media directory`},
+		"Absolute":   {mediaPost(tasks.IntentMedia{File: "/etc/passwd"}), `media[0] "/etc/passwd": outside the media directory`},
+		"Missing":    {mediaPost(tasks.IntentMedia{File: "a.png"}, tasks.IntentMedia{File: "gone.png"}), `media[1] "gone.png": no such file or directory`},
+		"NotAnImage": {mediaPost(tasks.IntentMedia{File: "notes.txt"}), `media[0] "notes.txt": not an image of a known type`},
+		"SiteType":   {mediaPost(tasks.IntentMedia{File: "c.gif"}), `media[0] "c.gif": site "demo" does not take it on a post: the site does not take gif images (it takes png, jpeg)`},
+		"TooMany": {mediaPost(tasks.IntentMedia{File: "a.png"}, tasks.IntentMedia{File: "a.png"}, tasks.IntentMedia{File: "b.png"}),
 			`media[2] "b.png": site "demo" does not take it on a post: 3 media items, the site takes at most 2`},
-		"NoFile":     {mediaPost(operator.IntentMedia{Alt: "x"}), "media[0]: file is required"},
-		"SHAGiven":   {mediaPost(operator.IntentMedia{File: "a.png", SHA256: strings.Repeat("0", 64)}), "sha256 and type are read from the file"},
-		"AltControl": {mediaPost(operator.IntentMedia{File: "a.png", Alt: "a\x07b"}), `media[0] "a.png": alt holds the control character U+0007 at character 2`},
-		"AltC1":      {mediaPost(operator.IntentMedia{File: "a.png", Alt: "a\u009bb"}), `media[0] "a.png": alt holds the control character U+009B at character 2`},
-		"AltBidi":    {mediaPost(operator.IntentMedia{File: "a.png", Alt: "a\u202eb"}), `media[0] "a.png": alt holds the bidirectional control U+202E at character 2`},
-		"TextESC":    {operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "clear \x1b[2J"}, "text holds the control character U+001B at character 7"},
-		"PartBEL":    {operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b\a"}}, "U+0007"},
-		"Like": {operator.IntentRequest{Site: "demo", Actor: "alice", Type: "like", Target: "http://127.0.0.1:8787/p/1",
-			Media: []operator.IntentMedia{{File: "a.png"}}}, "a like takes no media"},
-		"ThreadOwnMedia": {operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b"},
-			Media: []operator.IntentMedia{{File: "a.png"}}}, "a thread takes media per part (part_media), not media"},
-		"PartMediaOnPost": {operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x",
-			PartMedia: [][]operator.IntentMedia{{{File: "a.png"}}}}, "a post takes no per-part media"},
-		"PartMediaTooLong": {operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b"},
-			PartMedia: [][]operator.IntentMedia{{}, {}, {{File: "a.png"}}}}, "media for 3 parts, the thread has 2"},
-		"LaterPart": {operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b"},
-			PartMedia: [][]operator.IntentMedia{{}, {{File: "a.png"}}}},
+		"NoFile":     {mediaPost(tasks.IntentMedia{Alt: "x"}), "media[0]: file is required"},
+		"SHAGiven":   {mediaPost(tasks.IntentMedia{File: "a.png", SHA256: strings.Repeat("0", 64)}), "sha256 and type are read from the file"},
+		"AltControl": {mediaPost(tasks.IntentMedia{File: "a.png", Alt: "a\x07b"}), `media[0] "a.png": alt holds the control character U+0007 at character 2`},
+		"AltC1":      {mediaPost(tasks.IntentMedia{File: "a.png", Alt: "a\u009bb"}), `media[0] "a.png": alt holds the control character U+009B at character 2`},
+		"AltBidi":    {mediaPost(tasks.IntentMedia{File: "a.png", Alt: "a\u202eb"}), `media[0] "a.png": alt holds the bidirectional control U+202E at character 2`},
+		"TextESC":    {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "clear \x1b[2J"}, "text holds the control character U+001B at character 7"},
+		"PartBEL":    {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b\a"}}, "U+0007"},
+		"Like": {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "like", Target: "http://127.0.0.1:8787/p/1",
+			Media: []tasks.IntentMedia{{File: "a.png"}}}, "a like takes no media"},
+		"ThreadOwnMedia": {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b"},
+			Media: []tasks.IntentMedia{{File: "a.png"}}}, "a thread takes media per part (part_media), not media"},
+		"PartMediaOnPost": {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x",
+			PartMedia: [][]tasks.IntentMedia{{{File: "a.png"}}}}, "a post takes no per-part media"},
+		"PartMediaTooLong": {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b"},
+			PartMedia: [][]tasks.IntentMedia{{}, {}, {{File: "a.png"}}}}, "media for 3 parts, the thread has 2"},
+		"LaterPart": {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b"},
+			PartMedia: [][]tasks.IntentMedia{{}, {{File: "a.png"}}}},
 			`part_media[1][0] "a.png": site "demo" does not take it on a thread part: the site takes no media on this action`},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -133,8 +134,8 @@ func TestSubmitMedia(t *testing.T) {
 	}
 
 	t.Run("NoMediaDir", func(t *testing.T) {
-		svc := operator.NewTaskService(m.db, []sites.Adapter{m.site}, nil)
-		_, err := svc.Agent().Submit(ctx, m.task.ID, mediaPost(operator.IntentMedia{File: "a.png"}))
+		svc := tasks.New(m.db, []sites.Adapter{m.site}, nil)
+		_, err := svc.Agent().Submit(ctx, m.task.ID, mediaPost(tasks.IntentMedia{File: "a.png"}))
 		require.ErrorIs(t, err, errcode.ErrUsage)
 		require.Contains(t, err.Error(), "no media directory is configured (calendar.media_dir)")
 	})
@@ -143,8 +144,8 @@ func TestSubmitMedia(t *testing.T) {
 	require.Equal(t, 2, st.Intents, "nothing refused was queued")
 }
 
-func mediaPost(items ...operator.IntentMedia) operator.IntentRequest {
-	return operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "hi", Media: items}
+func mediaPost(items ...tasks.IntentMedia) tasks.IntentRequest {
+	return tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "hi", Media: items}
 }
 
 // A media file replaced after its intent was submitted is never published
@@ -155,8 +156,8 @@ func TestTaskIntentMediaChangedIsSkipped(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := newMediaTasks(t)
-	in := operator.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one", "two"},
-		PartMedia: [][]operator.IntentMedia{{{File: "a.png", Alt: "A"}}}}
+	in := tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one", "two"},
+		PartMedia: [][]tasks.IntentMedia{{{File: "a.png", Alt: "A"}}}}
 	st, err := m.svc.Agent().Submit(ctx, m.task.ID, in)
 	require.NoError(t, err)
 	intentID := st.SubmittedIntent

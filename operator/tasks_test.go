@@ -11,21 +11,22 @@ import (
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
+	"github.com/browserop/browserop/tasks"
 )
 
-func (w *world) tasks() *operator.TaskService {
-	return operator.NewTaskService(w.db, []sites.Adapter{w.site}, nil)
+func (w *world) tasks() *tasks.Service {
+	return tasks.New(w.db, []sites.Adapter{w.site}, nil)
 }
 
 // contract is contract(caps...) on this world's demo site.
-func (w *world) contract(caps ...string) operator.CreateTaskRequest {
+func (w *world) contract(caps ...string) tasks.CreateRequest {
 	req := contract(caps...)
 	req.Contract.Domains = []string{hostOf(w.base)}
 	return req
 }
 
-func contract(caps ...string) operator.CreateTaskRequest {
-	return operator.CreateTaskRequest{Title: "agent task", Contract: ledger.Contract{Domains: []string{"127.0.0.1"}, Capabilities: caps}}
+func contract(caps ...string) tasks.CreateRequest {
+	return tasks.CreateRequest{Title: "agent task", Contract: ledger.Contract{Domains: []string{"127.0.0.1"}, Capabilities: caps}}
 }
 
 func TestTaskIntentsArePerformedOnce(t *testing.T) {
@@ -45,14 +46,14 @@ func TestTaskIntentsArePerformedOnce(t *testing.T) {
 	_, _, err = svc.Agent().Create(ctx, "agent-key-1", other, "api")
 	require.ErrorIs(t, err, ledger.ErrConflict)
 
-	in := operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "from an agent"}
+	in := tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "from an agent"}
 	_, err = svc.Submit(ctx, task.ID, in)
 	require.NoError(t, err)
 	st, err := svc.Submit(ctx, task.ID, in) // a retry is the same intent
 	require.NoError(t, err)
 	require.Equal(t, 1, st.Intents)
 
-	for name, bad := range map[string]operator.IntentRequest{
+	for name, bad := range map[string]tasks.IntentRequest{
 		"CapabilityNotAllowed": {Site: "demo", Actor: "alice", Type: "reply", Target: w.base + "/p/1", Text: "x"},
 		"TargetOutsideDomains": {Site: "demo", Actor: "alice", Type: "like", Target: "http://evil.example/p/1"},
 	} {
@@ -72,14 +73,14 @@ func TestTaskIntentsArePerformedOnce(t *testing.T) {
 	require.Len(t, w.effects(demosite.EffectPost), 1, "performed once across passes")
 
 	// Cancel stops further mutations; done work stays done.
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "never"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "never"})
 	require.NoError(t, err)
 	st, err = svc.Cancel(ctx, task.ID, "enough")
 	require.NoError(t, err)
 	require.Equal(t, ledger.TaskCancelled, st.Status)
 	w.pass()
 	require.Len(t, w.effects(demosite.EffectPost), 1, "nothing after the cancel")
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "later"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "later"})
 	require.ErrorIs(t, err, errcode.ErrForbidden)
 }
 
@@ -93,7 +94,7 @@ func TestTaskConfirmation(t *testing.T) {
 			req.Contract.Confirm = []string{"post"}
 			task, _, err := svc.Agent().Create(ctx, "k", req, "mcp")
 			require.NoError(t, err)
-			_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "check me first"})
+			_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "check me first"})
 			require.NoError(t, err)
 
 			sum := w.pass()
@@ -148,7 +149,7 @@ func TestTaskConfirmation(t *testing.T) {
 func TestTaskGrantsWithinCeiling(t *testing.T) {
 	w := newWorld(t, demosite.Faults{})
 	ctx := context.Background()
-	svc := operator.NewTaskService(w.db, []sites.Adapter{w.site}, []string{hostOf(w.base), "*.media.example"})
+	svc := tasks.New(w.db, []sites.Adapter{w.site}, []string{hostOf(w.base), "*.media.example"})
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "k", req, "api")
 	require.NoError(t, err)
@@ -158,7 +159,7 @@ func TestTaskGrantsWithinCeiling(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, st.Grants, 1)
 	require.Equal(t, req.Contract, st.Contract, "the contract never changes")
-	_, _, err = svc.Agent().Create(ctx, "k2", operator.CreateTaskRequest{Contract: ledger.Contract{Domains: []string{"evil.example"}, Capabilities: []string{"post"}}}, "api")
+	_, _, err = svc.Agent().Create(ctx, "k2", tasks.CreateRequest{Contract: ledger.Contract{Domains: []string{"evil.example"}, Capabilities: []string{"post"}}}, "api")
 	require.ErrorIs(t, err, errcode.ErrForbidden, "a contract outside the ceiling")
 }
 
@@ -178,7 +179,7 @@ func TestTaskAgentViewHidesThePersonsTasks(t *testing.T) {
 	require.ErrorIs(t, err, ledger.ErrNotFound)
 	_, err = agent.Cancel(ctx, mine.ID, "no")
 	require.ErrorIs(t, err, ledger.ErrNotFound)
-	_, err = agent.Submit(ctx, mine.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x"})
+	_, err = agent.Submit(ctx, mine.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x"})
 	require.ErrorIs(t, err, ledger.ErrNotFound)
 	list, err := agent.List(ctx, 0)
 	require.NoError(t, err)
@@ -207,7 +208,7 @@ func TestTaskAuthorityUnderInjectionAndRedirect(t *testing.T) {
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "k", req, "api")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "read the timeline"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "read the timeline"})
 	require.NoError(t, err)
 	sum := w.pass()
 	require.Equal(t, 1, sum.Counts["verified"], "%+v", sum)
@@ -217,9 +218,9 @@ func TestTaskAuthorityUnderInjectionAndRedirect(t *testing.T) {
 	require.Equal(t, req.Contract, st.Contract)
 
 	w.srv.SetFaults(demosite.Faults{OffsiteRedirect: "http://127.0.0.1:9/elsewhere"})
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "sent away"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "sent away"})
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, operator.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "not tried"})
+	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "not tried"})
 	require.NoError(t, err)
 	sum = w.pass()
 	require.Equal(t, operator.OutcomeHardStop, sum.Outcome, "%+v", sum)

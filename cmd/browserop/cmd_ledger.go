@@ -10,6 +10,7 @@ import (
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 func cmdStatus(ctx context.Context, e *env, args []string) error {
@@ -238,7 +239,7 @@ func actionsResolve(ctx context.Context, e *env, args []string) error {
 	id := pos[0]
 	// The one route of the CLI, REST and MCP: the URL must be on the
 	// action's site, and the budget counts a verified effect.
-	if _, err := svc.Resolve(ctx, id, operator.Resolution{VerifiedURL: *verified, Reason: *reason, Retry: *retry}); err != nil {
+	if _, err := svc.Resolve(ctx, id, tasks.Resolution{VerifiedURL: *verified, Reason: *reason, Retry: *retry}); err != nil {
 		if errors.Is(err, ledger.ErrIllegalTransition) {
 			return fmt.Errorf("%w: %v", errcode.ErrUsage, err)
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // mcpInspectorVersion is the pinned MCP Inspector. Install it (CI does,
@@ -119,7 +119,7 @@ func TestMCPStdioCommand(t *testing.T) {
 	require.False(t, res.IsError, "%+v", res.Content)
 	raw, err := json.Marshal(res.StructuredContent)
 	require.NoError(t, err)
-	var task operator.TaskState
+	var task tasks.State
 	require.NoError(t, json.Unmarshal(raw, &task))
 	require.Equal(t, "mcp", task.Source)
 
@@ -228,9 +228,9 @@ func TestMCPInspectorCLI(t *testing.T) {
 	require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_finish", "task_observe"}, names)
 
 	type result struct {
-		IsError           bool               `json:"isError"`
-		Meta              map[string]any     `json:"_meta"`
-		StructuredContent operator.TaskState `json:"structuredContent"`
+		IsError           bool           `json:"isError"`
+		Meta              map[string]any `json:"_meta"`
+		StructuredContent tasks.State    `json:"structuredContent"`
 	}
 	create := func() result {
 		out := inspect("--method", "tools/call", "--tool-name", "task_create",

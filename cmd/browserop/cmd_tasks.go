@@ -8,13 +8,13 @@ import (
 
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/tasks"
 )
 
 // openTaskCommand is openCommand for the commands that work on tasks: it
 // also builds the task service on the ledger. It returns the positional
 // arguments; the caller closes the ledger.
-func (e *env) openTaskCommand(ctx context.Context, fs *flag.FlagSet, args []string, check func(pos []string) error) (*operator.TaskService, *ledger.DB, []string, error) {
+func (e *env) openTaskCommand(ctx context.Context, fs *flag.FlagSet, args []string, check func(pos []string) error) (*tasks.Service, *ledger.DB, []string, error) {
 	cfg, db, pos, err := e.openCommand(ctx, fs, args, check)
 	if err != nil {
 		return nil, nil, nil, err
@@ -30,7 +30,7 @@ func (e *env) openTaskCommand(ctx context.Context, fs *flag.FlagSet, args []stri
 // taskService builds the task service on db from the configuration: the
 // site adapters, the authority ceiling, the media directory and the
 // budget policy, which it returns too.
-func taskService(cfg Config, db *ledger.DB) (*operator.TaskService, budgets.Policy, error) {
+func taskService(cfg Config, db *ledger.DB) (*tasks.Service, budgets.Policy, error) {
 	adapters, err := loadSites(cfg)
 	if err != nil {
 		return nil, budgets.Policy{}, err
@@ -39,13 +39,13 @@ func taskService(cfg Config, db *ledger.DB) (*operator.TaskService, budgets.Poli
 	if err != nil {
 		return nil, budgets.Policy{}, err
 	}
-	opts := []operator.TaskOption{operator.WithBudget(p)}
+	opts := []tasks.Option{tasks.WithBudget(p)}
 	// A media directory that cannot be located (no HOME) refuses only the
 	// intents that attach media, naming calendar.media_dir.
 	if dir, err := cfg.MediaDir(); err == nil {
-		opts = append(opts, operator.WithMediaDir(dir))
+		opts = append(opts, tasks.WithMediaDir(dir))
 	}
-	return operator.NewTaskService(db, adapters, cfg.Authority.Ceiling, opts...), p, nil
+	return tasks.New(db, adapters, cfg.Authority.Ceiling, opts...), p, nil
 }
 
 // cmdGrant records a domain the person approves for one task.
@@ -84,7 +84,7 @@ func cmdConfirm(ctx context.Context, e *env, args []string) error {
 	}
 	defer db.Close()
 	id := pos[0]
-	var st operator.ActionState
+	var st tasks.ActionState
 	if *decline {
 		st, err = svc.Decline(ctx, id, "person (cli)", *reason)
 	} else {
@@ -106,7 +106,7 @@ func cmdConfirm(ctx context.Context, e *env, args []string) error {
 
 // status is a task's status as a person reads it: open tasks that take
 // no more intents are "finishing".
-func status(t operator.TaskState) string {
+func status(t tasks.State) string {
 	if t.Status == ledger.TaskOpen && t.Finished {
 		return "finishing"
 	}

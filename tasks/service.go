@@ -1,4 +1,9 @@
-package operator
+// Package tasks is the task service: durable tasks that agents (over REST
+// or MCP) and the person create, the intents submitted to them, their
+// grants and confirmations, and what became of each intent. Passes
+// (package operator) perform the intents; this package never drives a
+// browser.
+package tasks
 
 import (
 	"context"
@@ -19,11 +24,11 @@ import (
 	"github.com/browserop/browserop/sites"
 )
 
-// TaskService is how agents (over REST or MCP) and the person (over the CLI
+// Service is how agents (over REST or MCP) and the person (over the CLI
 // or REST with the user's token) work with durable tasks. Agents create
 // tasks, submit intents, finish, read state and cancel; only a person
 // grants domains, confirms, declines and resolves.
-type TaskService struct {
+type Service struct {
 	db      *ledger.DB
 	sites   map[string]sites.Adapter
 	ceiling authority.Ceiling
@@ -56,14 +61,14 @@ var agentSources = []string{SourceAPI, SourceMCP}
 // Agent returns the service as an agent may use it: only tasks created by
 // agents (over REST or MCP) exist for it; any other is ledger.ErrNotFound.
 // Its idempotency keys live in the agents' namespace.
-func (s *TaskService) Agent() *TaskService {
+func (s *Service) Agent() *Service {
 	c := *s
 	c.agent = true
 	return &c
 }
 
 // task reads a task, hiding from an agent view the tasks it may not see.
-func (s *TaskService) task(ctx context.Context, id string) (ledger.Task, error) {
+func (s *Service) task(ctx context.Context, id string) (ledger.Task, error) {
 	t, err := s.db.GetTask(ctx, id)
 	if err != nil {
 		return ledger.Task{}, err
@@ -74,27 +79,27 @@ func (s *TaskService) task(ctx context.Context, id string) (ledger.Task, error) 
 	return t, nil
 }
 
-// TaskOption configures a TaskService.
-type TaskOption func(*TaskService)
+// Option configures a Service.
+type Option func(*Service)
 
 // WithBudget makes a person's resolution of an ambiguous action as
 // verified count against policy, as the operator's verification does.
-func WithBudget(policy budgets.Policy) TaskOption {
-	return func(s *TaskService) { s.policy = policy }
+func WithBudget(policy budgets.Policy) Option {
+	return func(s *Service) { s.policy = policy }
 }
 
 // WithMediaDir is the directory the media files of intents are read from:
 // the runner's (operator.Config.MediaDir, or its calendar directory).
 // Without it, an intent that attaches media is errcode.ErrUsage.
-func WithMediaDir(dir string) TaskOption {
-	return func(s *TaskService) { s.mediaDir = dir }
+func WithMediaDir(dir string) Option {
+	return func(s *Service) { s.mediaDir = dir }
 }
 
-// NewTaskService returns the service. ceiling is authority.ceiling: it
+// New returns the service. ceiling is authority.ceiling: it
 // bounds every task's domains and grants; empty, it is the hosts of the
 // configured sites and no grant is possible (see package authority).
-func NewTaskService(db *ledger.DB, adapters []sites.Adapter, ceiling []string, opts ...TaskOption) *TaskService {
-	s := &TaskService{db: db, sites: map[string]sites.Adapter{}, maxAttempts: DefaultMaxAttempts}
+func New(db *ledger.DB, adapters []sites.Adapter, ceiling []string, opts ...Option) *Service {
+	s := &Service{db: db, sites: map[string]sites.Adapter{}, maxAttempts: DefaultMaxAttempts}
 	var as []authority.Site
 	for _, a := range adapters {
 		s.sites[a.Name()] = a
@@ -110,8 +115,8 @@ func NewTaskService(db *ledger.DB, adapters []sites.Adapter, ceiling []string, o
 	return s
 }
 
-// CreateTaskRequest is what an agent asks for.
-type CreateTaskRequest struct {
+// CreateRequest is what an agent asks for.
+type CreateRequest struct {
 	Title    string          `json:"title,omitempty"`
 	Contract ledger.Contract `json:"contract"`
 }
@@ -172,7 +177,7 @@ func (in IntentRequest) mediaRefs() (refs []calendar.MediaRef, partRefs [][]cale
 // them against the site's limits, and returns in as the ledger records
 // it: each file with the SHA-256 and type of its bytes (part of the
 // intent, as its text is), trailing empty part lists dropped.
-func (s *TaskService) withMedia(in IntentRequest, site sites.Adapter) (IntentRequest, error) {
+func (s *Service) withMedia(in IntentRequest, site sites.Adapter) (IntentRequest, error) {
 	pm := in.PartMedia
 	for len(pm) > 0 && len(pm[len(pm)-1]) == 0 {
 		pm = pm[:len(pm)-1]
@@ -226,11 +231,11 @@ func (s *TaskService) withMedia(in IntentRequest, site sites.Adapter) (IntentReq
 	return in, nil
 }
 
-// entry is the intent ti (submitted as in) as the pass performs it: its
+// Entry is the intent ti (submitted as in) as the pass performs it: its
 // media read again from dir (media.Load) and within the site's limits.
 // A file whose bytes are not those Submit recorded is an error: an intent
 // never publishes another image than the one it was submitted with.
-func (in IntentRequest) entry(ti ledger.TaskIntent, dir string, site sites.Adapter) (calendar.Entry, error) {
+func (in IntentRequest) Entry(ti ledger.TaskIntent, dir string, site sites.Adapter) (calendar.Entry, error) {
 	e := calendar.Entry{ID: ti.ID, Site: in.Site, Actor: in.Actor, Type: in.Type, Text: in.Text, Parts: in.Parts, Target: in.Target, At: ti.CreatedAt}
 	refs, partRefs := in.mediaRefs()
 	if mp := e.ReadMedia(dir, refs, partRefs); mp != nil {
@@ -263,9 +268,9 @@ func (in IntentRequest) entry(ti ledger.TaskIntent, dir string, site sites.Adapt
 	return e, nil
 }
 
-// TaskState is a task's durable state as agents and people see it. It
+// State is a task's durable state as agents and people see it. It
 // never holds raw tab ids, cookies, tokens or form values.
-type TaskState struct {
+type State struct {
 	ID     string `json:"id"`
 	Title  string `json:"title,omitempty"`
 	Source string `json:"source,omitempty"`
@@ -284,7 +289,7 @@ type TaskState struct {
 	Actions         []ActionState `json:"actions"`
 	// Result, once the task is done or cancelled, lists each intent with
 	// its outcome and permalink.
-	Result    *TaskResult    `json:"result,omitempty"`
+	Result    *Result        `json:"result,omitempty"`
 	History   []HistoryEntry `json:"history"`
 	CreatedAt time.Time      `json:"created_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
@@ -348,39 +353,39 @@ func authorityErr(err error) error {
 // SourcePerson in the person's namespace, so neither
 // reaches the other's keys, nor the calendar's or the planner's. The
 // contract's domains must lie within the ceiling (errcode.ErrForbidden).
-func (s *TaskService) Create(ctx context.Context, key string, req CreateTaskRequest, source string) (TaskState, bool, error) {
+func (s *Service) Create(ctx context.Context, key string, req CreateRequest, source string) (State, bool, error) {
 	if strings.TrimSpace(key) == "" {
-		return TaskState{}, false, usage("an idempotency key is required")
+		return State{}, false, usage("an idempotency key is required")
 	}
 	ns := ledger.KeyPerson
 	if s.agent {
 		ns = ledger.KeyAgent
 	}
 	if s.agent != slices.Contains(agentSources, source) || !s.agent && source != SourcePerson {
-		return TaskState{}, false, fmt.Errorf("create task: source %q does not match the caller (agent view: %v)", source, s.agent)
+		return State{}, false, fmt.Errorf("create task: source %q does not match the caller (agent view: %v)", source, s.agent)
 	}
 	if err := req.Contract.Validate(); err != nil {
-		return TaskState{}, false, usage("%v", err)
+		return State{}, false, usage("%v", err)
 	}
 	if s.ceilingErr != nil {
-		return TaskState{}, false, s.ceilingErr
+		return State{}, false, s.ceilingErr
 	}
 	if err := s.ceiling.CheckContract(req.Contract.Domains); err != nil {
-		return TaskState{}, false, authorityErr(err)
+		return State{}, false, authorityErr(err)
 	}
 	t, created, err := s.db.CreateTask(ctx, ns+key, ledger.TaskRequest{Title: req.Title, Source: source, Contract: req.Contract})
 	if err != nil {
-		return TaskState{}, false, err
+		return State{}, false, err
 	}
 	st, err := s.state(ctx, t)
 	return st, created, err
 }
 
 // Get returns a task's state, or ledger.ErrNotFound.
-func (s *TaskService) Get(ctx context.Context, id string) (TaskState, error) {
+func (s *Service) Get(ctx context.Context, id string) (State, error) {
 	t, err := s.task(ctx, id)
 	if err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	return s.state(ctx, t)
 }
@@ -394,7 +399,7 @@ const (
 // List returns the newest tasks first, at most limit: 0 means
 // DefaultList, and limit must be at most MaxList (errcode.ErrUsage otherwise). An
 // agent view lists only agents' tasks.
-func (s *TaskService) List(ctx context.Context, limit int) ([]TaskState, error) {
+func (s *Service) List(ctx context.Context, limit int) ([]State, error) {
 	if limit < 0 || limit > MaxList {
 		return nil, usage("limit must be from 1 to %d, got %d", MaxList, limit)
 	}
@@ -409,7 +414,7 @@ func (s *TaskService) List(ctx context.Context, limit int) ([]TaskState, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]TaskState, 0, len(ts))
+	out := make([]State, 0, len(ts))
 	for _, t := range ts {
 		st, err := s.state(ctx, t)
 		if err != nil {
@@ -423,21 +428,21 @@ func (s *TaskService) List(ctx context.Context, limit int) ([]TaskState, error) 
 // Cancel stops further mutations of a task. Done work is not undone, and
 // no tab of the person is closed; the task's result says what was done.
 // Cancelling twice is safe.
-func (s *TaskService) Cancel(ctx context.Context, id, reason string) (TaskState, error) {
+func (s *Service) Cancel(ctx context.Context, id, reason string) (State, error) {
 	if reason == "" {
 		reason = "cancelled"
 	}
 	t, err := s.task(ctx, id)
 	if err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	res, err := s.result(ctx, t, true)
 	if err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	err = s.db.SetTaskStatus(ctx, id, ledger.TaskCancelled, mustJSON(res), reason)
 	if err != nil && !errors.Is(err, ledger.ErrIllegalTransition) {
-		return TaskState{}, err
+		return State{}, err
 	}
 	return s.Get(ctx, id)
 }
@@ -446,12 +451,12 @@ func (s *TaskService) Cancel(ctx context.Context, id, reason string) (TaskState,
 // done, with its result, once every intent is settled (at once when they
 // already are, else at the pass that settles the last). Finishing twice is
 // safe; a cancelled or done task is errcode.ErrForbidden.
-func (s *TaskService) Finish(ctx context.Context, id, reason string) (TaskState, error) {
+func (s *Service) Finish(ctx context.Context, id, reason string) (State, error) {
 	if reason == "" {
 		reason = "finished"
 	}
 	if _, err := s.task(ctx, id); err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	if err := s.db.FinishTask(ctx, id, reason); err != nil {
 		if errors.Is(err, ledger.ErrIllegalTransition) {
@@ -459,24 +464,24 @@ func (s *TaskService) Finish(ctx context.Context, id, reason string) (TaskState,
 			if gerr == nil && t.Status == ledger.TaskDone {
 				return s.Get(ctx, id) // finishing a done task again is the same answer
 			}
-			return TaskState{}, fmt.Errorf("%w: the task is %s", errcode.ErrForbidden, t.Status)
+			return State{}, fmt.Errorf("%w: the task is %s", errcode.ErrForbidden, t.Status)
 		}
-		return TaskState{}, err
+		return State{}, err
 	}
 	t, err := s.db.GetTask(ctx, id)
 	if err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
-	if _, err := completeIfSettled(ctx, s.db, t, s.maxAttempts); err != nil {
-		return TaskState{}, err
+	if _, err := CompleteIfSettled(ctx, s.db, t, s.maxAttempts); err != nil {
+		return State{}, err
 	}
 	return s.Get(ctx, id)
 }
 
-// completeIfSettled makes a finished (or calendar or planner) task done,
+// CompleteIfSettled makes a finished (or calendar or planner) task done,
 // with its result, when every intent it has is settled. It reports
 // whether it did.
-func completeIfSettled(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts int) (bool, error) {
+func CompleteIfSettled(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts int) (bool, error) {
 	if t.Status != ledger.TaskOpen {
 		return false, nil
 	}
@@ -504,13 +509,13 @@ func completeIfSettled(ctx context.Context, db *ledger.DB, t ledger.Task, maxAtt
 }
 
 // taskResult is every intent of t with its outcome.
-func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts int) (TaskResult, error) {
+func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts int) (Result, error) {
 	acts, err := db.ListActions(ctx, ledger.ActionFilter{TaskID: t.ID})
 	if err != nil {
-		return TaskResult{}, err
+		return Result{}, err
 	}
 	groups := byIntent(acts)
-	res := TaskResult{Intents: []IntentOutcome{}}
+	res := Result{Intents: []IntentOutcome{}}
 	if isEntryTask(t) {
 		ref := entryRef(t)
 		if len(groups[ref.origin]) > 0 {
@@ -520,7 +525,7 @@ func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts i
 	}
 	intents, err := db.TaskIntents(ctx, t.ID)
 	if err != nil {
-		return TaskResult{}, err
+		return Result{}, err
 	}
 	for _, ti := range intents {
 		ref := refOf(ti)
@@ -530,10 +535,10 @@ func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts i
 }
 
 // result is t's result; cancelled, what was not performed is not done.
-func (s *TaskService) result(ctx context.Context, t ledger.Task, cancelled bool) (TaskResult, error) {
+func (s *Service) result(ctx context.Context, t ledger.Task, cancelled bool) (Result, error) {
 	res, err := taskResult(ctx, s.db, t, s.maxAttempts)
 	if err != nil {
-		return TaskResult{}, err
+		return Result{}, err
 	}
 	if cancelled {
 		for i, o := range res.Intents {
@@ -567,71 +572,62 @@ func entryWord(t ledger.Task) string {
 // naming the file. Each file's SHA-256 and type are recorded with the
 // intent. The same intent twice (with the same file bytes) is one intent.
 // The answer names the intent (SubmittedIntent).
-func (s *TaskService) Submit(ctx context.Context, taskID string, in IntentRequest) (TaskState, error) {
+func (s *Service) Submit(ctx context.Context, taskID string, in IntentRequest) (State, error) {
 	t, err := s.task(ctx, taskID)
 	if err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	if t.Status != ledger.TaskOpen {
-		return TaskState{}, fmt.Errorf("%w: the task is %s", errcode.ErrForbidden, t.Status)
+		return State{}, fmt.Errorf("%w: the task is %s", errcode.ErrForbidden, t.Status)
 	}
 	if !t.FinishedAt.IsZero() {
-		return TaskState{}, fmt.Errorf("%w: the task is finished and accepts no more intents", errcode.ErrForbidden)
+		return State{}, fmt.Errorf("%w: the task is finished and accepts no more intents", errcode.ErrForbidden)
 	}
 	if isEntryTask(t) {
 		// Its one intent is its calendar entry or planner candidate; its
 		// result and its end know no other.
-		return TaskState{}, fmt.Errorf("%w: a %s task takes no intents but its own %s", errcode.ErrForbidden, t.Request.Source, entryWord(t))
+		return State{}, fmt.Errorf("%w: a %s task takes no intents but its own %s", errcode.ErrForbidden, t.Request.Source, entryWord(t))
 	}
 	e := calendar.Entry{ID: "submitted", Site: in.Site, Actor: strings.TrimPrefix(in.Actor, "@"), Type: in.Type, Text: in.Text,
 		Parts: in.Parts, Target: in.Target}
 	if e.Site == "" || e.Actor == "" {
-		return TaskState{}, usage("site and actor are required")
+		return State{}, usage("site and actor are required")
 	}
 	if err := e.Validate(); err != nil {
-		return TaskState{}, usage("%v", err)
+		return State{}, usage("%v", err)
 	}
 	site, ok := s.sites[in.Site]
 	if !ok {
-		return TaskState{}, usage("site %q is not configured", in.Site)
+		return State{}, usage("site %q is not configured", in.Site)
 	}
 	if s.ceilingErr != nil {
-		return TaskState{}, s.ceilingErr
+		return State{}, s.ceilingErr
 	}
-	if err := s.ceiling.Check(authorityOf(t), site, in.Target, in.Type); err != nil {
-		return TaskState{}, authorityErr(err)
+	if err := s.ceiling.Check(AuthorityOf(t), site, in.Target, in.Type); err != nil {
+		return State{}, authorityErr(err)
 	}
 	// Read after the authority check: a request outside it learns nothing
 	// of the media directory.
 	in, err = s.withMedia(in, site)
 	if err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	ti, _, err := s.db.AddTaskIntent(ctx, taskID, in, partsOf(in.Type, len(in.Parts)))
 	switch {
 	case errors.Is(err, ledger.ErrSideEffectBound):
-		return TaskState{}, fmt.Errorf("%w: %s", errcode.ErrForbidden, afterSentinel(err, ledger.ErrSideEffectBound))
+		return State{}, fmt.Errorf("%w: %s", errcode.ErrForbidden, errcode.After(err, ledger.ErrSideEffectBound))
 	case errors.Is(err, ledger.ErrIllegalTransition):
-		return TaskState{}, fmt.Errorf("%w: %s", errcode.ErrForbidden, afterSentinel(err, ledger.ErrIllegalTransition))
+		return State{}, fmt.Errorf("%w: %s", errcode.ErrForbidden, errcode.After(err, ledger.ErrIllegalTransition))
 	case err != nil:
-		return TaskState{}, err
+		return State{}, err
 	}
 	st, err := s.Get(ctx, taskID)
 	st.SubmittedIntent = ti.ID
 	return st, err
 }
 
-// afterSentinel is err's message after sentinel's text: the reason alone.
-func afterSentinel(err, sentinel error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, sentinel.Error()+": "); i >= 0 {
-		return msg[i+len(sentinel.Error())+2:]
-	}
-	return msg
-}
-
-// authorityOf is the authority a task was given.
-func authorityOf(t ledger.Task) authority.Task {
+// AuthorityOf is the authority a task was given.
+func AuthorityOf(t ledger.Task) authority.Task {
 	a := authority.Task{Capabilities: t.Contract.Capabilities, Domains: t.Contract.Domains}
 	for _, g := range t.Grants {
 		a.Grants = append(a.Grants, g.Domain)
@@ -648,39 +644,39 @@ func mustJSON(v any) json.RawMessage {
 // within the configured ceiling (errcode.ErrForbidden; with no ceiling configured
 // no grant is possible); the contract never changes. Only a person calls
 // it (CLI, or REST with the user's token).
-func (s *TaskService) Grant(ctx context.Context, taskID, domain, by string) (TaskState, error) {
+func (s *Service) Grant(ctx context.Context, taskID, domain, by string) (State, error) {
 	if s.ceilingErr != nil {
-		return TaskState{}, s.ceilingErr
+		return State{}, s.ceilingErr
 	}
 	d, err := s.ceiling.CheckGrant(domain)
 	if err != nil {
-		return TaskState{}, authorityErr(err)
+		return State{}, authorityErr(err)
 	}
 	t, err := s.task(ctx, taskID)
 	if err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	if t.Status != ledger.TaskOpen {
-		return TaskState{}, fmt.Errorf("%w: the task is %s", errcode.ErrForbidden, t.Status)
+		return State{}, fmt.Errorf("%w: the task is %s", errcode.ErrForbidden, t.Status)
 	}
 	if err := s.db.AddGrant(ctx, taskID, d.String(), by); err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	return s.Get(ctx, taskID)
 }
 
 // Confirm lets a prepared action that needs confirmation go on at the next
 // pass; Decline ends it as not done. Only a person calls them.
-func (s *TaskService) Confirm(ctx context.Context, actionID, by string) (ActionState, error) {
+func (s *Service) Confirm(ctx context.Context, actionID, by string) (ActionState, error) {
 	return s.answer(ctx, actionID, ledger.ConfirmConfirmed, by, "")
 }
 
 // Decline ends a prepared action as not done (see Confirm).
-func (s *TaskService) Decline(ctx context.Context, actionID, by, reason string) (ActionState, error) {
+func (s *Service) Decline(ctx context.Context, actionID, by, reason string) (ActionState, error) {
 	return s.answer(ctx, actionID, ledger.ConfirmDeclined, by, reason)
 }
 
-func (s *TaskService) answer(ctx context.Context, actionID, state, by, reason string) (ActionState, error) {
+func (s *Service) answer(ctx context.Context, actionID, state, by, reason string) (ActionState, error) {
 	if _, err := s.db.AnswerConfirmation(ctx, actionID, state, by, reason); err != nil {
 		return ActionState{}, err
 	}
@@ -713,7 +709,7 @@ type Resolution struct {
 // attempts a pass makes (no pass would try it again). A resolution of an
 // action that is neither ambiguous nor moderated is
 // ledger.ErrIllegalTransition.
-func (s *TaskService) Resolve(ctx context.Context, actionID string, r Resolution) (ActionState, error) {
+func (s *Service) Resolve(ctx context.Context, actionID string, r Resolution) (ActionState, error) {
 	c := ledger.Change{To: ledger.Failed, Class: ledger.Abandoned, Reason: "absent by a person: " + r.Reason}
 	switch {
 	case r.VerifiedURL != "" && r.Retry:
@@ -769,7 +765,7 @@ type Observation struct {
 
 // Observe returns the task's Observation from the ledger. Pending intents
 // are counted by intent (a thread is one), not by action.
-func (s *TaskService) Observe(ctx context.Context, taskID string) (Observation, error) {
+func (s *Service) Observe(ctx context.Context, taskID string) (Observation, error) {
 	t, err := s.task(ctx, taskID)
 	if err != nil {
 		return Observation{}, err
@@ -809,8 +805,8 @@ func (s *TaskService) Observe(ctx context.Context, taskID string) (Observation, 
 	return o, nil
 }
 
-func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, error) {
-	st := TaskState{ID: t.ID, Title: t.Request.Title, Source: t.Request.Source, Status: t.Status, Contract: t.Contract,
+func (s *Service) state(ctx context.Context, t ledger.Task) (State, error) {
+	st := State{ID: t.ID, Title: t.Request.Title, Source: t.Request.Source, Status: t.Status, Contract: t.Contract,
 		Finished: !t.FinishedAt.IsZero() || t.Status == ledger.TaskDone,
 		Grants:   []GrantState{}, OwnerGeneration: t.OwnerGeneration, Actions: []ActionState{}, History: []HistoryEntry{},
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Interaction: "idle"}
@@ -819,7 +815,7 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 	}
 	intents, err := s.db.TaskIntents(ctx, t.ID)
 	if err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	st.Intents = len(intents)
 	if isEntryTask(t) {
@@ -827,7 +823,7 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 	}
 	acts, err := s.db.ListActions(ctx, ledger.ActionFilter{TaskID: t.ID})
 	if err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	for _, a := range acts {
 		as := s.actionState(ctx, a)
@@ -848,13 +844,13 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 		// Read afresh: a person may have resolved an effect since.
 		res, err := s.result(ctx, t, t.Status == ledger.TaskCancelled)
 		if err != nil {
-			return TaskState{}, err
+			return State{}, err
 		}
 		st.Result = &res
 	}
 	evs, err := s.db.TaskEvents(ctx, t.ID)
 	if err != nil {
-		return TaskState{}, err
+		return State{}, err
 	}
 	for _, e := range evs {
 		st.History = append(st.History, HistoryEntry{Kind: e.Kind, Detail: e.Detail, At: e.At})
@@ -862,7 +858,7 @@ func (s *TaskService) state(ctx context.Context, t ledger.Task) (TaskState, erro
 	return st, nil
 }
 
-func (s *TaskService) actionState(ctx context.Context, a ledger.Action) ActionState {
+func (s *Service) actionState(ctx context.Context, a ledger.Action) ActionState {
 	as := ActionState{ID: a.ID, IntentID: intentOf(a), Type: string(a.Type), Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
 	if a.Status == ledger.Failed {
 		as.Failure = a.FailureReason

@@ -1,6 +1,7 @@
-package operator
+package tasks
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -8,6 +9,11 @@ import (
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 )
+
+// DefaultMaxAttempts is how often a definitively failed intent is
+// attempted when Config.MaxAttempts is not set; the task service judges a
+// task's outcome by the same number.
+const DefaultMaxAttempts = 3
 
 // Intent outcomes: what became of one intent, from its actions.
 const (
@@ -45,9 +51,9 @@ func (o IntentOutcome) Settled() bool {
 	return o.Outcome == OutcomeKnownComplete || o.Outcome == OutcomeNotDone
 }
 
-// TaskResult is a terminal task's result: each intent with its outcome
+// Result is a terminal task's result: each intent with its outcome
 // and permalink.
-type TaskResult struct {
+type Result struct {
 	Intents []IntentOutcome `json:"intents"`
 }
 
@@ -174,4 +180,45 @@ func cancelledOutcome(o IntentOutcome) IntentOutcome {
 		}
 	}
 	return o
+}
+
+// Due is an intent submitted to an open task that is not settled yet: a
+// pass performs it.
+type Due struct {
+	Task   ledger.Task
+	Intent ledger.TaskIntent
+	// Origin names the intent in the payloads of its actions.
+	Origin string
+}
+
+// DueIntents lists, in submission order, the intents of every open task
+// that are not settled given their actions (a definitive failure counts as
+// settled after maxAttempts). Each task's actions are read once.
+func DueIntents(ctx context.Context, db *ledger.DB, maxAttempts int) ([]Due, error) {
+	intents, err := db.TaskIntents(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	tasks := map[string]ledger.Task{}
+	groups := map[string]map[string][]ledger.Action{}
+	var due []Due
+	for _, ti := range intents {
+		task, ok := tasks[ti.TaskID]
+		if !ok {
+			if task, err = db.GetTask(ctx, ti.TaskID); err != nil {
+				return nil, err
+			}
+			acts, err := db.ListActions(ctx, ledger.ActionFilter{TaskID: ti.TaskID})
+			if err != nil {
+				return nil, err
+			}
+			tasks[ti.TaskID], groups[ti.TaskID] = task, byIntent(acts)
+		}
+		ref := refOf(ti)
+		if outcomeOf(ref, groups[ti.TaskID][ref.origin], maxAttempts).Settled() {
+			continue
+		}
+		due = append(due, Due{Task: task, Intent: ti, Origin: ref.origin})
+	}
+	return due, nil
 }
