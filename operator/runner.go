@@ -319,6 +319,7 @@ func (s *Summary) Err() error {
 type pass struct {
 	r       *Runner
 	ctx     context.Context
+	log     *slog.Logger // the runner's, with the run and generation
 	lease   ledger.Lease
 	run     ledger.Run
 	sum     *Summary
@@ -396,6 +397,32 @@ func (p *pass) stopReason() string {
 // (ledger, browser start); the outcome of the work is in the Summary.
 func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	sum := &Summary{Counts: map[string]int{}, Actions: []ActionReport{}, Started: r.now()}
+	p, err := r.begin(ctx, sum)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return sum, nil // locked_skip
+	}
+	// The pass stops mutating the moment its lease is lost.
+	pctx, cancel := context.WithCancelCause(ctx)
+	p.ctx = pctx
+	heldLease := p.heartbeat(cancel)
+	runErr := p.execute()
+	if runErr != nil && errors.Is(runErr, context.Canceled) && pctx.Err() != nil {
+		// Cancelled (a lost lease, or a shutdown past its grace): what was
+		// in flight is recorded; the pass simply stops.
+		p.hardStopPass("interrupted: " + context.Cause(pctx).Error())
+		runErr = nil
+	}
+	cancel(nil)
+	return sum, p.end(ctx, heldLease(), runErr)
+}
+
+// begin takes the lease and records the run, ending the runs an earlier
+// holder left open. A lease another operator holds is no error: it returns
+// no pass, and sum says locked_skip.
+func (r *Runner) begin(ctx context.Context, sum *Summary) (*pass, error) {
 	lease, other, err := r.acquire(ctx)
 	if errors.Is(err, ledger.ErrLocked) {
 		sum.Outcome, sum.Ended = OutcomeLockedSkip, r.now()
@@ -404,7 +431,7 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 			sum.LockedBy, sum.LockedUntil = other.Holder, &until
 		}
 		r.log.Info("another operator holds the lease: nothing done", "lease", r.cfg.LeaseName, "holder", sum.LockedBy, "until", sum.LockedUntil)
-		return sum, nil
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
@@ -417,34 +444,39 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	sum.RunID, sum.Generation = run.ID, lease.Generation
 	log := r.log.With("run", run.ID, "generation", lease.Generation)
 	log.Debug("pass started")
-	if ended, err := r.db.EndInterruptedRuns(ctx, lease.Fence(), run.ID); err != nil {
+	ended, err := r.db.EndInterruptedRuns(ctx, lease.Fence(), run.ID)
+	if err != nil {
 		r.release(lease)
 		return nil, err
-	} else {
-		for _, x := range ended {
-			log.Warn("an earlier pass was interrupted: marked ended", "interrupted_run", x.ID, "holder", x.Holder, "started", x.StartedAt)
-		}
 	}
+	for _, x := range ended {
+		log.Warn("an earlier pass was interrupted: marked ended", "interrupted_run", x.ID, "holder", x.Holder, "started", x.StartedAt)
+	}
+	return &pass{r: r, ctx: ctx, log: log, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}, reconciled: map[string]bool{}}, nil
+}
 
-	// The pass stops mutating the moment its lease is lost.
-	pctx, cancel := context.WithCancelCause(ctx)
-	hbDone := make(chan struct{})
-	held := lease // the heartbeat's copy; read again only after hbDone
+// heartbeat renews the lease every Config.Heartbeat until p.ctx ends, and
+// cancels the pass (cancel) when a renewal fails. The function it returns
+// waits for the heartbeat to stop and returns the lease as last renewed.
+func (p *pass) heartbeat(cancel context.CancelCauseFunc) func() ledger.Lease {
+	r := p.r
+	done := make(chan struct{})
+	held := p.lease // the heartbeat's copy; read again only after done
 	go func() {
-		defer close(hbDone)
+		defer close(done)
 		t := time.NewTicker(r.cfg.Heartbeat)
 		defer t.Stop()
 		for {
 			select {
-			case <-pctx.Done():
+			case <-p.ctx.Done():
 				return
 			case <-t.C:
-				done := heldOffPause()
-				l, err := r.db.Heartbeat(pctx, held, r.cfg.LeaseTTL)
-				done()
+				unpause := heldOffPause()
+				l, err := r.db.Heartbeat(p.ctx, held, r.cfg.LeaseTTL)
+				unpause()
 				if err != nil {
-					if pctx.Err() == nil {
-						log.Error("lease heartbeat failed; stopping the pass", "err", err)
+					if p.ctx.Err() == nil {
+						p.log.Error("lease heartbeat failed; stopping the pass", "err", err)
 						cancel(fmt.Errorf("lease lost: %w", err))
 					}
 					return
@@ -453,21 +485,21 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 			}
 		}
 	}()
-
-	p := &pass{r: r, ctx: pctx, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}, reconciled: map[string]bool{}}
-	runErr := p.execute()
-	if runErr != nil && errors.Is(runErr, context.Canceled) && pctx.Err() != nil {
-		// Cancelled (a lost lease, or a shutdown past its grace): what was
-		// in flight is recorded; the pass simply stops.
-		p.hardStopPass("interrupted: " + context.Cause(pctx).Error())
-		runErr = nil
+	return func() ledger.Lease {
+		<-done
+		return held
 	}
-	cancel(nil)
-	<-hbDone
+}
+
+// end closes the pass's tabs, stops an idle Chrome while the lease is
+// still held, fills in the summary's outcome, records the end of the run,
+// releases the lease held, and logs the pass's one line.
+func (p *pass) end(ctx context.Context, held ledger.Lease, runErr error) error {
+	r, sum, log := p.r, p.sum, p.log
 	p.closeTabs()
 	// Chrome is stopped only by a holder of the lease: after a lost lease
 	// another operator may be about to use it.
-	if l, err := r.db.GetLease(context.WithoutCancel(ctx), lease.Name); err == nil && l.Generation == lease.Generation && l.Held(r.now()) {
+	if l, err := r.db.GetLease(context.WithoutCancel(ctx), p.lease.Name); err == nil && l.Generation == p.lease.Generation && l.Held(r.now()) {
 		r.stopIdleBrowser(context.WithoutCancel(ctx), log)
 	}
 
@@ -497,7 +529,7 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 	}
 	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer fcancel()
-	if err := r.db.FinishRun(fctx, held.Fence(), run.ID, sum.Outcome, sum); err != nil {
+	if err := r.db.FinishRun(fctx, held.Fence(), p.run.ID, sum.Outcome, sum); err != nil {
 		log.Error("record the end of the pass", "err", err)
 		runErr = errors.Join(runErr, err)
 	}
@@ -517,7 +549,7 @@ func (r *Runner) Pass(ctx context.Context) (*Summary, error) {
 		attrs = append(attrs, "err", runErr)
 	}
 	log.Info("pass", attrs...)
-	return sum, runErr
+	return runErr
 }
 
 // stopIdleBrowser stops a Chrome browserop launched when it holds nothing
@@ -604,20 +636,14 @@ func (r *Runner) release(l ledger.Lease) {
 	}
 }
 
-// execute is the body of a pass.
+// execute is the body of a pass, its phases in order: read the calendar,
+// settle what earlier passes left (their tabs, then their unfinished
+// actions), carry the due entries, the agents' intents and the planner's
+// candidates through, and complete the tasks that are settled.
 func (p *pass) execute() error {
-	r := p.r
-	cal := calendar.Calendar{}
-	if r.cfg.CalendarDir != "" {
-		var err error
-		if cal, err = calendar.Load(r.cfg.CalendarDir, r.cfg.MediaDir); err != nil {
-			return err
-		}
-	}
-	cal = r.judge(cal)
-	for _, prob := range cal.Problems {
-		p.sum.Problems = append(p.sum.Problems, prob.Error())
-		r.log.Warn("calendar problem", "file", prob.File, "line", prob.Line, "entry", prob.EntryID, "reason", prob.Problem)
+	cal, err := p.loadCalendar()
+	if err != nil {
+		return err
 	}
 	if err := p.reconcileTabsAtStart(); err != nil {
 		return err
@@ -625,14 +651,7 @@ func (p *pass) execute() error {
 	if err := p.reconcile(); err != nil {
 		return err
 	}
-	now := r.now()
-	var due []calendar.Entry
-	for _, e := range cal.Entries {
-		if !e.At.After(now) {
-			due = append(due, e)
-		}
-	}
-	sort.SliceStable(due, func(i, j int) bool { return due[i].At.Before(due[j].At) })
+	due := p.dueEntries(cal)
 	for _, e := range due {
 		if err := p.entry(e); err != nil {
 			return err
@@ -645,4 +664,36 @@ func (p *pass) execute() error {
 		return err
 	}
 	return p.completeTasks()
+}
+
+// loadCalendar reads the calendar directory (none configured is an empty
+// calendar) and judges it; each problem goes to the summary and the log.
+func (p *pass) loadCalendar() (calendar.Calendar, error) {
+	r := p.r
+	cal := calendar.Calendar{}
+	if r.cfg.CalendarDir != "" {
+		var err error
+		if cal, err = calendar.Load(r.cfg.CalendarDir, r.cfg.MediaDir); err != nil {
+			return cal, err
+		}
+	}
+	cal = r.judge(cal)
+	for _, prob := range cal.Problems {
+		p.sum.Problems = append(p.sum.Problems, prob.Error())
+		r.log.Warn("calendar problem", "file", prob.File, "line", prob.Line, "entry", prob.EntryID, "reason", prob.Problem)
+	}
+	return cal, nil
+}
+
+// dueEntries are the calendar's entries due by now, earliest first.
+func (p *pass) dueEntries(cal calendar.Calendar) []calendar.Entry {
+	now := p.r.now()
+	var due []calendar.Entry
+	for _, e := range cal.Entries {
+		if !e.At.After(now) {
+			due = append(due, e)
+		}
+	}
+	sort.SliceStable(due, func(i, j int) bool { return due[i].At.Before(due[j].At) })
+	return due
 }
