@@ -2,13 +2,17 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/browserop/browserop/internal/atomicfile"
 )
 
 // StartupURL is the URL a Persistent Launch's Chrome opens its start-up tab
@@ -18,17 +22,35 @@ import (
 // one). Chrome takes no about:blank with a fragment from its command line.
 const StartupURL = "data:text/plain,browserop"
 
-// LaunchLockFileName is the file in the profile directory that a
-// Persistent Launch locks from its last look at the profile until its
-// Chrome is recorded, so that no two processes start Chrome on one profile
-// at once: a second Chrome hands off to the first and exits, and its start
-// removes the first one's DevToolsActivePort. The lock goes with the
-// process that holds it, a crash included.
-const LaunchLockFileName = "browserop-launch.lock"
+// persistentStartLimit bounds a persistent launch's start (the process,
+// its DevTools port, the first connection, the launch record), which runs
+// to its end even when the caller gives up. It is measured on this
+// process's clock: a process frozen past it finds it over when it wakes.
+const persistentStartLimit = 60 * time.Second
 
-// launchLockWait bounds the wait for another process's launch on the same
-// profile: its start, connection and record.
-const launchLockWait = persistentStartLimit + 10*time.Second
+// startupWait bounds the wait for the tab that Chrome opens at startup to
+// show in the inventory.
+const startupWait = 5 * time.Second
+
+// launchTag is a switch on the command line of a Chrome that a Persistent
+// Launch starts (Chrome ignores switches it does not know). It tells that
+// Chrome from any other on the profile when a crash left no launch record.
+const launchTag = "browserop-persistent"
+
+// taggedLaunch reports whether pid's command line carries launchTag
+// (Linux; elsewhere it cannot tell and says no).
+func taggedLaunch(pid int) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	for _, arg := range strings.Split(string(cmdline), "\x00") {
+		if arg == "--"+launchTag {
+			return true
+		}
+	}
+	return false
+}
 
 // launchPersistent starts Chrome on profile detached from this process, so
 // that it outlives it (a crash included), connects to it, and records it
@@ -143,30 +165,6 @@ func persistentArgs(flags []flag) []string {
 	return commandLine(append(flags, flag{"remote-debugging-pipe", true}, flag{launchTag, true}))
 }
 
-// lockLaunch takes the profile's launch lock, waiting while another
-// process launches Chrome on it.
-func lockLaunch(ctx context.Context, profile string) (*launchLock, error) {
-	path := filepath.Join(profile, LaunchLockFileName)
-	deadline := time.Now().Add(launchLockWait)
-	for {
-		l, ok, err := tryLock(path)
-		if err != nil {
-			return nil, fmt.Errorf("%w: lock %s: %v", ErrConfig, LaunchLockFileName, err)
-		}
-		if ok {
-			return l, nil
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: another process has been launching Chrome on %s for over %v", ErrTimeout, profile, launchLockWait)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
 // commandLine turns flags into arguments, as chromedp does: a flag named
 // again keeps its first place and takes the last value (an extra flag
 // overrides a default); a false bool is left out.
@@ -223,4 +221,111 @@ func cameUp(profile string, pid int) bool {
 		return false
 	}
 	return relaySocketThere(profile)
+}
+
+// LaunchRecordFileName is the file in the profile directory where a
+// Persistent Launch records the Chrome it started: its process id (written
+// as soon as the process starts) and its start-up tab. A later Launch with
+// Persistent reattaches to that Chrome only while the record names the
+// process that holds the profile.
+const LaunchRecordFileName = "browserop-launch.json"
+
+// launchRecord is the content of LaunchRecordFileName. The target ids are
+// raw: the file stays in the 0700 profile directory, like Chrome's own
+// state, and is never logged.
+type launchRecord struct {
+	PID            int      `json:"pid"`
+	StartupTargets []string `json:"startup_targets"`
+	// StartupURL is the URL the start-up tab opened on (StartupURL); a tab
+	// still there is browserop's, whatever its id. Empty in the record of
+	// a Chrome an earlier version launched on about:blank: there, the
+	// recorded ids say which about:blank tab is the start-up tab.
+	StartupURL string    `json:"startup_url,omitempty"`
+	LaunchedAt time.Time `json:"launched_at"`
+}
+
+// readLaunchRecord reads the launch record of the profile dir.
+func readLaunchRecord(dir string) (launchRecord, error) {
+	var rec launchRecord
+	data, err := os.ReadFile(filepath.Join(dir, LaunchRecordFileName))
+	if err != nil {
+		return rec, err
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return rec, fmt.Errorf("%s: %w", LaunchRecordFileName, err)
+	}
+	return rec, nil
+}
+
+// writeLaunchRecord replaces the launch record of the profile dir
+// atomically, with mode 0600.
+func writeLaunchRecord(dir string, rec launchRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, LaunchRecordFileName), data, 0o600)
+}
+
+// removeLaunchRecord removes the launch record of the profile dir when it
+// still names pid: a record that a later launch wrote is not this one's.
+func removeLaunchRecord(dir string, pid int) error {
+	rec, err := readLaunchRecord(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil && rec.PID != pid {
+		return nil
+	}
+	if err := os.Remove(filepath.Join(dir, LaunchRecordFileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// recordLaunch runs right after a Persistent launch connects: it takes a
+// complete inventory and writes the launch record again (launchPersistent
+// wrote it with the pid alone), with the ids of the tabs on StartupURL, for
+// the record. Whether a tab is the start-up tab is told by its URL (ours),
+// not by these ids: the person may navigate it, and a navigated tab that
+// came back to a blank page is still theirs.
+func (b *Browser) recordLaunch(ctx context.Context) error {
+	if b.pid <= 0 {
+		return errors.New("record launch: no browser process")
+	}
+	// Chrome opens its start-up tab around the time it writes
+	// DevToolsActivePort, so it may not be listed yet.
+	var startup []Target
+	deadline := time.Now().Add(startupWait)
+	for {
+		inv, err := b.Targets(ctx)
+		if err != nil {
+			return fmt.Errorf("record launch: %w", err)
+		}
+		if !inv.Complete {
+			return errors.New("record launch: inventory is not complete")
+		}
+		startup = startup[:0]
+		for _, t := range inv.Targets {
+			if t.URL == StartupURL {
+				startup = append(startup, t)
+			}
+		}
+		if len(startup) > 0 || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("record launch: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	rec := launchRecord{PID: b.pid, StartupURL: StartupURL, LaunchedAt: time.Now().UTC()}
+	for _, t := range startup {
+		rec.StartupTargets = append(rec.StartupTargets, t.ID.Raw())
+	}
+	if err := writeLaunchRecord(b.profile, rec); err != nil {
+		return fmt.Errorf("%w: write %s: %v", ErrConfig, LaunchRecordFileName, err)
+	}
+	return nil
 }

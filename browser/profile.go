@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +12,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-
-	"github.com/browserop/browserop/internal/procstat"
+	"time"
 
 	"github.com/browserop/browserop/internal/atomicfile"
+	"github.com/browserop/browserop/internal/procstat"
 )
 
 // networkPredictionNever is Chrome's value of the preference
@@ -139,4 +140,40 @@ func liveChromeOn(pid int, dir string) bool {
 		}
 	}
 	return false
+}
+
+// LaunchLockFileName is the file in the profile directory that a
+// Persistent Launch locks from its last look at the profile until its
+// Chrome is recorded, so that no two processes start Chrome on one profile
+// at once: a second Chrome hands off to the first and exits, and its start
+// removes the first one's DevToolsActivePort. The lock goes with the
+// process that holds it, a crash included.
+const LaunchLockFileName = "browserop-launch.lock"
+
+// launchLockWait bounds the wait for another process's launch on the same
+// profile: its start, connection and record.
+const launchLockWait = persistentStartLimit + 10*time.Second
+
+// lockLaunch takes the profile's launch lock, waiting while another
+// process launches Chrome on it.
+func lockLaunch(ctx context.Context, profile string) (*launchLock, error) {
+	path := filepath.Join(profile, LaunchLockFileName)
+	deadline := time.Now().Add(launchLockWait)
+	for {
+		l, ok, err := tryLock(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: lock %s: %v", ErrConfig, LaunchLockFileName, err)
+		}
+		if ok {
+			return l, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: another process has been launching Chrome on %s for over %v", ErrTimeout, profile, launchLockWait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

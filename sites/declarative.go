@@ -296,8 +296,7 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 	}
 	// A parent read from the landed page is that page's document (its
 	// fragment names the new item, not its parent).
-	items, err := d.readItems(ctx, tab, page, r.Item, itemFields{title: r.Title, text: r.Text, author: r.Author, time: r.Time, parent: r.Parent, link: r.Link, media: r.Media,
-		pageParent: d.Canonical(withoutFragment(page))})
+	items, err := d.readItems(ctx, tab, page, itemFields{ItemSpec: r.ItemSpec, pageParent: d.Canonical(withoutFragment(page))})
 	if err != nil {
 		return obs, err
 	}
@@ -326,36 +325,37 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 // StopKindOf maps a blocker to the HardStop kind of the same name.
 func StopKindOf(k BlockerKind) HardStopKind { return HardStopKind(k) }
 
-// itemFields are the fields read from a result or search item. own: every
-// item is the actor's (author implied by the page).
+// itemFields are the items readItems reads, a result's or a search's, and
+// what the page implies of them. own: every item is the actor's (author
+// implied by the page).
 type itemFields struct {
-	title, text, author, time, parent, link *FieldSpec
-	media                                   *MediaReadSpec
-	own                                     bool
-	actor                                   string
+	ItemSpec
+	own   bool
+	actor string
 	// pageParent, for a parent read from the page (parent: {page: true}),
 	// is every item's parent, unless pageProblem says why it cannot be
 	// read (pageParentOf).
 	pageParent, pageProblem string
 }
 
-// readItems reads every item on the page and checks each field: exactly one
-// element (or the item itself), a parsable time, links on the site.
-func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, itemSel string, f itemFields) ([]Item, error) {
+// readItems reads every item on the page (f.Item) and checks each field:
+// exactly one element (or the item itself), a parsable time, links on the
+// site.
+func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL string, f itemFields) ([]Item, error) {
 	var fields []browser.Field
 	add := func(name string, fs *FieldSpec) {
 		if fs.set() && !fs.Page {
 			fields = append(fields, browser.Field{Name: name, Selector: fs.Selector, Attr: fs.Attribute})
 		}
 	}
-	add("title", f.title)
-	add("text", f.text)
-	add("author", f.author)
-	add("time", f.time)
-	add("parent", f.parent)
-	add("link", f.link)
-	fields = append(fields, mediaFields(f.media)...)
-	raw, err := tab.Extract(ctx, itemSel, fields)
+	add("title", f.Title)
+	add("text", f.Text)
+	add("author", f.Author)
+	add("time", f.Time)
+	add("parent", f.Parent)
+	add("link", f.Link)
+	fields = append(fields, mediaFields(f.Media)...)
+	raw, err := tab.Extract(ctx, f.Item, fields)
 	if err != nil {
 		return nil, err
 	}
@@ -377,48 +377,48 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL, 
 			}
 			return v.Value, true
 		}
-		if v, ok := get("text", f.text); ok {
+		if v, ok := get("text", f.Text); ok {
 			it.Text = v
-			if t, ok := get("title", f.title); ok {
+			if t, ok := get("title", f.Title); ok {
 				it.Text = strings.TrimSpace(t) + "\n" + strings.TrimSpace(v)
 			}
 		}
 		if f.own {
 			it.Author = f.actor
-		} else if v, ok := get("author", f.author); ok {
-			it.Author = d.loginOf(strings.TrimPrefix(strings.TrimSpace(v), "@"), f.author.Shows)
+		} else if v, ok := get("author", f.Author); ok {
+			it.Author = d.loginOf(strings.TrimPrefix(strings.TrimSpace(v), "@"), f.Author.Shows)
 		}
-		if v, ok := get("time", f.time); ok {
-			t, err := parseTime(f.time, strings.TrimSpace(v))
+		if v, ok := get("time", f.Time); ok {
+			t, err := parseTime(f.Time, strings.TrimSpace(v))
 			if err != nil {
 				it.Problems = append(it.Problems, "time unparsable")
 			} else {
 				it.Time = t
 			}
 		}
-		if f.parent != nil && f.parent.Page {
+		if f.Parent != nil && f.Parent.Page {
 			if f.pageProblem != "" {
 				it.Problems = append(it.Problems, f.pageProblem)
 			} else {
 				it.Parent = f.pageParent
 			}
-		} else if v, ok := get("parent", f.parent); ok && strings.TrimSpace(v) != "" {
-			if u, _, err := d.fieldURL(pageURL, f.parent, strings.TrimSpace(v)); err != nil {
+		} else if v, ok := get("parent", f.Parent); ok && strings.TrimSpace(v) != "" {
+			if u, _, err := d.fieldURL(pageURL, f.Parent, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "parent: "+err.Error())
 			} else {
 				it.Parent = u
 			}
 		}
-		if f.link != nil && f.link.Page {
+		if f.Link != nil && f.Link.Page {
 			it.Link, it.RawLink = d.Canonical(pageURL), pageURL
-		} else if v, ok := get("link", f.link); ok {
-			if u, raw, err := d.fieldURL(pageURL, f.link, strings.TrimSpace(v)); err != nil {
+		} else if v, ok := get("link", f.Link); ok {
+			if u, raw, err := d.fieldURL(pageURL, f.Link, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "link: "+err.Error())
 			} else {
 				it.Link, it.RawLink = u, raw
 			}
 		}
-		it.Media = readMedia(f.media, m)
+		it.Media = readMedia(f.Media, m)
 		items = append(items, it)
 	}
 	return items, nil
@@ -560,7 +560,7 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 	if err != nil {
 		return res, err
 	}
-	fields := itemFields{title: s.Title, text: s.Text, author: s.Author, time: s.Time, parent: s.Parent, link: s.Link, media: s.Media, own: s.Own, actor: q.Actor}
+	fields := itemFields{ItemSpec: s.ItemSpec, own: s.Own, actor: q.Actor}
 	for res.Pages < s.MaxPages {
 		status, err := d.navigate(ctx, tab, next)
 		if err != nil {
@@ -585,7 +585,7 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 		if s.Parent != nil && s.Parent.Page {
 			fields.pageParent, fields.pageProblem = d.pageParentOf(page, q)
 		}
-		items, err := d.readItems(ctx, tab, page, s.Item, fields)
+		items, err := d.readItems(ctx, tab, page, fields)
 		if err != nil {
 			return res, err
 		}

@@ -265,12 +265,12 @@ type FieldSpec struct {
 
 func (f *FieldSpec) set() bool { return f != nil && (f.Selector != "" || f.Attribute != "" || f.Page) }
 
-// ResultSpec reads the created item on the landed page: the one element
-// Item, and its fields. Link is required; the others, when declared, are
-// compared with the intent (a field not declared proves nothing). Title,
-// when set, is the first line of the text (see FillSpec). A Link with Page
-// set needs no Item: the landed page's own URL is the result.
-type ResultSpec struct {
+// ItemSpec reads items on a page: each element matching Item, and in it
+// the fields declared. A field declared is compared with the intent; one
+// left out proves nothing. Title, when set, is the first line of the text
+// (see FillSpec). ResultSpec and SearchSpec embed it, inline: a landed
+// result and a search's items are read alike, under the same keys.
+type ItemSpec struct {
 	Item   string     `yaml:"item"`
 	Title  *FieldSpec `yaml:"title"`
 	Text   *FieldSpec `yaml:"text"`
@@ -278,8 +278,16 @@ type ResultSpec struct {
 	Time   *FieldSpec `yaml:"time"`
 	Parent *FieldSpec `yaml:"parent"`
 	Link   *FieldSpec `yaml:"link"`
-	// Media reads the item's media; required when the action takes media.
+	// Media reads the item's media; required when an action the item is
+	// read for takes media.
 	Media *MediaReadSpec `yaml:"media"`
+}
+
+// ResultSpec reads the created item on the landed page: the one element
+// Item, and its fields. Link is required. A Link with Page set needs no
+// Item: the landed page's own URL is the result.
+type ResultSpec struct {
+	ItemSpec `yaml:",inline"`
 }
 
 // StateSpec reads a toggle control: the Attribute of the one element at
@@ -302,18 +310,11 @@ type StateSpec struct {
 // take to show a new post; SurfaceWithin, the longest a submission can take
 // to surface at all (none when unset).
 type SearchSpec struct {
-	URL    string     `yaml:"url"`
-	Item   string     `yaml:"item"`
-	Own    bool       `yaml:"own"`
-	Title  *FieldSpec `yaml:"title"`
-	Text   *FieldSpec `yaml:"text"`
-	Author *FieldSpec `yaml:"author"`
-	Time   *FieldSpec `yaml:"time"`
-	Parent *FieldSpec `yaml:"parent"`
-	Link   *FieldSpec `yaml:"link"`
-	// Media reads each item's media; required when an action this search
-	// reconciles takes media.
-	Media *MediaReadSpec `yaml:"media"`
+	URL string `yaml:"url"`
+	Own bool   `yaml:"own"`
+	// ItemSpec reads each item: Text and Link are required, and Author
+	// unless the list is Own.
+	ItemSpec `yaml:",inline"`
 	// Count, when set, is the one element whose text holds, as its first
 	// integer, how many items the list shows on the page ("3 posts",
 	// "Showing 0 items"): on every page read it must equal the items
@@ -566,25 +567,7 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 			return
 		}
 		r := a.Result
-		if r.Link != nil && r.Link.Page {
-			checkSelector(p, path+".result.item", r.Item, false)
-		} else {
-			checkSelector(p, path+".result.item", r.Item, true)
-		}
-		checkField(p, path+".result.title", r.Title, false, origins)
-		checkField(p, path+".result.text", r.Text, false, origins)
-		checkField(p, path+".result.author", r.Author, false, origins)
-		checkField(p, path+".result.link", r.Link, true, origins)
-		checkField(p, path+".result.time", r.Time, false, origins)
-		checkField(p, path+".result.parent", r.Parent, false, origins)
-		if r.Title.set() && !r.Text.set() {
-			p.add(path+".result.title", "needs result.text too: the title is the text's first line")
-		}
-		if r.Item == "" && (r.Title.set() || r.Text.set() || r.Author.set() || r.Time.set() || r.Parent.set()) {
-			p.add(path+".result.item", "required to read fields other than a page link")
-		}
-		checkPageOnly(p, path+".result", r.Text, r.Title, r.Author, r.Time)
-		r.Media.validate(p, path+".result.media")
+		r.validate(p, path+".result", origins)
 		if a.Media != nil {
 			a.Media.validate(p, path+".media")
 			if r.Media == nil {
@@ -737,13 +720,48 @@ func (l *LandedSpec) validate(p *problems, path string) {
 
 var methodRE = regexp.MustCompile(`^[A-Z]{3,7}$`)
 
-// checkPageOnly refuses Page on fields that are not URLs.
-func checkPageOnly(p *problems, path string, fields ...*FieldSpec) {
-	for _, f := range fields {
+// itemNeeds says which parts of an ItemSpec a reader requires (the link
+// always) and which it refuses.
+type itemNeeds struct {
+	item, text, author bool
+	// noAuthor, when set, is why the author must be left out.
+	noAuthor string
+}
+
+// validate checks the item selector and every field under path (the
+// result's or the search's key), as need says; the rules of one reader
+// (a page link, an own list, paging) are its own.
+func (it *ItemSpec) validate(p *problems, path string, need itemNeeds, origins map[string]bool) {
+	checkSelector(p, path+".item", it.Item, need.item)
+	checkField(p, path+".title", it.Title, false, origins)
+	checkField(p, path+".text", it.Text, need.text, origins)
+	checkField(p, path+".author", it.Author, need.author, origins)
+	if need.noAuthor != "" && it.Author.set() {
+		p.add(path+".author", "%s", need.noAuthor)
+	}
+	checkField(p, path+".time", it.Time, false, origins)
+	checkField(p, path+".link", it.Link, true, origins)
+	checkField(p, path+".parent", it.Parent, false, origins)
+	// Page is only for the fields that are URLs.
+	for _, f := range []*FieldSpec{it.Text, it.Title, it.Author, it.Time} {
 		if f != nil && f.Page {
 			p.add(path, "page is only for link and parent")
-			return
+			break
 		}
+	}
+	it.Media.validate(p, path+".media")
+}
+
+// validate checks the result of an action: its item, unless the link is
+// the landed page's own, and a title only with the text it starts.
+func (r *ResultSpec) validate(p *problems, path string, origins map[string]bool) {
+	pageLink := r.Link != nil && r.Link.Page
+	r.ItemSpec.validate(p, path, itemNeeds{item: !pageLink}, origins)
+	if r.Title.set() && !r.Text.set() {
+		p.add(path+".title", "needs result.text too: the title is the text's first line")
+	}
+	if r.Item == "" && (r.Title.set() || r.Text.set() || r.Author.set() || r.Time.set() || r.Parent.set()) {
+		p.add(path+".item", "required to read fields other than a page link")
 	}
 }
 
@@ -756,18 +774,11 @@ func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool)
 			p.add(path+".url", "an own list is the actor's: its URL needs {actor} or {actor.slug}")
 		}
 	}
-	checkSelector(p, path+".item", s.Item, true)
-	checkField(p, path+".title", s.Title, false, origins)
-	checkField(p, path+".text", s.Text, true, origins)
-	checkField(p, path+".author", s.Author, !s.Own, origins)
-	if s.Own && s.Author.set() {
-		p.add(path+".author", "an own list has the actor as every item's author: leave author out")
+	need := itemNeeds{item: true, text: true, author: !s.Own}
+	if s.Own {
+		need.noAuthor = "an own list has the actor as every item's author: leave author out"
 	}
-	checkField(p, path+".time", s.Time, false, origins)
-	checkField(p, path+".link", s.Link, true, origins)
-	checkField(p, path+".parent", s.Parent, false, origins)
-	checkPageOnly(p, path, s.Text, s.Title, s.Author, s.Time)
-	s.Media.validate(p, path+".media")
+	s.ItemSpec.validate(p, path, need, origins)
 	if s.Link != nil && s.Link.Page {
 		p.add(path+".link", "each item needs its own link: page is only for parent")
 	}
