@@ -32,7 +32,9 @@ const (
 	Moderated Status = "moderated"
 )
 
-// Statuses lists every status in lifecycle order.
+// Statuses lists every status in lifecycle order. The schema's
+// action_statuses table (migration 0008) lists the same ones, and refuses
+// any other; TestEnumerationTablesAgreeWithGo holds the two together.
 var Statuses = []Status{Planned, Executing, Verified, Failed, Ambiguous, Moderated}
 
 // Valid reports whether s is a known status.

@@ -404,3 +404,112 @@ func (db *DB) tasksWhere(ctx context.Context, what, q string, args ...any) ([]Ta
 	}
 	return out, nil
 }
+
+// TaskIntent is one intent an agent submitted to a task.
+type TaskIntent struct {
+	ID        string
+	TaskID    string
+	Request   json.RawMessage
+	Effects   int // side effects it makes: a thread one per part
+	CreatedAt time.Time
+}
+
+// AddTaskIntent records an intent for a task (canonical JSON request)
+// that makes effects side effects (a thread one per part). The same
+// request twice returns the first and created=false. In the same
+// transaction it checks that the task is open and not finished
+// (ErrIllegalTransition otherwise) and that the contract's bound holds for
+// the effects of every intent accepted so far plus this one
+// (ErrSideEffectBound otherwise), so that parallel submissions can never
+// pass the bound together.
+func (db *DB) AddTaskIntent(ctx context.Context, taskID string, request any, effects int) (ti TaskIntent, created bool, err error) {
+	raw, err := Canonicalize(request)
+	if err != nil {
+		return TaskIntent{}, false, fmt.Errorf("add task intent: %w", err)
+	}
+	if effects < 1 {
+		return TaskIntent{}, false, fmt.Errorf("add task intent: effects %d, want at least 1", effects)
+	}
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		var status, contractJSON string
+		var finished sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT status, contract_json, finished_at FROM tasks WHERE id = ?`, taskID).Scan(&status, &contractJSON, &finished)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("task %s: %w", taskID, ErrNotFound)
+		} else if err != nil {
+			return err
+		}
+		var id string
+		var at int64
+		err = tx.QueryRowContext(ctx, `SELECT id, created_at FROM task_intents WHERE task_id = ? AND request_json = ?`, taskID, string(raw)).Scan(&id, &at)
+		if err == nil {
+			ti = TaskIntent{ID: id, TaskID: taskID, Request: raw, Effects: effects, CreatedAt: fromNanos(at)}
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if status != TaskOpen {
+			return fmt.Errorf("%w: the task is %s", ErrIllegalTransition, status)
+		}
+		if finished.Valid {
+			return fmt.Errorf("%w: the task is finished and accepts no more intents", ErrIllegalTransition)
+		}
+		var c Contract
+		if err := json.Unmarshal([]byte(contractJSON), &c); err != nil {
+			return fmt.Errorf("task %s: contract: %w", taskID, err)
+		}
+		if c.MaxSideEffects > 0 {
+			var used int
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(effects), 0) FROM task_intents WHERE task_id = ?`, taskID).Scan(&used); err != nil {
+				return err
+			}
+			if used+effects > c.MaxSideEffects {
+				return fmt.Errorf("%w: the contract bounds the task to %d side effects; %d are submitted and this intent makes %d",
+					ErrSideEffectBound, c.MaxSideEffects, used, effects)
+			}
+		}
+		now := db.now()
+		ti = TaskIntent{ID: newID("int"), TaskID: taskID, Request: raw, Effects: effects, CreatedAt: now}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO task_intents (id, task_id, request_json, effects, created_at) VALUES (?, ?, ?, ?, ?)`,
+			ti.ID, taskID, string(raw), effects, nanos(now)); err != nil {
+			return err
+		}
+		created = true
+		return insertTaskEvent(ctx, tx, taskID, 0, "intent", "intent "+ti.ID+" submitted", nanos(now))
+	})
+	if err != nil {
+		return TaskIntent{}, false, fmt.Errorf("add task intent: %w", err)
+	}
+	return ti, created, nil
+}
+
+// TaskIntents returns a task's intents in submission order; with taskID ""
+// the intents of every open task.
+func (db *DB) TaskIntents(ctx context.Context, taskID string) ([]TaskIntent, error) {
+	q := `SELECT i.id, i.task_id, i.request_json, i.effects, i.created_at FROM task_intents i JOIN tasks t ON t.id = i.task_id`
+	var args []any
+	if taskID != "" {
+		q += ` WHERE i.task_id = ?`
+		args = append(args, taskID)
+	} else {
+		q += ` WHERE t.status = 'open'`
+	}
+	rows, err := db.read.QueryContext(ctx, q+` ORDER BY i.created_at, i.rowid`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("task intents: %w", err)
+	}
+	defer rows.Close()
+	var out []TaskIntent
+	for rows.Next() {
+		var ti TaskIntent
+		var raw string
+		var at int64
+		if err := rows.Scan(&ti.ID, &ti.TaskID, &raw, &ti.Effects, &at); err != nil {
+			return nil, fmt.Errorf("task intents: %w", err)
+		}
+		ti.Request, ti.CreatedAt = json.RawMessage(raw), fromNanos(at)
+		out = append(out, ti)
+	}
+	return out, rows.Err()
+}
