@@ -12,15 +12,15 @@ import (
 	"github.com/chromedp/cdproto/network"
 )
 
-// Landing says what shows that a committing click's submission landed.
-// The wait ends at the first sign that holds. The zero Landing is a
+// LandingSigns says what shows that a committing click's submission landed.
+// The wait ends at the first sign that holds. The zero LandingSigns is a
 // main-frame navigation (ClickOnceAndWait's behaviour).
 //
 // A main-frame document that commits after the click always ends the wait,
 // declared or not: a submission that navigated (a site that fell back to a
 // form, a redirect to a login page) has landed somewhere, and the caller
 // must look at where.
-type Landing struct {
+type LandingSigns struct {
 	// Navigation is a main-frame document commit (a form post). It is
 	// always watched; declaring it only documents the caller's intent.
 	Navigation bool
@@ -69,7 +69,7 @@ func (m *ResponseMatch) matches(method, url string) bool {
 // maxMatchedURL bounds the URLs a ResponseMatch is tried on.
 const maxMatchedURL = 64 << 10
 
-// The signs Landed.By names.
+// The signs Landing.By names.
 const (
 	LandedNavigation = "navigation"
 	LandedElement    = "element"
@@ -77,8 +77,8 @@ const (
 	LandedResponse   = "response"
 )
 
-// Landed says which sign ended the wait.
-type Landed struct {
+// Landing says which sign ended the wait.
+type Landing struct {
 	// By is LandedNavigation, LandedElement, LandedURL or LandedResponse.
 	By string
 	// Status is the HTTP status of the committed document (navigation),
@@ -92,7 +92,7 @@ type Landed struct {
 	// Requests counts the requests that could carry the submission, sent
 	// from the press until the landing: main-frame document requests (a
 	// form post and its redirects are one) and requests matching
-	// Landing.Response. A page that sent the submission twice (a double
+	// LandingSigns.Response. A page that sent the submission twice (a double
 	// submit, a script's or a service worker's resend) shows 2 or more;
 	// a landing no request led to, 0. Tab.SubmissionRequests goes on
 	// counting after the landing. Chrome's network stack can re-send a
@@ -109,7 +109,7 @@ type Landed struct {
 // redirectResponse) reported it.
 type Answer struct {
 	// Counted is true when Status is the answer to a request in
-	// Landed.Requests: for a navigation, the committed document is the
+	// Landing.Requests: for a navigation, the committed document is the
 	// one a main-frame request sent after the press loaded; for a
 	// response, always. It is false for a document that committed without
 	// a request seen after the press (about:blank, a page restored from
@@ -172,7 +172,7 @@ func isHTTP1(p string) bool {
 // (a first attempt on a socket that died before any answer, re-sent on a
 // new one: docs/decisions/2026-12-02-refusals-answer-one-submission.md).
 // The reasons are fixed phrases (with a count or Chrome's protocol name).
-func (l Landed) Doubt(requests int) string {
+func (l Landing) Doubt(requests int) string {
 	requests = max(requests, l.Requests)
 	a := l.Answer
 	switch {
@@ -215,7 +215,7 @@ func excerptProto(p string) string {
 }
 
 // ClickOnceAndLand is ClickOnce followed by a wait, under the tab's action
-// deadline, for the first sign of l that holds (see Landing). Before any
+// deadline, for the first sign of l that holds (see LandingSigns). Before any
 // input reaches the page it refuses what ClickOnce refuses (a
 // *SelectorError, ErrNotClickable), a Selector that is not valid CSS and a
 // Response without a URL pattern; then nothing was sent. Once the press was
@@ -224,12 +224,12 @@ func excerptProto(p string) string {
 // ended on an error page, or a request matching l.Response failed. A
 // navigation that commits with an HTTP error status is a landing, not an
 // error. The landing counts the requests that could carry the submission
-// (Landed.Requests) and says where its status came from (Landed.Answer):
-// Landed.Doubt tells whether the status is the site's answer to one
+// (Landing.Requests) and says where its status came from (Landing.Answer):
+// Landing.Doubt tells whether the status is the site's answer to one
 // submission.
-func (t *Tab) ClickOnceAndLand(ctx context.Context, sel string, l Landing) (Landed, error) {
+func (t *Tab) ClickOnceAndLand(ctx context.Context, sel string, l LandingSigns) (Landing, error) {
 	if l.Response != nil && l.Response.URL == nil {
-		return Landed{}, fmt.Errorf("click %q: landing response match has no URL pattern", sel)
+		return Landing{}, fmt.Errorf("click %q: landing response match has no URL pattern", sel)
 	}
 	return t.click(ctx, sel, &l)
 }
@@ -386,7 +386,7 @@ func (t *Tab) watchFailed(id network.RequestID, failed string) {
 
 // arm starts watching for l's signs, replacing the watch of an earlier
 // click; token names the click's element marks.
-func (t *Tab) arm(l *Landing, token string) {
+func (t *Tab) arm(l *LandingSigns, token string) {
 	w := &landWatch{match: l.Response, token: token}
 	t.updateIf(func(n *navState) bool {
 		w.seq = n.seq
@@ -402,7 +402,7 @@ func (t *Tab) disarm() {
 
 // SubmissionRequests returns how many requests that could carry the
 // submission of the tab's last ClickOnceAndLand have been sent from its
-// press until now: what Landed.Requests counts at the landing, counted on
+// press until now: what Landing.Requests counts at the landing, counted on
 // after it, until the tab's next ClickOnceAndLand or Navigate. A page
 // script that sends the submission again once the site answered (a retry
 // with a fresh token, a double submit) shows here. 0 when no watch is
@@ -451,7 +451,7 @@ func (t *Tab) CountNew(ctx context.Context, sel string) (int, error) {
 // l.Selector or one of l.Watch now, so that only a new one is a sign (or
 // counts for CountNew). It returns the token that names the marks; ""
 // when there is nothing to mark.
-func (t *Tab) markLanding(actx context.Context, l *Landing) (string, error) {
+func (t *Tab) markLanding(actx context.Context, l *LandingSigns) (string, error) {
 	sels := l.Watch
 	if l.Selector != "" {
 		sels = append([]string{l.Selector}, sels...)
@@ -477,7 +477,7 @@ const landPoll = 50 * time.Millisecond
 
 // waitLanding waits until a sign of l holds, from the state before the
 // click.
-func (t *Tab) waitLanding(actx context.Context, l *Landing, before navState, token string) (Landed, error) {
+func (t *Tab) waitLanding(actx context.Context, l *LandingSigns, before navState, token string) (Landing, error) {
 	var tick <-chan time.Time
 	if l.Selector != "" {
 		tk := time.NewTicker(landPoll)
@@ -497,7 +497,7 @@ func (t *Tab) waitLanding(actx context.Context, l *Landing, before navState, tok
 				Found bool `json:"found"`
 			}
 			if err := t.eval(actx, jsLandElement, &r, l.Selector, token); err != nil && !isStaleContext(err) {
-				return Landed{}, err
+				return Landing{}, err
 			}
 			if r.Found {
 				// The events that came before the eval's answer were
@@ -514,7 +514,7 @@ func (t *Tab) waitLanding(actx context.Context, l *Landing, before navState, tok
 					return got, err
 				}
 				if n == seq {
-					return Landed{By: LandedElement, URL: url, Requests: reqs}, nil
+					return Landing{By: LandedElement, URL: url, Requests: reqs}, nil
 				}
 				continue
 			}
@@ -523,9 +523,9 @@ func (t *Tab) waitLanding(actx context.Context, l *Landing, before navState, tok
 		case <-ch:
 		case <-tick:
 		case <-actx.Done():
-			return Landed{}, actx.Err()
+			return Landing{}, actx.Err()
 		case <-t.gone.Done():
-			return Landed{}, context.Cause(t.gone)
+			return Landing{}, context.Cause(t.gone)
 		}
 	}
 }
@@ -540,15 +540,15 @@ func requestsOf(n *navState) int {
 
 // landedBy reports whether a sign of l that the event listener sees holds
 // (a commit, a response, a URL change), and which.
-func landedBy(n *navState, l *Landing, before *navState) (Landed, bool, error) {
+func landedBy(n *navState, l *LandingSigns, before *navState) (Landing, bool, error) {
 	if n.seq > before.seq {
 		if n.errorPage {
-			return Landed{}, false, fmt.Errorf("navigation failed: %s", n.errorText)
+			return Landing{}, false, fmt.Errorf("navigation failed: %s", n.errorText)
 		}
 		if !n.domReady {
-			return Landed{}, false, nil // parsed first, so reads see the new page
+			return Landing{}, false, nil // parsed first, so reads see the new page
 		}
-		got := Landed{By: LandedNavigation, Status: n.status, URL: n.url}
+		got := Landing{By: LandedNavigation, Status: n.status, URL: n.url}
 		if w := n.land; w != nil {
 			got.Requests = w.requests()
 			for _, id := range w.docs.order {
@@ -562,21 +562,21 @@ func landedBy(n *navState, l *Landing, before *navState) (Landed, bool, error) {
 	}
 	if n.failSeq > before.failSeq {
 		if strings.Contains(n.failText, "ERR_ABORTED") {
-			return Landed{}, false, fmt.Errorf("navigation failed: %s: %w", n.failText, ErrAborted)
+			return Landing{}, false, fmt.Errorf("navigation failed: %s: %w", n.failText, ErrAborted)
 		}
-		return Landed{}, false, fmt.Errorf("navigation failed: %s", n.failText)
+		return Landing{}, false, fmt.Errorf("navigation failed: %s", n.failText)
 	}
 	if w := n.land; w != nil && w.outcome != nil {
 		o := w.outcome
 		if o.failed != "" {
-			return Landed{}, false, fmt.Errorf("request %s failed: %s", redactURL(o.url), o.failed)
+			return Landing{}, false, fmt.Errorf("request %s failed: %s", redactURL(o.url), o.failed)
 		}
 		a := o.answer
 		a.Counted = true
-		return Landed{By: LandedResponse, Status: o.status, URL: n.url, ResponseURL: o.url, Requests: w.requests(), Answer: a}, true, nil
+		return Landing{By: LandedResponse, Status: o.status, URL: n.url, ResponseURL: o.url, Requests: w.requests(), Answer: a}, true, nil
 	}
 	if l.URLChange && n.url != before.url {
-		return Landed{By: LandedURL, URL: n.url, Requests: requestsOf(n)}, true, nil
+		return Landing{By: LandedURL, URL: n.url, Requests: requestsOf(n)}, true, nil
 	}
-	return Landed{}, false, nil
+	return Landing{}, false, nil
 }

@@ -32,7 +32,7 @@ func TestClickOnceAndLand(t *testing.T) {
 		var hooked atomic.Int64
 		tab.OnClickDispatched(func() { hooked.Add(1) })
 		defer tab.OnClickDispatched(nil)
-		got, err := tab.ClickOnceAndLand(ctx, "#ok", browser.Landing{Response: echo})
+		got, err := tab.ClickOnceAndLand(ctx, "#ok", browser.LandingSigns{Response: echo})
 		require.NoError(t, err)
 		require.Equal(t, browser.LandedResponse, got.By)
 		require.Equal(t, 201, got.Status)
@@ -42,7 +42,7 @@ func TestClickOnceAndLand(t *testing.T) {
 	})
 	t.Run("RefusalIsALanding", func(t *testing.T) {
 		open(t)
-		got, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.Landing{Response: anyAPI})
+		got, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.LandingSigns{Response: anyAPI})
 		require.NoError(t, err, "the caller classifies a 409")
 		require.Equal(t, browser.LandedResponse, got.By)
 		require.Equal(t, 409, got.Status)
@@ -50,7 +50,7 @@ func TestClickOnceAndLand(t *testing.T) {
 	t.Run("MethodAndURLFilter", func(t *testing.T) {
 		// A GET to /api/other goes first; only the POST matches.
 		open(t)
-		got, err := tab.ClickOnceAndLand(ctx, "#other-first", browser.Landing{
+		got, err := tab.ClickOnceAndLand(ctx, "#other-first", browser.LandingSigns{
 			Response: &browser.ResponseMatch{Method: "post", URL: regexp.MustCompile(`/api/`)},
 		})
 		require.NoError(t, err)
@@ -60,7 +60,7 @@ func TestClickOnceAndLand(t *testing.T) {
 	t.Run("Element", func(t *testing.T) {
 		// The toast shows after the response, which is not declared.
 		open(t)
-		got, err := tab.ClickOnceAndLand(ctx, "#ok", browser.Landing{Selector: "#toast"})
+		got, err := tab.ClickOnceAndLand(ctx, "#ok", browser.LandingSigns{Selector: "#toast"})
 		require.NoError(t, err)
 		require.Equal(t, browser.LandedElement, got.By)
 		require.Zero(t, got.Status)
@@ -70,18 +70,18 @@ func TestClickOnceAndLand(t *testing.T) {
 		// p.note is on the page before the click: it is no sign.
 		open(t)
 		tab.SetActionTimeout(800 * time.Millisecond)
-		_, err := tab.ClickOnceAndLand(ctx, "#noop", browser.Landing{Selector: ".note"})
+		_, err := tab.ClickOnceAndLand(ctx, "#noop", browser.LandingSigns{Selector: ".note"})
 		tab.SetActionTimeout(0)
 		require.ErrorIs(t, err, browser.ErrOutcomeUnknown)
 		require.ErrorIs(t, err, browser.ErrTimeout)
 
-		got, err := tab.ClickOnceAndLand(ctx, "#note", browser.Landing{Selector: ".note"})
+		got, err := tab.ClickOnceAndLand(ctx, "#note", browser.LandingSigns{Selector: ".note"})
 		require.NoError(t, err)
 		require.Equal(t, browser.LandedElement, got.By)
 	})
 	t.Run("URLChange", func(t *testing.T) {
 		open(t)
-		got, err := tab.ClickOnceAndLand(ctx, "#push", browser.Landing{URLChange: true})
+		got, err := tab.ClickOnceAndLand(ctx, "#push", browser.LandingSigns{URLChange: true})
 		require.NoError(t, err)
 		require.Equal(t, browser.LandedURL, got.By)
 		require.Equal(t, s.URL+"/land?pushed=1", got.URL)
@@ -93,7 +93,7 @@ func TestClickOnceAndLand(t *testing.T) {
 		// The site fell back to a form post: it landed, somewhere.
 		open(t)
 		s.posts.Store(0)
-		got, err := tab.ClickOnceAndLand(ctx, "#form", browser.Landing{Selector: "#toast", Response: echo})
+		got, err := tab.ClickOnceAndLand(ctx, "#form", browser.LandingSigns{Selector: "#toast", Response: echo})
 		require.NoError(t, err)
 		require.Equal(t, browser.LandedNavigation, got.By)
 		require.Equal(t, 200, got.Status)
@@ -104,7 +104,7 @@ func TestClickOnceAndLand(t *testing.T) {
 		// The zero Landing is a navigation; a 500 document is a landing the
 		// caller classifies, not an error.
 		open(t)
-		got, err := tab.ClickOnceAndLand(ctx, "#form500", browser.Landing{})
+		got, err := tab.ClickOnceAndLand(ctx, "#form500", browser.LandingSigns{})
 		require.NoError(t, err)
 		require.Equal(t, browser.LandedNavigation, got.By)
 		require.Equal(t, 500, got.Status)
@@ -115,7 +115,7 @@ func TestClickOnceAndLand(t *testing.T) {
 	t.Run("ResponseFailedIsOutcomeUnknown", func(t *testing.T) {
 		open(t)
 		s.api.Store(0)
-		_, err := tab.ClickOnceAndLand(ctx, "#drop", browser.Landing{Response: anyAPI, Selector: "#toast"})
+		_, err := tab.ClickOnceAndLand(ctx, "#drop", browser.LandingSigns{Response: anyAPI, Selector: "#toast"})
 		require.ErrorIs(t, err, browser.ErrOutcomeUnknown)
 		require.NotErrorIs(t, err, browser.ErrTimeout)
 		require.EqualValues(t, 1, s.api.Load(), "one click, one request")
@@ -124,7 +124,7 @@ func TestClickOnceAndLand(t *testing.T) {
 		open(t)
 		s.api.Store(0)
 		tab.SetActionTimeout(time.Second)
-		_, err := tab.ClickOnceAndLand(ctx, "#hang", browser.Landing{Response: anyAPI})
+		_, err := tab.ClickOnceAndLand(ctx, "#hang", browser.LandingSigns{Response: anyAPI})
 		tab.SetActionTimeout(0)
 		require.ErrorIs(t, err, browser.ErrOutcomeUnknown)
 		require.ErrorIs(t, err, browser.ErrTimeout)
@@ -134,16 +134,16 @@ func TestClickOnceAndLand(t *testing.T) {
 	t.Run("RefusedBeforeTheClick", func(t *testing.T) {
 		open(t)
 		s.api.Store(0)
-		_, err := tab.ClickOnceAndLand(ctx, "#hidden", browser.Landing{Response: anyAPI})
+		_, err := tab.ClickOnceAndLand(ctx, "#hidden", browser.LandingSigns{Response: anyAPI})
 		require.ErrorIs(t, err, browser.ErrNotClickable)
 		require.NotErrorIs(t, err, browser.ErrOutcomeUnknown)
-		_, err = tab.ClickOnceAndLand(ctx, "button", browser.Landing{Response: anyAPI})
+		_, err = tab.ClickOnceAndLand(ctx, "button", browser.LandingSigns{Response: anyAPI})
 		require.ErrorIs(t, err, browser.ErrSelectorAmbiguous)
 		require.NotErrorIs(t, err, browser.ErrOutcomeUnknown)
-		_, err = tab.ClickOnceAndLand(ctx, "#ok", browser.Landing{Selector: "[[["})
+		_, err = tab.ClickOnceAndLand(ctx, "#ok", browser.LandingSigns{Selector: "[[["})
 		require.Error(t, err)
 		require.NotErrorIs(t, err, browser.ErrOutcomeUnknown)
-		_, err = tab.ClickOnceAndLand(ctx, "#ok", browser.Landing{Response: &browser.ResponseMatch{Method: "POST"}})
+		_, err = tab.ClickOnceAndLand(ctx, "#ok", browser.LandingSigns{Response: &browser.ResponseMatch{Method: "POST"}})
 		require.Error(t, err)
 		require.NotErrorIs(t, err, browser.ErrOutcomeUnknown)
 		n, err := tab.Count(ctx, "#toast")
@@ -171,7 +171,7 @@ func TestLandingCountsTheSubmission(t *testing.T) {
 
 	t.Run("ResponseAnsweredOnce", func(t *testing.T) {
 		open(t)
-		got, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.Landing{Response: anyAPI})
+		got, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.LandingSigns{Response: anyAPI})
 		require.NoError(t, err)
 		require.Equal(t, browser.LandedResponse, got.By)
 		require.Equal(t, 409, got.Status)
@@ -187,7 +187,7 @@ func TestLandingCountsTheSubmission(t *testing.T) {
 	t.Run("DoubleSubmit", func(t *testing.T) {
 		open(t)
 		s.api.Store(0)
-		got, err := tab.ClickOnceAndLand(ctx, "#conflict-twice", browser.Landing{Response: anyAPI})
+		got, err := tab.ClickOnceAndLand(ctx, "#conflict-twice", browser.LandingSigns{Response: anyAPI})
 		require.NoError(t, err)
 		require.Equal(t, 409, got.Status)
 		require.Eventually(t, func() bool { return tab.SubmissionRequests() == 2 }, 5*time.Second, 20*time.Millisecond)
@@ -199,7 +199,7 @@ func TestLandingCountsTheSubmission(t *testing.T) {
 		// (an editor's retry with a fresh token): counted after the
 		// landing.
 		open(t)
-		got, err := tab.ClickOnceAndLand(ctx, "#conflict-resend", browser.Landing{Response: anyAPI})
+		got, err := tab.ClickOnceAndLand(ctx, "#conflict-resend", browser.LandingSigns{Response: anyAPI})
 		require.NoError(t, err)
 		require.Equal(t, 409, got.Status)
 		require.Equal(t, 1, got.Requests, "one request when the answer came")
@@ -209,7 +209,7 @@ func TestLandingCountsTheSubmission(t *testing.T) {
 	t.Run("FormAnsweredOnce", func(t *testing.T) {
 		open(t)
 		s.posts.Store(0)
-		got, err := tab.ClickOnceAndLand(ctx, "#refuse", browser.Landing{})
+		got, err := tab.ClickOnceAndLand(ctx, "#refuse", browser.LandingSigns{})
 		require.NoError(t, err)
 		require.Equal(t, browser.LandedNavigation, got.By)
 		require.Equal(t, 429, got.Status)
@@ -227,7 +227,7 @@ func TestLandingCountsTheSubmission(t *testing.T) {
 		// two document requests, the first cancelled by the second.
 		open(t)
 		s.posts.Store(0)
-		got, err := tab.ClickOnceAndLand(ctx, "#refuse-twice", browser.Landing{})
+		got, err := tab.ClickOnceAndLand(ctx, "#refuse-twice", browser.LandingSigns{})
 		require.Eventually(t, func() bool { return tab.SubmissionRequests() >= 2 }, 5*time.Second, 20*time.Millisecond)
 		if err != nil {
 			// Chrome reported the first one cancelled before it sent the
@@ -240,7 +240,7 @@ func TestLandingCountsTheSubmission(t *testing.T) {
 	})
 	t.Run("NoRequest", func(t *testing.T) {
 		open(t)
-		got, err := tab.ClickOnceAndLand(ctx, "#blank", browser.Landing{})
+		got, err := tab.ClickOnceAndLand(ctx, "#blank", browser.LandingSigns{})
 		require.NoError(t, err)
 		require.Equal(t, browser.LandedNavigation, got.By)
 		require.Zero(t, got.Requests)
@@ -249,7 +249,7 @@ func TestLandingCountsTheSubmission(t *testing.T) {
 	})
 	t.Run("NavigateEndsTheWatch", func(t *testing.T) {
 		open(t)
-		_, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.Landing{Response: anyAPI})
+		_, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.LandingSigns{Response: anyAPI})
 		require.NoError(t, err)
 		require.Equal(t, 1, tab.SubmissionRequests())
 		open(t)
@@ -262,7 +262,7 @@ func TestLandingCountsTheSubmission(t *testing.T) {
 		// .note is on the page before the click; a watched selector
 		// counts only what the page draws after it.
 		open(t)
-		_, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.Landing{Response: anyAPI, Watch: []string{".note"}})
+		_, err := tab.ClickOnceAndLand(ctx, "#conflict", browser.LandingSigns{Response: anyAPI, Watch: []string{".note"}})
 		require.NoError(t, err)
 		all, err := tab.Count(ctx, ".note")
 		require.NoError(t, err)
@@ -272,14 +272,14 @@ func TestLandingCountsTheSubmission(t *testing.T) {
 		require.Zero(t, n, "the old note is no answer to the click")
 
 		open(t)
-		_, err = tab.ClickOnceAndLand(ctx, "#note", browser.Landing{Selector: ".note", Watch: []string{".note"}})
+		_, err = tab.ClickOnceAndLand(ctx, "#note", browser.LandingSigns{Selector: ".note", Watch: []string{".note"}})
 		require.NoError(t, err)
 		n, err = tab.CountNew(ctx, ".note")
 		require.NoError(t, err)
 		require.Equal(t, 1, n, "the note drawn after the click")
 
 		open(t)
-		_, err = tab.ClickOnceAndLand(ctx, "#ok", browser.Landing{Response: anyAPI, Watch: []string{"[[["}})
+		_, err = tab.ClickOnceAndLand(ctx, "#ok", browser.LandingSigns{Response: anyAPI, Watch: []string{"[[["}})
 		require.Error(t, err, "a watched selector that is not CSS is refused before the click")
 		require.NotErrorIs(t, err, browser.ErrOutcomeUnknown)
 	})
@@ -290,26 +290,26 @@ func TestLandedDoubt(t *testing.T) {
 	one := browser.Answer{Counted: true, Protocol: "http/1.1"}
 	for _, tc := range []struct {
 		name string
-		l    browser.Landed
+		l    browser.Landing
 		n    int
 		want string
 	}{
-		{"OneAnswer", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: one}, 1, ""},
-		{"HTTP10", browser.Landed{By: browser.LandedNavigation, Status: 429, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "HTTP/1.0"}}, 1, ""},
-		{"MoreLater", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: one}, 3, "3 requests of the submission were seen"},
-		{"CountNeverShrinks", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 2, Answer: one}, 0, "2 requests of the submission were seen"},
-		{"None", browser.Landed{By: browser.LandedNavigation, Status: 200}, 0, "no request of the submission was seen"},
-		{"Element", browser.Landed{By: browser.LandedElement, Requests: 1}, 1, "the landing was no answer to a request"},
-		{"URL", browser.Landed{By: browser.LandedURL, Requests: 1}, 1, "the landing was no answer to a request"},
-		{"NotItsAnswer", browser.Landed{By: browser.LandedNavigation, Status: 429, Requests: 1, Answer: browser.Answer{Protocol: "http/1.1"}}, 1, "the page is not the answer to the submission's request"},
-		{"H2", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "h2"}}, 1, "the answer came over h2, where a request may be sent again unseen"},
-		{"H3", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "h3"}}, 1, "the answer came over h3, where a request may be sent again unseen"},
-		{"QUIC", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "quic/1+spdy/3"}}, 1, "the answer came over quic/1+spdy/3, where a request may be sent again unseen"},
-		{"NoProtocol", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true}}, 1, "the answer's protocol is unknown"},
-		{"Reused", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", ConnectionReused: true}}, 1, "the request went out on a reused connection, where it may be sent again unseen"},
-		{"ServiceWorker", browser.Landed{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", FromServiceWorker: true}}, 1, "a service worker answered the submission"},
-		{"Cache", browser.Landed{By: browser.LandedNavigation, Status: 429, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", FromCache: true}}, 1, "the answer came from a cache"},
-		{"Redirected", browser.Landed{By: browser.LandedNavigation, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", Redirected: true}}, 1, "the submission was redirected, so the page answers a request after it, not the submission"},
+		{"OneAnswer", browser.Landing{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: one}, 1, ""},
+		{"HTTP10", browser.Landing{By: browser.LandedNavigation, Status: 429, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "HTTP/1.0"}}, 1, ""},
+		{"MoreLater", browser.Landing{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: one}, 3, "3 requests of the submission were seen"},
+		{"CountNeverShrinks", browser.Landing{By: browser.LandedResponse, Status: 409, Requests: 2, Answer: one}, 0, "2 requests of the submission were seen"},
+		{"None", browser.Landing{By: browser.LandedNavigation, Status: 200}, 0, "no request of the submission was seen"},
+		{"Element", browser.Landing{By: browser.LandedElement, Requests: 1}, 1, "the landing was no answer to a request"},
+		{"URL", browser.Landing{By: browser.LandedURL, Requests: 1}, 1, "the landing was no answer to a request"},
+		{"NotItsAnswer", browser.Landing{By: browser.LandedNavigation, Status: 429, Requests: 1, Answer: browser.Answer{Protocol: "http/1.1"}}, 1, "the page is not the answer to the submission's request"},
+		{"H2", browser.Landing{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "h2"}}, 1, "the answer came over h2, where a request may be sent again unseen"},
+		{"H3", browser.Landing{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "h3"}}, 1, "the answer came over h3, where a request may be sent again unseen"},
+		{"QUIC", browser.Landing{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "quic/1+spdy/3"}}, 1, "the answer came over quic/1+spdy/3, where a request may be sent again unseen"},
+		{"NoProtocol", browser.Landing{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true}}, 1, "the answer's protocol is unknown"},
+		{"Reused", browser.Landing{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", ConnectionReused: true}}, 1, "the request went out on a reused connection, where it may be sent again unseen"},
+		{"ServiceWorker", browser.Landing{By: browser.LandedResponse, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", FromServiceWorker: true}}, 1, "a service worker answered the submission"},
+		{"Cache", browser.Landing{By: browser.LandedNavigation, Status: 429, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", FromCache: true}}, 1, "the answer came from a cache"},
+		{"Redirected", browser.Landing{By: browser.LandedNavigation, Status: 409, Requests: 1, Answer: browser.Answer{Counted: true, Protocol: "http/1.1", Redirected: true}}, 1, "the submission was redirected, so the page answers a request after it, not the submission"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.want, tc.l.Doubt(tc.n))

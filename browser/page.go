@@ -456,17 +456,17 @@ func (t *Tab) ClickOnce(ctx context.Context, sel string) error {
 // of the document that commits, once it is parsed. A navigation that does not
 // commit in time, fails, or ends on an error page returns an error wrapping
 // ErrOutcomeUnknown: the request may have reached the server. It is
-// ClickOnceAndLand with the zero Landing.
+// ClickOnceAndLand with the zero LandingSigns.
 func (t *Tab) ClickOnceAndWait(ctx context.Context, sel string) (int, error) {
-	l, err := t.click(ctx, sel, &Landing{Navigation: true})
+	l, err := t.click(ctx, sel, &LandingSigns{Navigation: true})
 	return l.Status, err
 }
 
 // click clicks the one element matching sel and, unless l is nil, waits for
 // a sign of l.
-func (t *Tab) click(ctx context.Context, sel string, l *Landing) (Landed, error) {
+func (t *Tab) click(ctx context.Context, sel string, l *LandingSigns) (Landing, error) {
 	dispatched := false
-	var landed Landed
+	var landed Landing
 	err := t.run(ctx, fmt.Sprintf("click %q", sel), 0, func(actx context.Context) error {
 		var pt struct {
 			N   int     `json:"n"`

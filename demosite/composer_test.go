@@ -65,7 +65,7 @@ func signedInTab(t *testing.T, st *site, handle, page string) (context.Context, 
 var apiPosts = &browser.ResponseMatch{Method: "POST", URL: regexp.MustCompile(`/api/posts$`)}
 
 // landing is what the adapter declares for the final Publish.
-var landing = browser.Landing{Selector: "#rich-toast", Response: apiPosts}
+var landing = browser.LandingSigns{Selector: "#rich-toast", Response: apiPosts}
 
 // writeRich fills the title, adds a block and fills it, as a person would.
 func writeRich(t *testing.T, ctx context.Context, tab *browser.Tab, title, body string) {
@@ -225,8 +225,8 @@ func TestRichComposerAfterCommit(t *testing.T) {
 		require.NoError(t, st.SetFaults(demosite.Faults{Error500AfterCommit: true}))
 		got, err := tab.ClickOnceAndLand(ctx, "#rich-publish", landing)
 		require.NoError(t, err)
-		require.Equal(t, browser.Landed{By: browser.LandedResponse, Status: 500, URL: st.URL + "/compose/rich", ResponseURL: st.URL + "/api/posts"},
-			browser.Landed{By: got.By, Status: got.Status, URL: got.URL, ResponseURL: got.ResponseURL})
+		require.Equal(t, browser.Landing{By: browser.LandedResponse, Status: 500, URL: st.URL + "/compose/rich", ResponseURL: st.URL + "/api/posts"},
+			browser.Landing{By: got.By, Status: got.Status, URL: got.URL, ResponseURL: got.ResponseURL})
 		require.Equal(t, 1, got.Requests, "the one request of the submission, counted")
 		require.NoError(t, tab.WaitVisible(ctx, "#rich-error[data-status='500']", 0))
 		require.Len(t, st.Effects(), 1)
@@ -257,7 +257,7 @@ func TestFrameComposer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, text, v)
 
-	got2, err := tab.ClickOnceAndLand(ctx, "#frame-submit", browser.Landing{Navigation: true})
+	got2, err := tab.ClickOnceAndLand(ctx, "#frame-submit", browser.LandingSigns{Navigation: true})
 	require.NoError(t, err)
 	require.Equal(t, browser.LandedNavigation, got2.By)
 	require.Equal(t, 200, got2.Status)

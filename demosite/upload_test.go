@@ -91,7 +91,7 @@ func TestComposeImage(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "a post with an image", got)
 
-	landed, err := tab.ClickOnceAndLand(ctx, "#compose-submit", browser.Landing{Navigation: true})
+	landed, err := tab.ClickOnceAndLand(ctx, "#compose-submit", browser.LandingSigns{Navigation: true})
 	require.NoError(t, err)
 	require.Equal(t, 200, landed.Status)
 	effects := st.Effects()

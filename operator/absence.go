@@ -72,7 +72,7 @@ func (p *pass) lookAtLanded(st *siteTab, in intent, vin verify.Intent, id string
 	case len(obs.Read) == 0:
 		return fmt.Sprintf("%s (status %d); the site's result fields read nothing there: a person checks it", head, status)
 	}
-	if why := verify.CheckLanded(vin, obs.Landed()); why != "" {
+	if why := verify.CheckLandedResult(vin, obs.LandedResult()); why != "" {
 		return fmt.Sprintf("%s (status %d), where %s", head, status, why)
 	}
 	return fmt.Sprintf("%s (status %d), which shows what the intent predicts in the fields the site's result reads (%s): "+

@@ -47,7 +47,7 @@ func (p *pass) rewrittenResult(st *siteTab, in intent, vin verify.Intent, res si
 	case !slices.Contains(obs.Read, "text"):
 		return head + "; the site's result fields read no text there" + settle
 	}
-	if why := verify.CheckLanded(vin, obs.Landed()); why != "" {
+	if why := verify.CheckLandedResult(vin, obs.LandedResult()); why != "" {
 		return head + ", where " + why + settle
 	}
 	if slices.Contains(obs.Read, "link") && verify.NormalizeURL(obs.URL) != url {

@@ -223,7 +223,7 @@ func (p *pass) lookSinceHandoff(m *mutation, h ledger.Handoff, gone time.Time, l
 	a := m.a
 	a.ExecutingAt, a.Baseline, a.HaveBaseline, a.MaySurface = h.At, h.Baseline, h.HaveBaseline, false
 	a.Seen, a.HaveSeen = h.Seen, h.HaveSeen
-	v := p.verifyLive(m.st, m.in, a, landing{obs: landed}, lateClick{settleFrom: gone})
+	v := p.verifyLive(m.st, m.in, a, clickSeen{obs: landed}, lateClick{settleFrom: gone})
 	if v.Outcome == verify.Absent && landed.URL != "" {
 		return verify.Verdict{Outcome: verify.Ambiguous, Reason: "the handed-off tab landed on a result (" + landed.URL + ") that the search does not show"}
 	}

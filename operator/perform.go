@@ -504,7 +504,7 @@ func (p *pass) verifyAndSettle(m *mutation) (bool, error) {
 	if ended, err := p.holdForModeration(m); ended || err != nil {
 		return true, err
 	}
-	v := p.verifyLive(m.st, m.in, m.a, landing{obs: m.landed, maySurface: m.maySurface}, lateClick{})
+	v := p.verifyLive(m.st, m.in, m.a, clickSeen{obs: m.landed, maySurface: m.maySurface}, lateClick{})
 	crashPoint("after-verification")
 	var err error
 	m.a, err = p.settle(m.a, v, m.entry, m.submitErr, m.maySurface, performedNotes)
@@ -514,13 +514,13 @@ func (p *pass) verifyAndSettle(m *mutation) (bool, error) {
 // holdForModeration records as moderated an action whose landed page says
 // the site holds the item it created for moderation: it exists, it is not
 // public, so no search can prove it yet, and it must never be performed
-// again. A landed page that contradicts the intent (verify.CheckLanded)
+// again. A landed page that contradicts the intent (verify.CheckLandedResult)
 // is not this action's item: verification goes on and says so.
 func (p *pass) holdForModeration(m *mutation) (bool, error) {
 	if m.submitErr != nil || !m.landed.Moderated {
 		return false, nil
 	}
-	if m.in.kind.Creates() && verify.CheckLanded(m.in.verifyIntent(m.site, m.a.ExecutingAt), m.landed.Landed()) != "" {
+	if m.in.kind.Creates() && verify.CheckLandedResult(m.in.verifyIntent(m.site, m.a.ExecutingAt), m.landed.LandedResult()) != "" {
 		return false, nil
 	}
 	crashPoint("after-verification")

@@ -20,9 +20,9 @@ type stateLabeler interface {
 	StateLabels(k kind.Kind) (done, notDone string, ok bool)
 }
 
-// landing is what verifyLive knows of a submission beyond the action's
+// clickSeen is what verifyLive knows of a submission beyond the action's
 // record, when the pass that clicked verifies it.
-type landing struct {
+type clickSeen struct {
 	// obs is what Result read on the landed page (zero: nothing).
 	obs sites.Observed
 	// maySurface: the effect may surface later than the settle time (see
@@ -39,7 +39,7 @@ type landing struct {
 // effect nor its absence. A submission that may surface late is proven
 // absent only after the site's bound on how late it surfaces
 // (SearchResult.SurfaceWithin), counted from the settle start.
-func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landing, late lateClick) verify.Verdict {
+func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed clickSeen, late lateClick) verify.Verdict {
 	opts := verify.Options{Skew: p.r.cfg.Skew}
 	executingAt := a.ExecutingAt
 	vin := in.verifyIntent(st.site, executingAt)
@@ -59,7 +59,7 @@ func (p *pass) verifyLive(st *siteTab, in intent, a ledger.Action, landed landin
 	settleStart := vin.SettleStart()
 	landedWhy := ""
 	if in.kind.Creates() {
-		landedWhy = verify.CheckLanded(vin, landed.obs.Landed())
+		landedWhy = verify.CheckLandedResult(vin, landed.obs.LandedResult())
 	}
 	since := executingAt.Add(-p.r.cfg.Skew)
 	if a.HaveBaseline {
@@ -216,7 +216,7 @@ func (p *pass) reconcile() error {
 			return err
 		}
 		p.reconciled[a.ID] = true
-		if a, err = p.settle(a, p.verifyLive(st, in, a, landing{}, late), entryOf(in.origin), nil, false, reconciledNotes); err != nil {
+		if a, err = p.settle(a, p.verifyLive(st, in, a, clickSeen{}, late), entryOf(in.origin), nil, false, reconciledNotes); err != nil {
 			return err
 		}
 		p.sum.count(CountReconciled)
@@ -253,7 +253,7 @@ func (p *pass) recheckModerated(a ledger.Action) error {
 	// verified verdict changes it. The URL the landed page named, when it
 	// named one, must be the result found: an identical item elsewhere
 	// (the person's own twin) is not this one made public.
-	v := p.verifyLive(st, in, a, landing{obs: sites.Observed{URL: a.CanonicalResult}}, lateClick{})
+	v := p.verifyLive(st, in, a, clickSeen{obs: sites.Observed{URL: a.CanonicalResult}}, lateClick{})
 	p.reconciled[a.ID] = true
 	p.sum.count(CountReconciled)
 	entry := entryOf(in.origin)

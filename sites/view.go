@@ -34,10 +34,10 @@ func (r SearchResult) View(observedAt time.Time) verify.Search {
 	return s
 }
 
-// Landed is what the landed page read, as verify compares it: only the
-// fields the adapter read (Read) count.
-func (o Observed) Landed() verify.Landed {
-	return verify.Landed{Text: o.Text, ReadText: slices.Contains(o.Read, "text"),
+// LandedResult is what the landed page read of the created item, as
+// verify compares it: only the fields the adapter read (Read) count.
+func (o Observed) LandedResult() verify.LandedResult {
+	return verify.LandedResult{Text: o.Text, ReadText: slices.Contains(o.Read, "text"),
 		Author: o.Author, ReadAuthor: slices.Contains(o.Read, "author"),
 		Media: verifyMedia(o.Media), ReadMedia: slices.Contains(o.Read, "media")}
 }

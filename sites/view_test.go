@@ -33,5 +33,5 @@ func TestSearchResultView(t *testing.T) {
 // The landed page counts only for the fields the adapter read.
 func TestObservedLanded(t *testing.T) {
 	o := sites.Observed{Text: "hi", Author: "alice", Media: []sites.MediaSeen{{Type: "jpeg"}}, Read: []string{"link", "media"}}
-	require.Equal(t, verify.Landed{Text: "hi", Author: "alice", Media: []verify.Media{{Type: "jpeg"}}, ReadMedia: true}, o.Landed())
+	require.Equal(t, verify.LandedResult{Text: "hi", Author: "alice", Media: []verify.Media{{Type: "jpeg"}}, ReadMedia: true}, o.LandedResult())
 }

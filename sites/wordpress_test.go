@@ -316,8 +316,8 @@ func TestWordPressPostWithImage(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, obs.Read, "media")
 	require.Equal(t, []sites.MediaSeen{{Type: media.PNG, Alt: alt, AltRead: true}}, obs.Media, "the landed editor shows the image and its alt text")
-	require.Empty(t, verify.CheckLanded(verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, text), Media: []verify.Media{{Type: media.PNG, Alt: alt}}},
-		obs.Landed()), "the landing proves the media")
+	require.Empty(t, verify.CheckLandedResult(verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, text), Media: []verify.Media{{Type: media.PNG, Alt: alt}}},
+		obs.LandedResult()), "the landing proves the media")
 
 	id := postID(t, obs.URL)
 	n, err = site.CountPublished(ctx, title)

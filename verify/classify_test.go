@@ -415,36 +415,36 @@ func TestCheckLanded(t *testing.T) {
 	in := postIntent()
 	tests := []struct {
 		name string
-		l    verify.Landed
+		l    verify.LandedResult
 		ok   bool
 	}{
-		{"NothingRead", verify.Landed{Text: "other", Author: "mallory"}, true},
-		{"SameText", verify.Landed{Text: " Hello,\u00a0world 🚀 ", ReadText: true}, true},
-		{"OtherText", verify.Landed{Text: "Hello, world", ReadText: true}, false},
-		{"TextReadEmpty", verify.Landed{ReadText: true}, false},
-		{"SameAuthor", verify.Landed{Author: "@alice", ReadAuthor: true}, true},
-		{"OtherAuthor", verify.Landed{Author: "mallory", ReadAuthor: true}, false},
-		{"AuthorCaseDiffers", verify.Landed{Author: "Alice", ReadAuthor: true}, false},
-		{"BothRight", verify.Landed{Text: "Hello, world 🚀", ReadText: true, Author: "alice", ReadAuthor: true}, true},
-		{"MediaNotRead", verify.Landed{Media: shown(twoImages)}, true},
-		{"NoMediaRead", verify.Landed{ReadMedia: true}, true},
-		{"MediaWhereNoneIntended", verify.Landed{Media: shown(twoImages), ReadMedia: true}, false},
+		{"NothingRead", verify.LandedResult{Text: "other", Author: "mallory"}, true},
+		{"SameText", verify.LandedResult{Text: " Hello,\u00a0world 🚀 ", ReadText: true}, true},
+		{"OtherText", verify.LandedResult{Text: "Hello, world", ReadText: true}, false},
+		{"TextReadEmpty", verify.LandedResult{ReadText: true}, false},
+		{"SameAuthor", verify.LandedResult{Author: "@alice", ReadAuthor: true}, true},
+		{"OtherAuthor", verify.LandedResult{Author: "mallory", ReadAuthor: true}, false},
+		{"AuthorCaseDiffers", verify.LandedResult{Author: "Alice", ReadAuthor: true}, false},
+		{"BothRight", verify.LandedResult{Text: "Hello, world 🚀", ReadText: true, Author: "alice", ReadAuthor: true}, true},
+		{"MediaNotRead", verify.LandedResult{Media: shown(twoImages)}, true},
+		{"NoMediaRead", verify.LandedResult{ReadMedia: true}, true},
+		{"MediaWhereNoneIntended", verify.LandedResult{Media: shown(twoImages), ReadMedia: true}, false},
 	}
 	images := []struct {
 		name string
-		l    verify.Landed
+		l    verify.LandedResult
 		ok   bool
 	}{
-		{"SameMedia", verify.Landed{Media: shown(twoImages), ReadMedia: true}, true},
-		{"AltHidden", verify.Landed{Media: []verify.Media{{Type: "png"}, {Type: "jpeg"}}, ReadMedia: true}, true},
-		{"Reencoded", verify.Landed{Media: []verify.Media{{Type: "jpeg", Alt: "A red square", AltShown: true}, {Type: "jpeg", AltShown: true}}, ReadMedia: true}, false},
-		{"AltDropped", verify.Landed{Media: []verify.Media{{Type: "png", AltShown: true}, {Type: "jpeg", AltShown: true}}, ReadMedia: true}, false},
-		{"OneLost", verify.Landed{Media: shown(twoImages)[:1], ReadMedia: true}, false},
+		{"SameMedia", verify.LandedResult{Media: shown(twoImages), ReadMedia: true}, true},
+		{"AltHidden", verify.LandedResult{Media: []verify.Media{{Type: "png"}, {Type: "jpeg"}}, ReadMedia: true}, true},
+		{"Reencoded", verify.LandedResult{Media: []verify.Media{{Type: "jpeg", Alt: "A red square", AltShown: true}, {Type: "jpeg", AltShown: true}}, ReadMedia: true}, false},
+		{"AltDropped", verify.LandedResult{Media: []verify.Media{{Type: "png", AltShown: true}, {Type: "jpeg", AltShown: true}}, ReadMedia: true}, false},
+		{"OneLost", verify.LandedResult{Media: shown(twoImages)[:1], ReadMedia: true}, false},
 	}
 	for _, tt := range images {
 		t.Run("Image"+tt.name, func(t *testing.T) {
 			t.Parallel()
-			if why := verify.CheckLanded(imageIntent(), tt.l); (why == "") != tt.ok {
+			if why := verify.CheckLandedResult(imageIntent(), tt.l); (why == "") != tt.ok {
 				t.Fatalf("got %q, want ok=%v", why, tt.ok)
 			}
 		})
@@ -452,7 +452,7 @@ func TestCheckLanded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			why := verify.CheckLanded(in, tt.l)
+			why := verify.CheckLandedResult(in, tt.l)
 			if (why == "") != tt.ok {
 				t.Fatalf("got %q, want ok=%v", why, tt.ok)
 			}

@@ -1,10 +1,10 @@
 package verify
 
-// Landed is what the page a submission landed on says about the item it
-// created. A field counts only when the site adapter read it (ReadText,
+// LandedResult is what the page a submission landed on says about the item
+// it created. A field counts only when the site adapter read it (ReadText,
 // ReadAuthor): a field the adapter does not declare was not read, proves
 // nothing, and is not required.
-type Landed struct {
+type LandedResult struct {
 	Text       string
 	ReadText   bool
 	Author     string
@@ -19,7 +19,7 @@ const (
 	reasonLandedMedia  = "the landed page shows other media than the intended (count, type or alt text)"
 )
 
-// CheckLanded returns why the landed page contradicts the intent: the text
+// CheckLandedResult returns why the landed page contradicts the intent: the text
 // it read is not the intended text (both after Normalize), the author it
 // read is not the actor (ignoring one leading "@"), or the media it read
 // are not the intended ones (SameMedia). It returns "" when
@@ -27,7 +27,7 @@ const (
 // this action's proof: whatever a search finds, the action is not verified
 // on it, and since the submission evidently created something, it is not
 // proven absent either. The reason is a fixed string.
-func CheckLanded(in Intent, l Landed) string {
+func CheckLandedResult(in Intent, l LandedResult) string {
 	switch {
 	case l.ReadText && Normalize(l.Text) != Normalize(in.Text):
 		return reasonLandedText

@@ -168,7 +168,7 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 		case "author":
 			require.Equal(t, h.Actor, obs.Author, "the landed author")
 		case "media":
-			got := obs.Landed().Media
+			got := obs.LandedResult().Media
 			require.True(t, verify.SameMedia(want, got), "the landed media: %+v, want %+v", got, want)
 		}
 	}

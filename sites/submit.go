@@ -53,7 +53,7 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 		return submitRefused(err)
 	}
 	rules := d.refusalsOf(a)
-	landing := landingOf(a.Landed)
+	landing := signsOf(a.Landed)
 	for _, r := range rules {
 		if r.Selector != "" {
 			// What the page shows already is no answer to this click.
@@ -104,7 +104,7 @@ func (d *Declarative) refusalsOf(a *ActionSpec) []RefusalSpec {
 // is evidence that it exists). Otherwise it returns an error wrapping
 // ErrOutcomeUnknown with ref, its Doubt set, in the chain: the action is
 // verified as after any uncertain click.
-func proven(ctx context.Context, tab *browser.Tab, landed browser.Landed, ref *Refusal) error {
+func proven(ctx context.Context, tab *browser.Tab, landed browser.Landing, ref *Refusal) error {
 	doubt := landed.Doubt(tab.SubmissionRequests())
 	if doubt == "" && ref.Kind != RefusedDuplicate {
 		select {
@@ -135,12 +135,12 @@ func submitRefused(err error) error {
 	return err
 }
 
-// landingOf turns a validated LandedSpec into what the browser waits for.
-func landingOf(l *LandedSpec) browser.Landing {
+// signsOf turns a validated LandedSpec into what the browser waits for.
+func signsOf(l *LandedSpec) browser.LandingSigns {
 	if l == nil {
-		return browser.Landing{Navigation: true}
+		return browser.LandingSigns{Navigation: true}
 	}
-	out := browser.Landing{Navigation: l.Navigation, Selector: l.Selector, URLChange: l.URLChange}
+	out := browser.LandingSigns{Navigation: l.Navigation, Selector: l.Selector, URLChange: l.URLChange}
 	if r := l.Response; r != nil {
 		out.Response = &browser.ResponseMatch{Method: r.Method, URL: regexp.MustCompile(r.URL)}
 	}
