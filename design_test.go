@@ -86,5 +86,10 @@ func TestDesignPackageTable(t *testing.T) {
 		if slices.Contains(ims, "cmd/browserop") {
 			t.Errorf("%s imports cmd/browserop, which design.md says nothing imports", pkg)
 		}
+		for _, im := range ims {
+			if strings.HasPrefix(im, "internal/testrig/") && !strings.HasPrefix(pkg, "internal/testrig/") {
+				t.Errorf("%s imports the test rig %s outside its tests", pkg, im)
+			}
+		}
 	}
 }

@@ -19,8 +19,8 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/budgets"
-	"github.com/browserop/browserop/internal/faultproxy"
-	"github.com/browserop/browserop/internal/wpsite"
+	"github.com/browserop/browserop/internal/testrig/faultproxy"
+	"github.com/browserop/browserop/internal/testrig/wpsite"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/browserop/browserop/internal/faultproxy"
-	"github.com/browserop/browserop/internal/wpsite"
+	"github.com/browserop/browserop/internal/testrig/faultproxy"
+	"github.com/browserop/browserop/internal/testrig/wpsite"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"

@@ -2,7 +2,7 @@
 # Installs what browserop's demo and tests need on a Debian/Ubuntu machine:
 # Chromium (for the browser tests and the demo), a C compiler (for the
 # SQLite driver), systemd's systemd-analyze (for the service unit test) and
-# a WordPress with MariaDB and PHP (for internal/wpsite, the real WordPress
+# a WordPress with MariaDB and PHP (for internal/testrig/wpsite, the real WordPress
 # the tests run; it starts its own servers, never the system's).
 # Go itself must already be on PATH.
 set -euo pipefail
@@ -20,7 +20,7 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 fi
 # systemd-analyze checks the unit `browserop service install` writes.
 command -v systemd-analyze >/dev/null 2>&1 || need_apt+=(systemd)
-# internal/wpsite: WordPress 6.1 and its themes from Debian, MariaDB, PHP with
+# internal/testrig/wpsite: WordPress 6.1 and its themes from Debian, MariaDB, PHP with
 # mysqli. Without their recommendations (more servers and translations).
 # The tests (scripts/setup.sh --tests) also need a real WordPress: its
 # Debian packages, MariaDB and PHP. The demo does not.

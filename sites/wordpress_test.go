@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/browser"
-	"github.com/browserop/browserop/internal/wpsite"
+	"github.com/browserop/browserop/internal/testrig/wpsite"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/sites"

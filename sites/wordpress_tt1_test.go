@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/browserop/browserop/internal/wpsite"
+	"github.com/browserop/browserop/internal/testrig/wpsite"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
 )

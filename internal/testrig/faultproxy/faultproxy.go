@@ -1,5 +1,5 @@
 // Package faultproxy is an HTTP reverse proxy on loopback for tests: it
-// stands in front of a site (the WordPress of internal/wpsite), passes
+// stands in front of a site (the WordPress of internal/testrig/wpsite), passes
 // every request through with its Host and cookies, and fails the ones a
 // test picks in the ways that make an outcome uncertain: the site did the
 // work, but the browser never learns it (the connection drops, a 500

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser/browsertest"
-	"github.com/browserop/browserop/internal/faultproxy"
+	"github.com/browserop/browserop/internal/testrig/faultproxy"
 )
 
 var _ Front = (*faultproxy.Proxy)(nil)

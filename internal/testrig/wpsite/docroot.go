@@ -147,7 +147,7 @@ func wpConfig(url, socket, dbPass string) string {
 		fmt.Fprintf(&keys, "define( '%s', %s );\n", k, phpString(randomHex(32)))
 	}
 	return `<?php
-// Written by internal/wpsite: a throwaway WordPress for browserop's tests.
+// Written by internal/testrig/wpsite: a throwaway WordPress for browserop's tests.
 define( 'DB_NAME', ` + phpString(dbName) + ` );
 define( 'DB_USER', ` + phpString(dbUser) + ` );
 define( 'DB_PASSWORD', ` + phpString(dbPass) + ` );
@@ -188,7 +188,7 @@ require_once ABSPATH . 'wp-settings.php';
 const muPlugin = `<?php
 /*
  * Plugin Name: browserop test site
- * Description: Written by internal/wpsite. Keeps the test WordPress off the network.
+ * Description: Written by internal/testrig/wpsite. Keeps the test WordPress off the network.
  */
 
 // No HTTP request leaves WordPress, not even one to itself: update checks,
