@@ -95,6 +95,13 @@ func launchPersistent(ctx context.Context, cfg Config, execPath, profile string,
 		return nil, fmt.Errorf("%w: start: %v", ErrNoBrowser, err)
 	}
 	cmd.Stdout = tell
+	// What the relay writes to stderr (a Go panic above all) goes to a log
+	// in the profile: a relay that died takes Chrome with it, and that
+	// must be explainable.
+	if logf, lerr := openRelayLog(profile); lerr == nil {
+		cmd.Stderr = logf
+		defer logf.Close()
+	}
 	detach(cmd)
 	err = cmd.Start()
 	_ = tell.Close()

@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -573,5 +575,48 @@ func TestPersistentStopIfAlone(t *testing.T) {
 		require.True(t, stopped)
 		require.False(t, browser.ChromeAlive(pid, dir))
 		requireNoRecord(t, dir)
+		// The relay's log says when Chrome started and how it ended: a
+		// Chrome that went away is explained there.
+		logFile := filepath.Join(dir, browser.RelayLogFileName)
+		require.Eventually(t, func() bool {
+			raw, _ := os.ReadFile(logFile)
+			return strings.Contains(string(raw), fmt.Sprintf("Chrome (pid %d) ended", pid))
+		}, 15*time.Second, 50*time.Millisecond, "the relay logs how Chrome ended")
+		raw, err := os.ReadFile(logFile)
+		require.NoError(t, err)
+		require.Contains(t, string(raw), fmt.Sprintf("relay: started Chrome (pid %d)", pid))
+		fi, err := os.Stat(logFile)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 	})
+}
+
+// TestPersistentRelayLogNeverBlocks: a FIFO or a link where the relay's
+// log should be is passed over: the launch goes on, without a log.
+func TestPersistentRelayLogNeverBlocks(t *testing.T) {
+	for name, plant := range map[string]func(path string) error{
+		"a FIFO": func(path string) error { return syscall.Mkfifo(path, 0o600) },
+		"a link": func(path string) error { return os.Symlink("/dev/null", path) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := persistentProfile(t)
+			require.NoError(t, os.Chmod(dir, 0o700))
+			require.NoError(t, plant(filepath.Join(dir, browser.RelayLogFileName)))
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				b := launchPersistent(t, dir)
+				_, err := b.StopIfAlone()
+				require.NoError(t, err)
+			}()
+			select {
+			case <-done:
+			case <-time.After(60 * time.Second):
+				t.Fatal("the launch hung on the relay's log")
+			}
+			fi, err := os.Lstat(filepath.Join(dir, browser.RelayLogFileName))
+			require.NoError(t, err)
+			require.False(t, fi.Mode().IsRegular(), "what was planted is left as it was")
+		})
+	}
 }

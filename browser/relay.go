@@ -550,7 +550,6 @@ func (r *relay) serveClient(c *relayClient, read func() ([]byte, error), send fu
 	<-done
 }
 
-// readFrame reads one NUL-ended message of the pipe framing.
 // writeFrame writes b and the 0 byte that ends a frame, without touching
 // b: one message's bytes go to several clients at once.
 func writeFrame(w io.Writer, b []byte) error {
@@ -561,6 +560,7 @@ func writeFrame(w io.Writer, b []byte) error {
 
 var frameEnd = []byte{0}
 
+// readFrame reads one NUL-ended message of the pipe framing.
 func readFrame(br interface{ ReadBytes(byte) ([]byte, error) }) ([]byte, error) {
 	b, err := br.ReadBytes(0)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,4 +119,30 @@ func (s *relayStart) wait(deadline time.Time, gotPID func(int)) error {
 func relaySocketThere(profile string) bool {
 	fi, err := os.Lstat(profile + string(os.PathSeparator) + SocketFileName)
 	return err == nil && fi.Mode()&os.ModeSocket != 0
+}
+
+// RelayLogFileName is the relay's log in the profile: what it wrote to
+// stderr (a panic's stack, why it ended), kept below relayLogLimit.
+const RelayLogFileName = "browserop-relay.log"
+
+// relayLogLimit bounds the relay's log: a longer one starts again empty.
+const relayLogLimit = 1 << 20
+
+// openRelayLog opens the relay's log for appending, 0600, never through a
+// link; one over relayLogLimit is emptied first.
+func openRelayLog(profile string) (*os.File, error) {
+	path := filepath.Join(profile, RelayLogFileName)
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND | noFollow
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > relayLogLimit {
+		flags |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, nil
 }

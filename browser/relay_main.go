@@ -74,6 +74,7 @@ func relayMain(profile string, argv []string) int {
 	_ = chromeR.Close()
 	_ = chromeW.Close()
 	say("pid %d", cmd.Process.Pid)
+	relayLog("started Chrome (pid %d)", cmd.Process.Pid)
 
 	// SIGTERM (a service stopping, a log-out) is passed to Chrome, which
 	// closes as it would on its own; the relay follows it.
@@ -102,8 +103,9 @@ func relayMain(profile string, argv []string) int {
 		}
 	}()
 	exited := make(chan struct{})
+	var waitErr error
 	go func() {
-		_ = cmd.Wait()
+		waitErr = cmd.Wait()
 		_ = relayW.Close()
 		close(exited)
 	}()
@@ -154,9 +156,25 @@ func relayMain(profile string, argv []string) int {
 	}
 	select {
 	case <-exited:
+		relayLog("Chrome (pid %d) ended: %v", cmd.Process.Pid, exitState(waitErr))
 	case <-time.After(10 * time.Second):
+		relayLog("Chrome (pid %d) closed its pipe and had not ended 10s later", cmd.Process.Pid)
 	}
 	return 0
+}
+
+// relayLog writes one dated line to the relay's stderr: its log in the
+// profile (RelayLogFileName).
+func relayLog(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "%s relay: %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, a...))
+}
+
+// exitState says how a process ended, from its Wait error.
+func exitState(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
 }
 
 // serveRelayConn serves one connection: from another uid it is closed at
