@@ -13,10 +13,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/operator"
-	"github.com/chromedp/cdproto/target"
 )
 
 // start starts `browserop run --json` with the crash points armed.
@@ -224,7 +226,14 @@ func (w *world) chaosRun(i int, r RunSpec) {
 		_, sig := main.Exit()
 		if !lp.alive() && !killed && sig == 0 && len(vs) == 0 {
 			w.observe(ObsClosedWithBrowser)
-			w.logf("the person's tab went down with the Chrome the operator launched")
+			// Which of the two it was: a Chrome still running means the
+			// person's connection ended (a relay that dropped it), not
+			// the tab.
+			if browser.ProfileRunning(w.prof) {
+				w.logf("the person's connection to the Chrome the operator launched ended, and that Chrome still runs on the profile (see its browserop-relay.log)")
+			} else {
+				w.logf("the person's tab went down with the Chrome the operator launched (see the profile's browserop-relay.log)")
+			}
 		}
 		lp.close()
 	}
