@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
@@ -29,35 +30,28 @@ type check struct {
 // configFileInUse returns the configuration file the flags and environment
 // name, and whether it exists.
 func (e *env) configFileInUse() (string, bool) {
-	path := e.configPath
-	if path == "" {
-		path = envLookup(e.environ)("BROWSEROP_CONFIG")
+	path, _, err := config.File(e.configPath, e.environ)
+	if err != nil {
+		return "", false
 	}
-	if path == "" {
-		p, err := DefaultConfigPath(e.environ)
-		if err != nil {
-			return "", false
-		}
-		path = p
-	}
-	_, err := os.Stat(path)
+	_, err = os.Stat(path)
 	return path, err == nil
 }
 
 // setupHints says what is missing for browserop to do anything, each with
 // the next step: `run` prints them after a pass with nothing due.
-func (e *env) setupHints(cfg Config, adapters []sites.Adapter) []string {
+func (e *env) setupHints(cfg config.Config, adapters []sites.Adapter) []string {
 	var out []string
 	if path, ok := e.configFileInUse(); !ok {
 		out = append(out, fmt.Sprintf("no configuration file (%s): the defaults are in use; copy configs/browserop.example.yaml there to change them", path))
 	}
-	calDir, err := cfg.calendarDir(envLookup(e.environ))
+	calDir, err := cfg.CalendarDir(e.environ)
 	if err == nil {
 		if cal, err := operator.LoadCalendar(calDir, cfg.Calendar.MediaDir); err == nil && len(cal.Entries) == 0 && len(cal.Problems) == 0 {
 			out = append(out, fmt.Sprintf("no calendar entries in %s: write a YAML file there (the format is in docs/operator.md, 'The content calendar')", calDir))
 		}
 	}
-	bc, err := browserConfig(cfg, e.environ)
+	bc, err := cfg.ForBrowser(e.environ)
 	if err == nil && !attachMode(bc) && !profileUsed(bc.ProfileDir) {
 		site := "NAME"
 		if len(adapters) > 0 {
@@ -106,7 +100,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		lpath = cfg.Ledger.Path
 	}
 	if lpath == "" {
-		lpath, _ = ledger.DefaultPathEnv(envLookup(e.environ))
+		lpath, _ = ledger.DefaultPathEnv(e.getenv)
 	}
 	if db, err := ledger.Open(ctx, lpath, ledger.Options{MustExist: true, SkipMigrate: true}); err != nil {
 		if errors.Is(err, ledger.ErrNoLedger) {
@@ -131,7 +125,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		add("sites", "fail", err.Error(), "fix the adapter files in sites.dir")
 	}
-	bc, err := browserConfig(cfg, e.environ)
+	bc, err := cfg.ForBrowser(e.environ)
 	if err != nil {
 		add("browser", "fail", err.Error(), "")
 		return e.printChecks(checks)
@@ -180,7 +174,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	}
 
 	// The calendar.
-	if calDir, err := cfg.calendarDir(envLookup(e.environ)); err != nil {
+	if calDir, err := cfg.CalendarDir(e.environ); err != nil {
 		add("calendar", "fail", err.Error(), "")
 	} else if cal, err := operator.LoadCalendar(calDir, cfg.Calendar.MediaDir); err != nil {
 		add("calendar", "fail", err.Error(), "")
@@ -201,7 +195,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	}
 
 	// The media directory: entries' and intents' images are read there.
-	if dir, err := cfg.mediaDir(envLookup(e.environ)); err != nil {
+	if dir, err := cfg.MediaDir(e.environ); err != nil {
 		add("media", "fail", err.Error(), "")
 	} else {
 		source := "calendar.media_dir"

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/internal/atomicfile"
 )
@@ -60,16 +61,15 @@ type serviceUnit struct {
 // Linux, a launchd agent on macOS. Paths come from HOME and
 // XDG_CONFIG_HOME of the environment.
 func (e *env) unit() (*serviceUnit, error) {
-	get := envLookup(e.environ)
 	switch e.goos {
 	case "linux":
-		dir, err := xdgDir(get, "XDG_CONFIG_HOME", ".config")
+		dir, err := config.XDGConfigHome(e.environ)
 		if err != nil {
 			return nil, fmt.Errorf("%w: locate the systemd user unit directory: %v", errcode.ErrConfig, err)
 		}
 		return &serviceUnit{e: e, path: filepath.Join(dir, "systemd", "user", systemdUnitName)}, nil
 	case "darwin":
-		home := get("HOME")
+		home := e.getenv("HOME")
 		if !filepath.IsAbs(home) {
 			return nil, fmt.Errorf("%w: $HOME is not set to an absolute path: it holds ~/Library/LaunchAgents", errcode.ErrConfig)
 		}
@@ -173,18 +173,12 @@ func (u *serviceUnit) spec() (serviceSpec, error) {
 		return serviceSpec{}, fmt.Errorf("locate the browserop binary: %w", err)
 	}
 	s := serviceSpec{Binary: bin, Args: []string{"serve"}, Env: map[string]string{}, LogFile: u.logFile}
-	get := envLookup(e.environ)
-	cfgPath := e.configPath
-	if cfgPath == "" {
-		cfgPath = get("BROWSEROP_CONFIG")
-	}
-	if cfgPath == "" {
+	cfgPath, explicit, err := config.File(e.configPath, e.environ)
+	if err == nil && !explicit {
 		// The default file, when there is one; otherwise the service reads
 		// it once it exists, like any command.
-		if p, err := DefaultConfigPath(e.environ); err == nil {
-			if _, err := os.Stat(p); err == nil {
-				cfgPath = p
-			}
+		if _, err := os.Stat(cfgPath); err != nil {
+			cfgPath = ""
 		}
 	}
 	if cfgPath != "" {
@@ -201,7 +195,13 @@ func (u *serviceUnit) spec() (serviceSpec, error) {
 		}
 		s.Args = append(s.Args, "--ledger", abs)
 	}
-	for k, v := range envLookupMap(e.environ) {
+	vars := map[string]string{}
+	for _, kv := range e.environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			vars[k] = v
+		}
+	}
+	for k, v := range vars {
 		switch {
 		case k == "XDG_CONFIG_HOME" || k == "XDG_STATE_HOME" || k == "XDG_DATA_HOME" || k == "XDG_CACHE_HOME":
 			if filepath.IsAbs(v) {
@@ -209,7 +209,7 @@ func (u *serviceUnit) spec() (serviceSpec, error) {
 			}
 		case k == "PATH" && v != "":
 			s.Env[k] = v
-		case strings.HasPrefix(k, EnvPrefix) && !nonConfigEnv[k]:
+		case config.IsOverride(k):
 			s.Env[k] = v
 		}
 	}
@@ -283,7 +283,7 @@ func (u *serviceUnit) install(ctx context.Context, linger bool) error {
 		}
 	}
 	fmt.Fprintf(e.stdout, "running: %s serve (systemd user unit %s)\nsee what it did: browserop service logs, browserop status\n", s.Binary, systemdUnitName)
-	user := envLookup(e.environ)("USER")
+	user := e.getenv("USER")
 	if user == "" {
 		user = strconv.Itoa(os.Getuid())
 	}
