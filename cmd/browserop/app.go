@@ -13,6 +13,7 @@ import (
 	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/service"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -30,7 +31,7 @@ type env struct {
 	mustExist      bool // inspection commands never create a ledger
 	// exec runs a program of the system (systemctl, launchctl, journalctl,
 	// loginctl); tests replace it where the real one cannot run.
-	exec execFunc
+	exec service.ExecFunc
 	// goos is the platform whose service manager `service` uses.
 	goos string
 }
@@ -80,7 +81,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // RunEnv is Run with an explicit environment.
 func RunEnv(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string) int {
-	return runWith(ctx, &env{stdout: stdout, stderr: stderr, environ: environ, exec: systemExec, goos: runtime.GOOS}, args)
+	return runWith(ctx, &env{stdout: stdout, stderr: stderr, environ: environ, exec: service.SystemExec, goos: runtime.GOOS}, args)
 }
 
 // runWith runs a command line in e.

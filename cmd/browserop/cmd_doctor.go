@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -60,6 +61,14 @@ func (e *env) setupHints(cfg config.Config, adapters []sites.Adapter) []string {
 		out = append(out, fmt.Sprintf("nobody signed in yet on profile %s: run `browserop login --site %s`", bc.ProfileDir, site))
 	}
 	return out
+}
+
+// output runs a program of the system and returns its trimmed standard
+// output.
+func (e *env) output(ctx context.Context, name string, args ...string) (string, error) {
+	var b bytes.Buffer
+	err := e.exec(ctx, &b, name, args...)
+	return strings.TrimSpace(b.String()), err
 }
 
 // profileUsed reports whether Chrome ever ran on the profile (it writes
@@ -220,7 +229,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	// The service.
 	if u, err := e.unit(); err != nil {
 		add("service", "warn", err.Error(), "")
-	} else if st, err := u.query(ctx); err != nil {
+	} else if st, err := u.Status(ctx); err != nil {
 		add("service", "fail", err.Error(), "")
 	} else if !st.Installed {
 		add("service", "warn", "not installed", "browserop service install")
