@@ -10,9 +10,10 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/service"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -30,7 +31,7 @@ type env struct {
 	mustExist      bool // inspection commands never create a ledger
 	// exec runs a program of the system (systemctl, launchctl, journalctl,
 	// loginctl); tests replace it where the real one cannot run.
-	exec execFunc
+	exec service.ExecFunc
 	// goos is the platform whose service manager `service` uses.
 	goos string
 }
@@ -80,7 +81,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // RunEnv is Run with an explicit environment.
 func RunEnv(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string) int {
-	return runWith(ctx, &env{stdout: stdout, stderr: stderr, environ: environ, exec: systemExec, goos: runtime.GOOS}, args)
+	return runWith(ctx, &env{stdout: stdout, stderr: stderr, environ: environ, exec: service.SystemExec, goos: runtime.GOOS}, args)
 }
 
 // runWith runs a command line in e.
@@ -195,37 +196,45 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// config loads the configuration named by the flags.
-func (e *env) config() (Config, error) {
-	path := e.configPath
-	if path == "" {
-		path = envLookup(e.environ)("BROWSEROP_CONFIG")
-	}
-	cfg, err := LoadConfig(path, path != "", e.environ)
+// config loads the configuration file the flags and the environment name
+// (config.File).
+func (e *env) config() (config.Config, error) {
+	path, explicit, err := config.File(e.configPath, e.environ)
 	if err != nil {
-		return Config{}, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
+		return config.Config{}, err
 	}
-	return cfg, nil
+	return config.Load(path, explicit, e.environ)
+}
+
+// getenv returns the variable key of e's environment, "" when it is unset;
+// a later entry wins, as in os.Environ.
+func (e *env) getenv(key string) string {
+	for i := len(e.environ) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(e.environ[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
 }
 
 // open loads the configuration and opens the ledger (applying migrations).
-func (e *env) open(ctx context.Context) (Config, *ledger.DB, error) {
+func (e *env) open(ctx context.Context) (config.Config, *ledger.DB, error) {
 	cfg, err := e.config()
 	if err != nil {
-		return Config{}, nil, err
+		return config.Config{}, nil, err
 	}
 	path := e.ledgerPath
 	if path == "" {
 		path = cfg.Ledger.Path
 	}
 	if path == "" {
-		if path, err = ledger.DefaultPathEnv(envLookup(e.environ)); err != nil {
-			return Config{}, nil, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
+		if path, err = ledger.DefaultPathEnv(e.getenv); err != nil {
+			return config.Config{}, nil, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 		}
 	}
 	db, err := ledger.Open(ctx, path, ledger.Options{SkipMigrate: e.skipMigrate, MustExist: e.mustExist})
 	if err != nil {
-		return Config{}, nil, err
+		return config.Config{}, nil, err
 	}
 	return cfg, db, nil
 }
@@ -237,14 +246,14 @@ func (e *env) open(ctx context.Context) (Config, *ledger.DB, error) {
 // migrations unless e.skipMigrate; refusing a missing ledger with
 // e.mustExist). It returns the positional arguments; the caller closes
 // the ledger.
-func (e *env) openCommand(ctx context.Context, fs *flag.FlagSet, args []string, check func(pos []string) error) (Config, *ledger.DB, []string, error) {
+func (e *env) openCommand(ctx context.Context, fs *flag.FlagSet, args []string, check func(pos []string) error) (config.Config, *ledger.DB, []string, error) {
 	pos, err := parseChecked(fs, args, check)
 	if err != nil {
-		return Config{}, nil, nil, err
+		return config.Config{}, nil, nil, err
 	}
 	cfg, db, err := e.open(ctx)
 	if err != nil {
-		return Config{}, nil, nil, err
+		return config.Config{}, nil, nil, err
 	}
 	return cfg, db, pos, nil
 }
@@ -272,23 +281,6 @@ func noArgs(fs *flag.FlagSet) func(pos []string) error {
 		}
 		return nil
 	}
-}
-
-// policy builds the budget policy from the configuration.
-func policy(cfg Config) (budgets.Policy, error) {
-	formats := map[string]budgets.FormatLimit{}
-	for name, f := range cfg.Budgets.Formats {
-		formats[name] = budgets.FormatLimit{Max: f.Limit, Window: f.Window}
-	}
-	groups := map[string]budgets.GroupLimit{}
-	for name, g := range cfg.Budgets.Groups {
-		groups[name] = budgets.GroupLimit{Formats: g.Formats, Max: g.Limit, Window: g.Window}
-	}
-	p, err := budgets.NewPolicy(formats, groups)
-	if err != nil {
-		return budgets.Policy{}, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
-	}
-	return p, nil
 }
 
 func cmdVersion(_ context.Context, e *env, args []string) error {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/errcode"
@@ -131,8 +132,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	cfg := DefaultConfig()
-	p, err := policy(cfg)
+	p, err := config.Default().Policy()
 	if err != nil {
 		b.Close()
 		return err
@@ -152,7 +152,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		b.Close()
 		return fmt.Errorf("demo: the bundled demo adapter: %v", err)
 	}
-	quiet := DefaultConfig()
+	quiet := config.Default()
 	quiet.Log.Level = "warn"
 	r := operator.NewRunner(db, []sites.Adapter{demo}, p, operator.Planner{},
 		func(context.Context) (*browser.Browser, error) { return b, nil },

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/calendar"
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
@@ -30,35 +32,28 @@ type check struct {
 // configFileInUse returns the configuration file the flags and environment
 // name, and whether it exists.
 func (e *env) configFileInUse() (string, bool) {
-	path := e.configPath
-	if path == "" {
-		path = envLookup(e.environ)("BROWSEROP_CONFIG")
+	path, _, err := config.File(e.configPath, e.environ)
+	if err != nil {
+		return "", false
 	}
-	if path == "" {
-		p, err := DefaultConfigPath(e.environ)
-		if err != nil {
-			return "", false
-		}
-		path = p
-	}
-	_, err := os.Stat(path)
+	_, err = os.Stat(path)
 	return path, err == nil
 }
 
 // setupHints says what is missing for browserop to do anything, each with
 // the next step: `run` prints them after a pass with nothing due.
-func (e *env) setupHints(cfg Config, adapters []sites.Adapter) []string {
+func (e *env) setupHints(cfg config.Config, adapters []sites.Adapter) []string {
 	var out []string
 	if path, ok := e.configFileInUse(); !ok {
 		out = append(out, fmt.Sprintf("no configuration file (%s): the defaults are in use; copy configs/browserop.example.yaml there to change them", path))
 	}
-	calDir, err := cfg.calendarDir(envLookup(e.environ))
+	calDir, err := cfg.CalendarDir(e.environ)
 	if err == nil {
 		if cal, err := calendar.Load(calDir, cfg.Calendar.MediaDir); err == nil && len(cal.Entries) == 0 && len(cal.Problems) == 0 {
 			out = append(out, fmt.Sprintf("no calendar entries in %s: write a YAML file there (the format is in docs/operator.md, 'The content calendar')", calDir))
 		}
 	}
-	bc, err := browserConfig(cfg, e.environ)
+	bc, err := cfg.ForBrowser(e.environ)
 	if err == nil && !attachMode(bc) && !profileUsed(bc.ProfileDir) {
 		site := "NAME"
 		if len(adapters) > 0 {
@@ -67,6 +62,14 @@ func (e *env) setupHints(cfg Config, adapters []sites.Adapter) []string {
 		out = append(out, fmt.Sprintf("nobody signed in yet on profile %s: run `browserop login --site %s`", bc.ProfileDir, site))
 	}
 	return out
+}
+
+// output runs a program of the system and returns its trimmed standard
+// output.
+func (e *env) output(ctx context.Context, name string, args ...string) (string, error) {
+	var b bytes.Buffer
+	err := e.exec(ctx, &b, name, args...)
+	return strings.TrimSpace(b.String()), err
 }
 
 // profileUsed reports whether Chrome ever ran on the profile (it writes
@@ -107,7 +110,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		lpath = cfg.Ledger.Path
 	}
 	if lpath == "" {
-		lpath, _ = ledger.DefaultPathEnv(envLookup(e.environ))
+		lpath, _ = ledger.DefaultPathEnv(e.getenv)
 	}
 	if db, err := ledger.Open(ctx, lpath, ledger.Options{MustExist: true, SkipMigrate: true}); err != nil {
 		if errors.Is(err, ledger.ErrNoLedger) {
@@ -132,7 +135,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		add("sites", "fail", err.Error(), "fix the adapter files in sites.dir")
 	}
-	bc, err := browserConfig(cfg, e.environ)
+	bc, err := cfg.ForBrowser(e.environ)
 	if err != nil {
 		add("browser", "fail", err.Error(), "")
 		return e.printChecks(checks)
@@ -181,7 +184,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	}
 
 	// The calendar.
-	if calDir, err := cfg.calendarDir(envLookup(e.environ)); err != nil {
+	if calDir, err := cfg.CalendarDir(e.environ); err != nil {
 		add("calendar", "fail", err.Error(), "")
 	} else if cal, err := calendar.Load(calDir, cfg.Calendar.MediaDir); err != nil {
 		add("calendar", "fail", err.Error(), "")
@@ -202,7 +205,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	}
 
 	// The media directory: entries' and intents' images are read there.
-	if dir, err := cfg.mediaDir(envLookup(e.environ)); err != nil {
+	if dir, err := cfg.MediaDir(e.environ); err != nil {
 		add("media", "fail", err.Error(), "")
 	} else {
 		source := "calendar.media_dir"
@@ -227,7 +230,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	// The service.
 	if u, err := e.unit(); err != nil {
 		add("service", "warn", err.Error(), "")
-	} else if st, err := u.query(ctx); err != nil {
+	} else if st, err := u.Status(ctx); err != nil {
 		add("service", "fail", err.Error(), "")
 	} else if !st.Installed {
 		add("service", "warn", "not installed", "browserop service install")

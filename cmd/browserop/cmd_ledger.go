@@ -20,7 +20,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	p, err := policy(cfg)
+	p, err := cfg.Policy()
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	bc, err := browserConfig(cfg, e.environ)
+	bc, err := cfg.ForBrowser(e.environ)
 	if err != nil {
 		return err
 	}

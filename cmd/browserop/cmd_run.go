@@ -11,6 +11,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/browserop/browserop/api"
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
@@ -20,7 +21,7 @@ import (
 // passCommand is what the commands that run passes (run, serve) work
 // with: the configuration, the open ledger and the runner on it.
 type passCommand struct {
-	cfg Config
+	cfg config.Config
 	db  *ledger.DB
 	r   *operator.Runner
 }

@@ -126,7 +126,7 @@ func sitesCheck(ctx context.Context, e *env, args []string) error {
 	if !ok {
 		return usageError("site %q is not a declarative adapter: sites check reads its YAML", pos[0])
 	}
-	bc, err := browserConfig(cfg, e.environ)
+	bc, err := cfg.ForBrowser(e.environ)
 	if err != nil {
 		return err
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/tasks"
 )
@@ -30,19 +32,19 @@ func (e *env) openTaskCommand(ctx context.Context, fs *flag.FlagSet, args []stri
 // taskService builds the task service on db from the configuration: the
 // site adapters, the authority ceiling, the media directory and the
 // budget policy, which it returns too.
-func taskService(cfg Config, db *ledger.DB) (*tasks.Service, budgets.Policy, error) {
+func taskService(cfg config.Config, db *ledger.DB) (*tasks.Service, budgets.Policy, error) {
 	adapters, err := loadSites(cfg)
 	if err != nil {
 		return nil, budgets.Policy{}, err
 	}
-	p, err := policy(cfg)
+	p, err := cfg.Policy()
 	if err != nil {
 		return nil, budgets.Policy{}, err
 	}
 	opts := []tasks.Option{tasks.WithBudget(p)}
 	// A media directory that cannot be located (no HOME) refuses only the
 	// intents that attach media, naming calendar.media_dir.
-	if dir, err := cfg.MediaDir(); err == nil {
+	if dir, err := cfg.MediaDir(os.Environ()); err == nil {
 		opts = append(opts, tasks.WithMediaDir(dir))
 	}
 	return tasks.New(db, adapters, cfg.Authority.Ceiling, opts...), p, nil

@@ -5,16 +5,17 @@ import (
 	"fmt"
 
 	"github.com/browserop/browserop/api"
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/errcode"
 )
 
 // tokens loads the API tokens, creating the 0600 token file on first use.
-func (e *env) tokens(cfg Config) (user, agent string, err error) {
-	path, err := orStateFile(cfg.API.TokenFile, envLookup(e.environ), "token")
+func (e *env) tokens(cfg config.Config) (user, agent string, err error) {
+	ac, err := cfg.ForAPI(e.environ)
 	if err != nil {
-		return "", "", fmt.Errorf("%w: %v", errcode.ErrConfig, err)
+		return "", "", err
 	}
-	user, agent, err = api.LoadOrCreateTokens(path)
+	user, agent, err = api.LoadOrCreateTokens(ac.TokenFile)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %v", errcode.ErrConfig, err)
 	}

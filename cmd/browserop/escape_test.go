@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/ledger"
 	"github.com/stretchr/testify/require"
 )
@@ -80,7 +81,7 @@ func TestClean(t *testing.T) {
 // character reaches the terminal through a log line either.
 func TestTextLogsEscapeControlCharacters(t *testing.T) {
 	var buf strings.Builder
-	cfg := Config{}
+	cfg := config.Config{}
 	cfg.Log.Format = "text"
 	log := logger(cfg, &buf)
 	log.Warn("problem", "detail", "task x: intent y: "+hostile)

@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/errcode"
 )
 
 // preflight checks the browser part of cfg (see preflight below).
-func (e *env) preflight(cfg Config) error {
-	bc, err := browserConfig(cfg, e.environ)
+func (e *env) preflight(cfg config.Config) error {
+	bc, err := cfg.ForBrowser(e.environ)
 	if err != nil {
 		return err
 	}

@@ -302,66 +302,6 @@ func TestServiceInstallLaunchd(t *testing.T) {
 	require.Contains(t, out, "not installed")
 }
 
-// exampleSpec is the spec the examples in configs/ are rendered with.
-var exampleSpec = serviceSpec{
-	Binary:  "/usr/local/bin/browserop",
-	Args:    []string{"serve", "--config", "/home/you/.config/browserop/config.yaml"},
-	Env:     map[string]string{"PATH": "/usr/local/bin:/usr/bin:/bin"},
-	LogFile: "/Users/you/Library/Logs/browserop/browserop.log",
-}
-
-// TestServiceExamplesInSync keeps the files in configs/ equal to what
-// `service install` writes. BROWSEROP_UPDATE_EXAMPLES=1 rewrites them.
-func TestServiceExamplesInSync(t *testing.T) {
-	t.Parallel()
-	for path, render := range map[string]func(serviceSpec) (string, error){
-		"../../configs/systemd/browserop.service":         renderSystemd,
-		"../../configs/launchd/com.browserop.serve.plist": renderLaunchd,
-	} {
-		want, err := render(exampleSpec)
-		require.NoError(t, err)
-		if os.Getenv("BROWSEROP_UPDATE_EXAMPLES") == "1" {
-			require.NoError(t, os.WriteFile(path, []byte(want), 0o644))
-		}
-		have, err := os.ReadFile(path)
-		require.NoError(t, err)
-		require.Equal(t, want, string(have), "%s is generated: BROWSEROP_UPDATE_EXAMPLES=1 go test ./cmd/browserop -run TestServiceExamplesInSync", path)
-	}
-}
-
-// TestServiceUnitVerifies runs systemd-analyze verify on the unit install
-// writes, in system and in user mode: no warning, no error.
-func TestServiceUnitVerifies(t *testing.T) {
-	t.Parallel()
-	sa, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		t.Skip("systemd-analyze not installed (scripts/setup.sh installs the systemd package)")
-	}
-	spec := exampleSpec
-	spec.Binary = thisBinary(t)
-	spec.Args = []string{"serve", "--config", "/home/with space/100%/$HOME/config.yaml"}
-	spec.Env = map[string]string{"BROWSEROP_LOG_LEVEL": "debug", "XDG_STATE_HOME": "/home/a b/%s/$X"}
-	unit, err := renderSystemd(spec)
-	require.NoError(t, err)
-	for _, s := range []string{"network-online.target", "KillSignal", "After="} {
-		require.NotContains(t, unit, s, "nothing without effect in a user unit")
-	}
-	require.Contains(t, unit, "\nKillMode=process\n")
-	require.Contains(t, unit, "\nRestartPreventExitStatus=2\n")
-	dir := t.TempDir()
-	path := filepath.Join(dir, "browserop.service")
-	require.NoError(t, os.WriteFile(path, []byte(unit), 0o644))
-	runtimeDir := filepath.Join(dir, "run")
-	require.NoError(t, os.Mkdir(runtimeDir, 0o700))
-	for _, mode := range [][]string{{"verify"}, {"--user", "verify"}} {
-		cmd := exec.Command(sa, append(mode, path)...)
-		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtimeDir, "SYSTEMD_LOG_LEVEL=notice")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "systemd-analyze %v:\n%s\n%s", mode, out, unit)
-		require.Empty(t, strings.TrimSpace(string(out)), "systemd-analyze %v warns:\n%s", mode, out)
-	}
-}
-
 // parsePlist decodes an XML property list of dicts, arrays, strings,
 // integers and booleans into Go values, failing on anything else.
 func parsePlist(t *testing.T, data []byte) map[string]any {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/configs"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
@@ -22,7 +23,7 @@ import (
 // logger builds the slog logger: text on a terminal, JSON otherwise (under
 // a service), or as log.format says. Logs carry ids, states and reasons,
 // never page text, cookies or tokens.
-func logger(cfg Config, w io.Writer) *slog.Logger {
+func logger(cfg config.Config, w io.Writer) *slog.Logger {
 	level := slog.LevelInfo
 	switch cfg.Log.Level {
 	case "debug":
@@ -50,7 +51,7 @@ func logger(cfg Config, w io.Writer) *slog.Logger {
 
 // loadSites returns the bundled adapters that are configured as they are
 // (configs.Configured), replaced or extended by those in sites.dir.
-func loadSites(cfg Config) ([]sites.Adapter, error) {
+func loadSites(cfg config.Config) ([]sites.Adapter, error) {
 	bundled, err := sites.LoadFS(configs.Sites, "sites")
 	if err != nil {
 		return nil, fmt.Errorf("%w: bundled sites: %v", errcode.ErrConfig, err)
@@ -86,7 +87,7 @@ func loadSites(cfg Config) ([]sites.Adapter, error) {
 // configuredSite returns the configured site called name ("" is the
 // first), or a usage error that names it as what ("--site", "site") and
 // lists the configured sites.
-func configuredSite(cfg Config, name, what string) (sites.Adapter, error) {
+func configuredSite(cfg config.Config, name, what string) (sites.Adapter, error) {
 	adapters, err := loadSites(cfg)
 	if err != nil {
 		return nil, err
@@ -99,17 +100,6 @@ func configuredSite(cfg Config, name, what string) (sites.Adapter, error) {
 		names = append(names, a.Name())
 	}
 	return nil, usageError("%s %q is not configured (sites: %s)", what, name, strings.Join(names, ", "))
-}
-
-// browserConfig is the browser part of the configuration.
-func browserConfig(cfg Config, environ []string) (browser.Config, error) {
-	profile, err := cfg.profileDir(envLookup(environ))
-	if err != nil {
-		return browser.Config{}, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
-	}
-	return browser.Config{ExecPath: cfg.Browser.ExecPath, ProfileDir: profile, Headless: cfg.Browser.Headless,
-		DevToolsURL: cfg.Browser.DevtoolsURL, DevToolsActivePortFile: cfg.Browser.DevtoolsActivePortFile,
-		ExtraFlags: cfg.Browser.ExtraFlags, NoSandbox: cfg.Browser.NoSandbox, ActionTimeout: cfg.Browser.ActionTimeout}, nil
 }
 
 // attachMode reports whether the configuration attaches to the person's
@@ -148,32 +138,25 @@ func browserRunning(bc browser.Config) func() bool {
 }
 
 // runner wires a Runner from the configuration.
-func (e *env) runner(cfg Config, db *ledger.DB) (*operator.Runner, error) {
+func (e *env) runner(cfg config.Config, db *ledger.DB) (*operator.Runner, error) {
 	adapters, err := loadSites(cfg)
 	if err != nil {
 		return nil, err
 	}
-	p, err := policy(cfg)
+	p, err := cfg.Policy()
 	if err != nil {
 		return nil, err
 	}
-	bc, err := browserConfig(cfg, e.environ)
+	bc, err := cfg.ForBrowser(e.environ)
 	if err != nil {
 		return nil, err
 	}
-	calDir, err := cfg.calendarDir(envLookup(e.environ))
+	rc, err := cfg.ForOperator(e.environ)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
+		return nil, err
 	}
-	mediaDir, err := cfg.mediaDir(envLookup(e.environ))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errcode.ErrConfig, err)
-	}
+	rc.BrowserRunning, rc.StopIdleBrowser = browserRunning(bc), !attachMode(bc)
 	planner := operator.Planner{Command: cfg.Planner.Command, Timeout: cfg.Planner.Timeout, MaxOutput: cfg.Planner.MaxOutput}
-	rc := operator.Config{LeaseName: cfg.Operator.LeaseName, LeaseTTL: cfg.Operator.LeaseTTL, Heartbeat: cfg.Operator.Heartbeat,
-		Skew: cfg.Operator.IdentitySkew, CalendarDir: calDir, MediaDir: mediaDir, Grace: cfg.Calendar.Grace, PublishLate: cfg.Calendar.PublishLate,
-		QualityThreshold: cfg.Planner.QualityThreshold, ActionTimeout: cfg.Browser.ActionTimeout, Ceiling: cfg.Authority.Ceiling,
-		BrowserRunning: browserRunning(bc), StopIdleBrowser: !attachMode(bc)}
 	return operator.NewRunner(db, adapters, p, planner, connector(bc), rc, logger(cfg, e.stderr)), nil
 }
 

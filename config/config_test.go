@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-const examplePath = "../../configs/browserop.example.yaml"
+const examplePath = "../configs/browserop.example.yaml"
 
 // writeConfig writes a config file into a temp dir and returns its path.
 func writeConfig(tb testing.TB, body string) string {
@@ -28,7 +28,7 @@ func writeConfig(tb testing.TB, body string) string {
 // loadString loads body as an explicitly given config file.
 func loadString(tb testing.TB, body string, env ...string) (Config, error) {
 	tb.Helper()
-	return LoadConfig(writeConfig(tb, body), true, env)
+	return Load(writeConfig(tb, body), true, env)
 }
 
 // fieldErrors unpacks the *FieldError values of a joined validation error.
@@ -52,10 +52,10 @@ func fieldErrors(err error) map[string]string {
 func TestLoadConfigDefaultsWhenNoFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg, err := LoadConfig("", false, []string{"XDG_CONFIG_HOME=" + dir, "HOME=/nonexistent"})
+	cfg, err := Load("", false, []string{"XDG_CONFIG_HOME=" + dir, "HOME=/nonexistent"})
 	require.NoError(t, err)
-	require.Equal(t, DefaultConfig(), cfg)
-	require.NoError(t, DefaultConfig().Validate())
+	require.Equal(t, Default(), cfg)
+	require.NoError(t, Default().Validate())
 }
 
 func TestLoadConfigDefaultFileIsRead(t *testing.T) {
@@ -64,7 +64,7 @@ func TestLoadConfigDefaultFileIsRead(t *testing.T) {
 	path := filepath.Join(home, ".config", "browserop", "config.yaml")
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 	require.NoError(t, os.WriteFile(path, []byte("log: {level: debug}\n"), 0o600))
-	cfg, err := LoadConfig("", false, []string{"HOME=" + home, "XDG_CONFIG_HOME=relative/ignored"})
+	cfg, err := Load("", false, []string{"HOME=" + home, "XDG_CONFIG_HOME=relative/ignored"})
 	require.NoError(t, err)
 	require.Equal(t, "debug", cfg.Log.Level)
 }
@@ -72,34 +72,34 @@ func TestLoadConfigDefaultFileIsRead(t *testing.T) {
 func TestLoadConfigMissingExplicitFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nope.yaml")
-	_, err := LoadConfig(path, true, nil)
+	_, err := Load(path, true, nil)
 	require.Error(t, err)
 	require.Contains(t, err.Error(), path)
 
-	_, err = LoadConfig("", true, nil)
+	_, err = Load("", true, nil)
 	require.Error(t, err)
 }
 
 func TestLoadConfigMissingNonExplicitPathMeansDefaults(t *testing.T) {
 	t.Parallel()
-	cfg, err := LoadConfig(filepath.Join(t.TempDir(), "nope.yaml"), false, nil)
+	cfg, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), false, nil)
 	require.NoError(t, err)
-	require.Equal(t, DefaultConfig(), cfg)
+	require.Equal(t, Default(), cfg)
 }
 
 func TestLoadConfigDirectoryIsError(t *testing.T) {
 	t.Parallel()
-	_, err := LoadConfig(t.TempDir(), false, nil)
+	_, err := Load(t.TempDir(), false, nil)
 	require.Error(t, err)
 }
 
 func TestLoadConfigExample(t *testing.T) {
 	t.Parallel()
-	cfg, err := LoadConfig(examplePath, true, nil)
+	cfg, err := Load(examplePath, true, nil)
 	require.NoError(t, err)
 	require.NoError(t, cfg.Validate())
 	// The example documents the defaults, value for value.
-	require.Equal(t, DefaultConfig(), cfg)
+	require.Equal(t, Default(), cfg)
 }
 
 func TestExampleHasEveryKey(t *testing.T) {
@@ -121,12 +121,12 @@ func TestExampleHasEveryKey(t *testing.T) {
 	}
 	walk(doc, "")
 
-	leaves := knownLeaves(slices.Sorted(maps.Keys(DefaultConfig().Budgets.Groups)))
+	leaves := knownLeaves(slices.Sorted(maps.Keys(Default().Budgets.Groups)))
 	require.NotEmpty(t, leaves)
 	for _, l := range leaves {
 		require.True(t, present[l.key], "key %s is missing from %s", l.key, examplePath)
 	}
-	// And nothing in the example is unknown (LoadConfig would fail anyway).
+	// And nothing in the example is unknown (Load would fail anyway).
 	known := map[string]bool{}
 	for _, l := range leaves {
 		known[l.key] = true
@@ -138,10 +138,10 @@ func TestExampleHasEveryKey(t *testing.T) {
 
 func TestLoadConfigCustomFile(t *testing.T) {
 	t.Parallel()
-	cfg, err := LoadConfig("testdata/config/custom.yaml", true, nil)
+	cfg, err := Load("testdata/custom.yaml", true, nil)
 	require.NoError(t, err)
 
-	want := DefaultConfig()
+	want := Default()
 	want.Ledger.Path = "/var/lib/browserop/ledger.db"
 	want.Browser = BrowserConfig{
 		ExecPath:               "chromium",
@@ -180,7 +180,7 @@ budgets:
 `)
 	require.NoError(t, err)
 	require.Equal(t, FormatBudget{Limit: 3, Window: 24 * time.Hour}, cfg.Budgets.Formats["reply"])
-	require.Equal(t, DefaultConfig().Budgets.Formats["post_text"], cfg.Budgets.Formats["post_text"])
+	require.Equal(t, Default().Budgets.Formats["post_text"], cfg.Budgets.Formats["post_text"])
 	require.Equal(t, 4, cfg.Budgets.Groups["original"].Limit)
 	require.Equal(t, []string{"post_text", "post_image", "thread"}, cfg.Budgets.Groups["original"].Formats)
 
@@ -216,7 +216,7 @@ func TestLoadConfigUnknownKeysInFile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := writeConfig(t, tt.body)
-			_, err := LoadConfig(path, true, nil)
+			_, err := Load(path, true, nil)
 			require.Error(t, err)
 			require.Contains(t, err.Error(), path)
 			for _, w := range tt.want {
@@ -228,17 +228,17 @@ func TestLoadConfigUnknownKeysInFile(t *testing.T) {
 
 func TestLoadConfigUnknownKeysReportedTogether(t *testing.T) {
 	t.Parallel()
-	_, err := LoadConfig("testdata/config/unknown_key.yaml", true, nil)
+	_, err := Load("testdata/unknown_key.yaml", true, nil)
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "testdata/config/unknown_key.yaml:2: unknown key \"browser.headles\"")
-	require.Contains(t, err.Error(), "testdata/config/unknown_key.yaml:5: budgets.formats: unknown format \"post_txt\"")
+	require.Contains(t, err.Error(), "testdata/unknown_key.yaml:2: unknown key \"browser.headles\"")
+	require.Contains(t, err.Error(), "testdata/unknown_key.yaml:5: budgets.formats: unknown format \"post_txt\"")
 }
 
 func TestLoadConfigMalformedYAML(t *testing.T) {
 	t.Parallel()
-	_, err := LoadConfig("testdata/config/malformed.yaml", true, nil)
+	_, err := Load("testdata/malformed.yaml", true, nil)
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "testdata/config/malformed.yaml")
+	require.Contains(t, err.Error(), "testdata/malformed.yaml")
 	require.Contains(t, err.Error(), "line 3")
 }
 
@@ -294,12 +294,12 @@ log: ~
 	require.Equal(t, time.Duration(0), cfg.Jitter)
 	require.Equal(t, []string{"/bin/planner"}, cfg.Planner.Command)
 	require.Equal(t, "", cfg.Ledger.Path)
-	require.Equal(t, DefaultConfig().Log, cfg.Log)
+	require.Equal(t, Default().Log, cfg.Log)
 
 	for _, body := range []string{"", "# nothing\n", "---\n", "{}\n", "browser:\n"} {
 		cfg, err := loadString(t, body)
 		require.NoError(t, err, "body %q", body)
-		require.Equal(t, DefaultConfig(), cfg, "body %q", body)
+		require.Equal(t, Default(), cfg, "body %q", body)
 	}
 }
 
@@ -366,7 +366,7 @@ budgets:
       formats: [like]
       limit: 7
 `)
-	cfg, err := LoadConfig(path, true, []string{
+	cfg, err := Load(path, true, []string{
 		"HOME=/home/u",
 		"BROWSEROP_CONFIG=/ignored.yaml",
 		"BROWSEROP_LEDGER_PATH=/tmp/l.db",
@@ -416,20 +416,20 @@ func TestLoadConfigUnknownEnv(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := LoadConfig(filepath.Join(t.TempDir(), "none.yaml"), false, tt.env)
+			_, err := Load(filepath.Join(t.TempDir(), "none.yaml"), false, tt.env)
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tt.want)
 		})
 	}
 
 	// Other variables, and BROWSEROP_CONFIG, are not config keys and are fine.
-	_, err := LoadConfig(filepath.Join(t.TempDir(), "none.yaml"), false, []string{"PATH=/bin", "BROWSEROPX=1", "BROWSEROP_CONFIG=/x", "=weird", "NOEQUALS"})
+	_, err := Load(filepath.Join(t.TempDir(), "none.yaml"), false, []string{"PATH=/bin", "BROWSEROPX=1", "BROWSEROP_CONFIG=/x", "=weird", "NOEQUALS"})
 	require.NoError(t, err)
 }
 
 func TestLoadConfigEnvValidated(t *testing.T) {
 	t.Parallel()
-	_, err := LoadConfig(filepath.Join(t.TempDir(), "none.yaml"), false, []string{"BROWSEROP_BUDGETS_FORMATS_POST_TEXT_LIMIT=-1"})
+	_, err := load(filepath.Join(t.TempDir(), "none.yaml"), false, []string{"BROWSEROP_BUDGETS_FORMATS_POST_TEXT_LIMIT=-1"})
 	require.EqualError(t, err, "config: budgets.formats.post_text.limit: must be >= 0, got -1")
 }
 
@@ -545,7 +545,7 @@ func TestValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := DefaultConfig()
+			c := Default()
 			tt.mutate(&c)
 			err := c.Validate()
 			if tt.want == "" {
@@ -563,7 +563,7 @@ func TestValidate(t *testing.T) {
 
 func TestValidateReportsAllProblems(t *testing.T) {
 	t.Parallel()
-	c := DefaultConfig()
+	c := Default()
 	c.Log.Level = "loud"
 	c.API.Addr = "0.0.0.0:1"
 	c.Budgets.Formats["reply"] = FormatBudget{Limit: -1, Window: time.Hour}
@@ -585,17 +585,17 @@ func TestLoadConfigValidationErrorsJoined(t *testing.T) {
 
 func TestDefaultConfigPath(t *testing.T) {
 	t.Parallel()
-	p, err := DefaultConfigPath([]string{"XDG_CONFIG_HOME=/xdg", "HOME=/home/u"})
+	p, err := DefaultPath([]string{"XDG_CONFIG_HOME=/xdg", "HOME=/home/u"})
 	require.NoError(t, err)
 	require.Equal(t, "/xdg/browserop/config.yaml", p)
 
-	p, err = DefaultConfigPath([]string{"XDG_CONFIG_HOME=", "HOME=/home/u"})
+	p, err = DefaultPath([]string{"XDG_CONFIG_HOME=", "HOME=/home/u"})
 	require.NoError(t, err)
 	require.Equal(t, "/home/u/.config/browserop/config.yaml", p)
 
-	_, err = DefaultConfigPath(nil)
+	_, err = DefaultPath(nil)
 	require.Error(t, err)
-	_, err = LoadConfig("", false, nil)
+	_, err = Load("", false, nil)
 	require.Error(t, err, "no way to find the default file is an error, not silent defaults")
 }
 
@@ -603,7 +603,7 @@ func TestResolvedDirs(t *testing.T) {
 	t.Parallel()
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 
-	c := DefaultConfig()
+	c := Default()
 	dir, err := c.profileDir(env(map[string]string{"XDG_STATE_HOME": "/state", "HOME": "/home/u"}))
 	require.NoError(t, err)
 	require.Equal(t, "/state/browserop/profile", dir)
@@ -626,13 +626,13 @@ func TestResolvedDirs(t *testing.T) {
 	c.Browser.ProfileDir = "/p"
 	c.Calendar.Dir = "/c"
 	c.API.TokenFile = "/t"
-	dir, err = c.ProfileDir()
+	dir, err = c.ProfileDir(nil)
 	require.NoError(t, err)
 	require.Equal(t, "/p", dir)
-	dir, err = c.CalendarDir()
+	dir, err = c.CalendarDir(nil)
 	require.NoError(t, err)
 	require.Equal(t, "/c", dir)
-	tok, err = c.TokenFile()
+	tok, err = c.TokenFile(nil)
 	require.NoError(t, err)
 	require.Equal(t, "/t", tok)
 }
@@ -644,7 +644,7 @@ func TestMediaDir(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	home := env(map[string]string{"HOME": "/home/u"})
 
-	c := DefaultConfig()
+	c := Default()
 	require.Equal(t, "", c.Calendar.MediaDir)
 	dir, err := c.mediaDir(home)
 	require.NoError(t, err)
@@ -659,7 +659,7 @@ func TestMediaDir(t *testing.T) {
 	cfg, err := loadString(t, "calendar:\n  dir: /cal\n  media_dir: /srv/media\n")
 	require.NoError(t, err)
 	require.Equal(t, "/srv/media", cfg.Calendar.MediaDir)
-	dir, err = cfg.MediaDir()
+	dir, err = cfg.MediaDir(nil)
 	require.NoError(t, err)
 	require.Equal(t, "/srv/media", dir)
 
@@ -680,7 +680,7 @@ func TestLoadConfigTooLarge(t *testing.T) {
 }
 
 func FuzzLoadConfig(f *testing.F) {
-	for _, path := range []string{examplePath, "testdata/config/custom.yaml", "testdata/config/malformed.yaml", "testdata/config/unknown_key.yaml"} {
+	for _, path := range []string{examplePath, "testdata/custom.yaml", "testdata/malformed.yaml", "testdata/unknown_key.yaml"} {
 		data, err := os.ReadFile(path)
 		require.NoError(f, err)
 		f.Add(data)

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ const EnvPrefix = "BROWSEROP_"
 // nonConfigEnv lists BROWSEROP_* variables that are not config keys, so the
 // unknown-variable check leaves them alone.
 var nonConfigEnv = map[string]bool{
-	"BROWSEROP_CONFIG":            true,
+	fileEnv:                       true,
 	"BROWSEROP_CRASH_AT":          true, // operator crash points, for the torture harness
 	"BROWSEROP_PAUSE_AT":          true, // operator pause points (SIGSTOP), for the tests
 	"BROWSEROP_TEST_CHROME":       true, // the browser the tests use
@@ -30,6 +30,14 @@ var nonConfigEnv = map[string]bool{
 // EnvName returns the environment variable that overrides key.
 func EnvName(key string) string {
 	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// IsOverride reports whether the environment variable name is read as a
+// config key: it starts with EnvPrefix and is none of the BROWSEROP_*
+// variables that are not keys ($BROWSEROP_CONFIG and those of the tests
+// and the torture harness). Load refuses one that matches no key.
+func IsOverride(name string) bool {
+	return strings.HasPrefix(name, EnvPrefix) && !nonConfigEnv[name]
 }
 
 // applyEnv sets every BROWSEROP_* variable of env on v, converted to its
@@ -51,7 +59,7 @@ func applyEnv(v *viper.Viper, env []string, leaves []leaf) []error {
 
 	var errs []error
 	for _, name := range varNames {
-		if !strings.HasPrefix(name, EnvPrefix) || nonConfigEnv[name] {
+		if !IsOverride(name) {
 			continue
 		}
 		l, ok := byName[name]

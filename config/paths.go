@@ -1,28 +1,37 @@
-package main
+package config
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
-// DefaultConfigPath returns $XDG_CONFIG_HOME/browserop/config.yaml, or
+// DefaultPath returns $XDG_CONFIG_HOME/browserop/config.yaml, or
 // ~/.config/browserop/config.yaml when XDG_CONFIG_HOME is unset or not
 // absolute, reading both variables from env (os.Environ form). It returns an
 // error when neither variable is usable.
-func DefaultConfigPath(env []string) (string, error) {
-	dir, err := xdgDir(envLookup(env), "XDG_CONFIG_HOME", ".config")
+func DefaultPath(env []string) (string, error) {
+	dir, err := XDGConfigHome(env)
 	if err != nil {
 		return "", fmt.Errorf("config: locate default config file: %w", err)
 	}
 	return filepath.Join(dir, "browserop", "config.yaml"), nil
 }
 
+// XDGConfigHome returns $XDG_CONFIG_HOME of env (os.Environ form) when it
+// is an absolute path (the XDG rules ignore a relative one), else
+// $HOME/.config. It returns an error when neither variable is usable.
+// browserop's config file and calendar are under it, and so is a systemd
+// user unit.
+func XDGConfigHome(env []string) (string, error) {
+	return xdgDir(envLookup(env), "XDG_CONFIG_HOME", ".config")
+}
+
 // ProfileDir returns the Chrome profile directory: browser.profile_dir, or
-// $XDG_STATE_HOME/browserop/profile (~/.local/state/browserop/profile). It
-// returns an error when neither XDG_STATE_HOME nor HOME is set.
-func (c Config) ProfileDir() (string, error) {
-	return c.profileDir(os.Getenv)
+// $XDG_STATE_HOME/browserop/profile (~/.local/state/browserop/profile),
+// reading the variables from env (os.Environ form). It returns an error
+// when neither XDG_STATE_HOME nor HOME is set.
+func (c Config) ProfileDir(env []string) (string, error) {
+	return c.profileDir(envLookup(env))
 }
 
 func (c Config) profileDir(getenv func(string) string) (string, error) {
@@ -30,17 +39,19 @@ func (c Config) profileDir(getenv func(string) string) (string, error) {
 }
 
 // TokenFile returns the API token file: api.token_file, or
-// $XDG_STATE_HOME/browserop/token. It returns an error when neither
-// XDG_STATE_HOME nor HOME is set.
-func (c Config) TokenFile() (string, error) {
-	return orStateFile(c.API.TokenFile, os.Getenv, "token")
+// $XDG_STATE_HOME/browserop/token, reading the variables from env
+// (os.Environ form). It returns an error when neither XDG_STATE_HOME nor
+// HOME is set.
+func (c Config) TokenFile(env []string) (string, error) {
+	return orStateFile(c.API.TokenFile, envLookup(env), "token")
 }
 
 // CalendarDir returns the content calendar directory: calendar.dir, or
-// $XDG_CONFIG_HOME/browserop/calendar (~/.config/browserop/calendar). It
-// returns an error when neither XDG_CONFIG_HOME nor HOME is set.
-func (c Config) CalendarDir() (string, error) {
-	return c.calendarDir(os.Getenv)
+// $XDG_CONFIG_HOME/browserop/calendar (~/.config/browserop/calendar),
+// reading the variables from env (os.Environ form). It returns an error
+// when neither XDG_CONFIG_HOME nor HOME is set.
+func (c Config) CalendarDir(env []string) (string, error) {
+	return c.calendarDir(envLookup(env))
 }
 
 func (c Config) calendarDir(getenv func(string) string) (string, error) {
@@ -55,11 +66,11 @@ func (c Config) calendarDir(getenv func(string) string) (string, error) {
 }
 
 // MediaDir returns the directory media files are read from:
-// calendar.media_dir, or the calendar directory (Config.CalendarDir). It
-// returns an error when that is unset and neither XDG_CONFIG_HOME nor
-// HOME is set.
-func (c Config) MediaDir() (string, error) {
-	return c.mediaDir(os.Getenv)
+// calendar.media_dir, or the calendar directory (Config.CalendarDir),
+// reading the variables from env (os.Environ form). It returns an error
+// when that is unset and neither XDG_CONFIG_HOME nor HOME is set.
+func (c Config) MediaDir(env []string) (string, error) {
+	return c.mediaDir(envLookup(env))
 }
 
 func (c Config) mediaDir(getenv func(string) string) (string, error) {

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ type fileParser struct {
 	errs      []error
 	nodes     int
 	groups    []string // groups the file defines
-	newGroups []string // of those, groups not in DefaultConfig
+	newGroups []string // of those, groups not in Default
 }
 
 func (p *fileParser) errorf(n *yaml.Node, format string, args ...any) {
@@ -165,7 +165,7 @@ func (p *fileParser) mapping(n *yaml.Node, t reflect.Type, path string, out map[
 // of the defaults must set its limit, since 0 would silently mean "never".
 func (p *fileParser) group(name string, val *yaml.Node) {
 	p.groups = append(p.groups, name)
-	if _, ok := DefaultConfig().Budgets.Groups[name]; ok {
+	if _, ok := Default().Budgets.Groups[name]; ok {
 		return
 	}
 	p.newGroups = append(p.newGroups, name)

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -15,26 +15,63 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/internal/regularfile"
 )
 
 // maxConfigSize bounds the config file; anything larger is a mistake.
 const maxConfigSize = 1 << 20
 
-// LoadConfig reads the YAML file at path over DefaultConfig, applies the
-// BROWSEROP_* variables of env (os.Environ form; nil means none), and
-// validates the result. An empty path means DefaultConfigPath(env). A
-// missing file means defaults, unless explicit is true (the path came from
-// --config), in which case it is an error. Every error names the file, key
-// or variable at fault; unknown keys in the file, BROWSEROP_* variables that
-// match no key, wrongly typed values, malformed YAML and failed validation
-// are all errors, joined so they can be fixed in one go.
-func LoadConfig(path string, explicit bool, env []string) (Config, error) {
+// fileEnv names the environment variable that names the configuration
+// file when --config does not.
+const fileEnv = "BROWSEROP_CONFIG"
+
+// File returns the configuration file a command line names: flagPath (its
+// --config), else $BROWSEROP_CONFIG of env (os.Environ form), and explicit
+// is true: that file must exist. With neither, it is DefaultPath(env), which
+// may be missing, and explicit is false. The error, only for a default file
+// that cannot be located, is errcode.ErrConfig.
+func File(flagPath string, env []string) (path string, explicit bool, err error) {
+	if flagPath != "" {
+		return flagPath, true, nil
+	}
+	if p := envLookup(env)(fileEnv); p != "" {
+		return p, true, nil
+	}
+	p, err := DefaultPath(env)
+	if err != nil {
+		return "", false, fmt.Errorf("%w: %w", errcode.ErrConfig, err)
+	}
+	return p, false, nil
+}
+
+// Load reads the YAML file at path over Default, applies the BROWSEROP_*
+// variables of env (os.Environ form; nil means none), and validates the
+// result. An empty path means DefaultPath(env). A missing file means
+// defaults, unless explicit is true (the path came from --config or
+// $BROWSEROP_CONFIG, see File), in which case it is an error. Every error
+// names the file, key or variable at fault; unknown keys in the file,
+// BROWSEROP_* variables that match no key, wrongly typed values, malformed
+// YAML, a path that is not a regular file and failed validation are all
+// errors, joined so they can be fixed in one go. The error is
+// errcode.ErrConfig ("configuration error: config: ..."), and the
+// *FieldError values of a failed validation are reachable with errors.As.
+func Load(path string, explicit bool, env []string) (Config, error) {
+	c, err := load(path, explicit, env)
+	if err != nil {
+		return Config{}, fmt.Errorf("%w: %w", errcode.ErrConfig, err)
+	}
+	return c, nil
+}
+
+// load is Load with the problem unclassified: every error starts with
+// "config: ".
+func load(path string, explicit bool, env []string) (Config, error) {
 	if path == "" {
 		if explicit {
 			return Config{}, errors.New("config: empty config file path given")
 		}
-		p, err := DefaultConfigPath(env)
+		p, err := DefaultPath(env)
 		if err != nil {
 			return Config{}, err
 		}
@@ -65,7 +102,7 @@ func readConfigFile(path string) ([]byte, error) {
 	return data, nil
 }
 
-// loadConfigData does LoadConfig's work on file contents already read; name
+// loadConfigData does Load's work on file contents already read; name
 // is used in messages only. Viper layers defaults, the file and the
 // environment; the file is parsed and checked against the Config schema
 // here first, so viper only ever sees known keys with typed values.
@@ -77,7 +114,7 @@ func loadConfigData(name string, data []byte, env []string) (Config, error) {
 	}
 
 	v := viper.New()
-	def := DefaultConfig()
+	def := Default()
 	for key, val := range flatten(reflect.ValueOf(def), "") {
 		v.SetDefault(key, val)
 	}

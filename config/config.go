@@ -1,4 +1,10 @@
-package main
+// Package config is browserop's configuration: the schema and its defaults
+// (config.go), reading one YAML file and the BROWSEROP_* environment over
+// the defaults (load.go; file.go checks the YAML against the schema, env.go
+// maps the variables to keys), the rules (validate.go), the XDG locations
+// (paths.go), and the configurations of the packages it configures, built
+// from it (parts.go). Viper is used here and nowhere else.
+package config
 
 import (
 	"time"
@@ -7,17 +13,10 @@ import (
 )
 
 // Config is browserop's whole configuration: one YAML file, overridden by
-// BROWSEROP_* environment variables, on top of DefaultConfig. Every key is
+// BROWSEROP_* environment variables, on top of Default. Every key is
 // documented in configs/browserop.example.yaml, and each field below says
 // its default. Empty paths mean "the default location", resolved by the
-// methods in config_paths.go or by the package that owns the file, never
-// here.
-//
-// The configuration is split by concern: this file is the schema and its
-// defaults; config_load.go reads a file and the environment over the
-// defaults (config_file.go checks the YAML against the schema,
-// config_env.go maps BROWSEROP_* variables to keys); config_validate.go
-// holds the rules; config_paths.go the XDG locations.
+// methods in paths.go or by the package that owns the file, never here.
 type Config struct {
 	Ledger   LedgerConfig   `mapstructure:"ledger"`
 	Browser  BrowserConfig  `mapstructure:"browser"`
@@ -197,9 +196,9 @@ type LogConfig struct {
 // without one.
 const DefaultGroupWindow = 24 * time.Hour
 
-// DefaultConfig returns the configuration used for every key that neither
-// the file nor the environment sets.
-func DefaultConfig() Config {
+// Default returns the configuration used for every key that neither the
+// file nor the environment sets.
+func Default() Config {
 	day := 24 * time.Hour
 	return Config{
 		Browser: BrowserConfig{
