@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/budgets"
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/internal/child"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
@@ -88,7 +88,7 @@ func newEnvWith(t *testing.T, ceiling []string, taskOpts []tasks.Option, configu
 		t.Fatalf("open ledger: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	decl, err := sites.LoadFS(configs.Sites, "sites")
+	decl, err := sites.LoadFS(bundled.Sites, "sites")
 	if err != nil {
 		t.Fatalf("load sites: %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 
 // Config is browserop's whole configuration: one YAML file, overridden by
 // BROWSEROP_* environment variables, on top of Default. Every key is
-// documented in configs/browserop.example.yaml, and each field below says
+// documented in bundled/browserop.example.yaml, and each field below says
 // its default. Empty paths mean "the default location", resolved by the
 // methods in paths.go or by the package that owns the file, never here.
 type Config struct {

@@ -15,7 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-const examplePath = "../configs/browserop.example.yaml"
+const examplePath = "../bundled/browserop.example.yaml"
 
 // writeConfig writes a config file into a temp dir and returns its path.
 func writeConfig(tb testing.TB, body string) string {

@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
 	"github.com/browserop/browserop/sites"
@@ -27,7 +27,7 @@ func newMediaFixture(t *testing.T) (*fixture, string) {
 	db, err := ledger.Open(ctx, filepath.Join(dir, "ledger.db"), ledger.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	decl, err := sites.LoadFS(configs.Sites, "sites")
+	decl, err := sites.LoadFS(bundled.Sites, "sites")
 	require.NoError(t, err)
 	var as []sites.Adapter
 	for _, a := range decl {

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
 	"github.com/browserop/browserop/sites"
@@ -37,7 +37,7 @@ func newFixture(t *testing.T) *fixture {
 	db, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	adapters, err := sites.LoadFS(configs.Sites, "sites")
+	adapters, err := sites.LoadFS(bundled.Sites, "sites")
 	require.NoError(t, err)
 	var as []sites.Adapter
 	for _, a := range adapters {

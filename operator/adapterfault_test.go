@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
@@ -19,7 +19,7 @@ import (
 // made to it by mistake (old → new, each applied once).
 func wrongAdapter(t *testing.T, w *world, edits ...string) sites.Adapter {
 	t.Helper()
-	raw, err := fs.ReadFile(configs.Sites, "sites/demo.yaml")
+	raw, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
 	require.NoError(t, err)
 	spec := strings.Replace(string(raw), "settle: 15s", "settle: "+settle.String(), 1)
 	spec = strings.Replace(spec, "http://127.0.0.1:8787", w.base, 1)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/calendar"
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
 )
@@ -81,7 +81,7 @@ func TestJudgeCalendarMediaLimits(t *testing.T) {
 // thread parts (after the first, which is a post) take none.
 func limitedDemo(t *testing.T, maxItems int, types string, maxBytes int) sites.Adapter {
 	t.Helper()
-	raw, err := fs.ReadFile(configs.Sites, "sites/demo.yaml")
+	raw, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
 	require.NoError(t, err)
 	spec := string(raw)
 	for old, new := range map[string]string{
@@ -102,7 +102,7 @@ func limitedDemo(t *testing.T, maxItems int, types string, maxBytes int) sites.A
 // (the WordPress one takes one image, with an alt text).
 func bundledAdapter(t *testing.T, name string) sites.Adapter {
 	t.Helper()
-	all, err := sites.LoadFS(configs.Sites, "sites")
+	all, err := sites.LoadFS(bundled.Sites, "sites")
 	require.NoError(t, err)
 	for _, d := range all {
 		if d.Name() == name {

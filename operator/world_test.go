@@ -18,7 +18,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/browser/browsertest"
 	"github.com/browserop/browserop/budgets"
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
@@ -96,7 +96,7 @@ func demoAdapter(t testing.TB, base string) sites.Adapter { return demoAdapterNa
 // demoAdapterNamed is the demo adapter under another name.
 func demoAdapterNamed(t testing.TB, base, name string) sites.Adapter {
 	t.Helper()
-	raw, err := fs.ReadFile(configs.Sites, "sites/demo.yaml")
+	raw, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
 	require.NoError(t, err)
 	spec := strings.Replace(string(raw), "settle: 15s", "settle: "+settle.String(), 1)
 	spec = strings.Replace(spec, "http://127.0.0.1:8787", base, 1)

@@ -34,7 +34,7 @@ type Spec struct {
 func (s Spec) envKeys() []string { return slices.Sorted(maps.Keys(s.Env)) }
 
 // The unit templates: the only place the units are written down. The files
-// in configs/ are generated from them (TestServiceExamplesInSync).
+// in bundled/ are generated from them (TestServiceExamplesInSync).
 var (
 	systemdUnit = template.Must(template.New("systemd").Funcs(template.FuncMap{"q": systemdQuote, "qenv": systemdQuoteEnv}).Parse(
 		`# ` + marker + `; ` + "`browserop service uninstall`" + ` removes it.

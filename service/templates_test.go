@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// exampleSpec is the spec the examples in configs/ are rendered with.
+// exampleSpec is the spec the examples in bundled/ are rendered with.
 var exampleSpec = Spec{
 	Binary:  "/usr/local/bin/browserop",
 	Args:    []string{"serve", "--config", "/home/you/.config/browserop/config.yaml"},
@@ -19,13 +19,13 @@ var exampleSpec = Spec{
 	LogFile: "/Users/you/Library/Logs/browserop/browserop.log",
 }
 
-// TestServiceExamplesInSync keeps the files in configs/ equal to what
+// TestServiceExamplesInSync keeps the files in bundled/ equal to what
 // `service install` writes. BROWSEROP_UPDATE_EXAMPLES=1 rewrites them.
 func TestServiceExamplesInSync(t *testing.T) {
 	t.Parallel()
 	for path, render := range map[string]func(Spec) (string, error){
-		"../configs/systemd/browserop.service":         renderSystemd,
-		"../configs/launchd/com.browserop.serve.plist": renderLaunchd,
+		"../bundled/systemd/browserop.service":         renderSystemd,
+		"../bundled/launchd/com.browserop.serve.plist": renderLaunchd,
 	} {
 		want, err := render(exampleSpec)
 		require.NoError(t, err)

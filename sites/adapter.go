@@ -5,7 +5,7 @@
 // when to act, retry or stop live in the operator and in verify.
 //
 // A site is a Go value implementing Adapter, usually a *Declarative loaded
-// from YAML (configs/sites/*.yaml). Adapters touch pages only through the
+// from YAML (bundled/sites/*.yaml). Adapters touch pages only through the
 // primitives of *browser.Tab.
 package sites
 

@@ -29,9 +29,9 @@ const maxFileSize = 1 << 20
 var siteNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
 // Parse reads a site adapter from YAML. name is the file name or path: the
-// site is named after its base name without extension ("configs/sites/demo.yaml"
+// site is named after its base name without extension ("bundled/sites/demo.yaml"
 // is "demo"), and every error starts with it and names the key, for example
-// "configs/sites/demo.yaml: actions.post.submit.selector: required". Unknown
+// "bundled/sites/demo.yaml: actions.post.submit.selector: required". Unknown
 // keys are errors. The errors wrap ErrInvalid.
 func Parse(name string, data []byte) (*Declarative, error) {
 	site := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
@@ -108,7 +108,7 @@ func LoadDir(dir string) ([]*Declarative, error) {
 }
 
 // LoadFS is LoadDir for the directory dir of fsys, such as the bundled
-// adapters embedded in package configs (LoadFS(configs.Sites, "sites")).
+// adapters embedded in package bundled (LoadFS(bundled.Sites, "sites")).
 func LoadFS(fsys fs.FS, dir string) ([]*Declarative, error) {
 	return loadFS(fsys, dir, dir, func(name string) ([]byte, error) {
 		return fs.ReadFile(fsys, path.Join(dir, name))

@@ -9,12 +9,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
 )
 
-const demoPath = "../configs/sites/demo.yaml"
+const demoPath = "../bundled/sites/demo.yaml"
 
 func TestLoadDemo(t *testing.T) {
 	d, err := sites.Load(demoPath)
@@ -37,7 +37,7 @@ func TestLoadDemo(t *testing.T) {
 }
 
 func TestLoadFSBundled(t *testing.T) {
-	all, err := sites.LoadFS(configs.Sites, "sites")
+	all, err := sites.LoadFS(bundled.Sites, "sites")
 	require.NoError(t, err)
 	require.Len(t, all, 2)
 	require.Equal(t, "demo", all[0].Name())
@@ -78,7 +78,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"UnknownKey", "  post:\n    open:", "  post:\n    bogus: 1\n    open:", "line 29: actions.post.bogus: unknown key"},
 		{"UnknownTopKey", "origins:", "colour: blue\norigins:", "line 5: colour: unknown key"},
-		{"SubmitSelectorRequired", `      selector: "button#compose-submit"`, `      selector: ""`, "configs/sites/demo.yaml: actions.post.submit.selector: required"},
+		{"SubmitSelectorRequired", `      selector: "button#compose-submit"`, `      selector: ""`, "bundled/sites/demo.yaml: actions.post.submit.selector: required"},
 		{"OriginNotHTTP", "  - http://127.0.0.1:8787", "  - htp://x", `origins[0]: "htp://x" is not an http(s) URL`},
 		{"OriginWithPath", "  - http://127.0.0.1:8787", "  - http://127.0.0.1:8787/app", "must be an origin only"},
 		{"OriginUpperCase", "  - http://127.0.0.1:8787", "  - http://Example.com", "must be lower case"},
@@ -120,10 +120,10 @@ func TestParseErrors(t *testing.T) {
 		{"StepTimeout", "    fill:\n      selector: \"textarea#compose-text\"\n", "    before: [{if: \"#y\", click: \"#x\", timeout: 0s}]\n    fill:\n      selector: \"textarea#compose-text\"\n", "actions.post.before[0].timeout: must be more than 0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := sites.Parse("configs/sites/demo.yaml", demoWith(t, tc.old, tc.new))
+			_, err := sites.Parse("bundled/sites/demo.yaml", demoWith(t, tc.old, tc.new))
 			require.ErrorIs(t, err, sites.ErrInvalid)
 			require.ErrorContains(t, err, tc.want)
-			require.True(t, strings.HasPrefix(err.Error(), "invalid site adapter: configs/sites/demo.yaml: "), err.Error())
+			require.True(t, strings.HasPrefix(err.Error(), "invalid site adapter: bundled/sites/demo.yaml: "), err.Error())
 		})
 	}
 }

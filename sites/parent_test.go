@@ -116,7 +116,7 @@ func TestCompares(t *testing.T) {
 	require.Empty(t, d.Uncompared(sites.Intent{Kind: kind.Reply, Target: "http://127.0.0.1:8787/p/1#x", Media: []media.Item{{Type: "png"}}}),
 		"the demo reads each item's parent: any target compares")
 
-	wp, err := sites.Load("../configs/sites/wordpress.yaml")
+	wp, err := sites.Load("../bundled/sites/wordpress.yaml")
 	require.NoError(t, err)
 	require.Equal(t, sites.Comparison{Text: true, Author: true, Own: true, Time: true, Link: true, Media: true}, wp.Compares(kind.Post))
 	// The comments' search reads each comment's parent from the comment

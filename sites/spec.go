@@ -15,7 +15,7 @@ import (
 )
 
 // Spec is the YAML schema of a declarative site adapter
-// (configs/sites/<name>.yaml). URL templates take the placeholders {origin}
+// (bundled/sites/<name>.yaml). URL templates take the placeholders {origin}
 // (the first origin), {actor} (the acting handle) and {target} (the intent's
 // target URL, only as the whole template); field templates take {origin} and
 // {value}. Every selector is CSS.

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/internal/child"
 	"github.com/browserop/browserop/ledger"
@@ -269,7 +269,7 @@ func (w *world) setup() error {
 // demoAdapter is the bundled demo adapter for the site at base, with the
 // harness's settle and surface times.
 func demoAdapter(base string) (string, error) {
-	raw, err := fs.ReadFile(configs.Sites, "sites/demo.yaml")
+	raw, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
 	if err != nil {
 		return "", err
 	}

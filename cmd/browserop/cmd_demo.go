@@ -18,7 +18,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/config"
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
@@ -137,13 +137,13 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		b.Close()
 		return err
 	}
-	bundled, err := sites.LoadFS(configs.Sites, "sites")
+	shipped, err := sites.LoadFS(bundled.Sites, "sites")
 	if err != nil {
 		b.Close()
 		return err
 	}
 	var demo *sites.Declarative
-	for _, d := range bundled {
+	for _, d := range shipped {
 		if d.Name() == "demo" {
 			demo, err = d.WithOrigins(base)
 		}

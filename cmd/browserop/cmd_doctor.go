@@ -45,7 +45,7 @@ func (e *env) configFileInUse() (string, bool) {
 func (e *env) setupHints(cfg config.Config, adapters []sites.Adapter) []string {
 	var out []string
 	if path, ok := e.configFileInUse(); !ok {
-		out = append(out, fmt.Sprintf("no configuration file (%s): the defaults are in use; copy configs/browserop.example.yaml there to change them", path))
+		out = append(out, fmt.Sprintf("no configuration file (%s): the defaults are in use; copy bundled/browserop.example.yaml there to change them", path))
 	}
 	calDir, err := cfg.CalendarDir(e.environ)
 	if err == nil {
@@ -96,7 +96,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	cfg, err := e.config()
 	switch {
 	case err != nil:
-		add("config", "fail", err.Error(), "fix the file (every key is documented in configs/browserop.example.yaml)")
+		add("config", "fail", err.Error(), "fix the file (every key is documented in bundled/browserop.example.yaml)")
 		return e.printChecks(checks)
 	case exists:
 		add("config", "ok", path+": found and valid", "")

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/sites"
@@ -44,10 +44,10 @@ func sitesTemplate(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	data, err := configs.Sites.ReadFile("sites/" + pos[0] + ".yaml")
+	data, err := bundled.Sites.ReadFile("sites/" + pos[0] + ".yaml")
 	if err != nil {
 		var names []string
-		entries, _ := configs.Sites.ReadDir("sites")
+		entries, _ := bundled.Sites.ReadDir("sites")
 		for _, en := range entries {
 			names = append(names, strings.TrimSuffix(en.Name(), ".yaml"))
 		}

@@ -27,7 +27,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/browser/browsertest"
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/internal/child"
 	"github.com/stretchr/testify/require"
@@ -191,7 +191,7 @@ func newWorld(t *testing.T, o opts) *world {
 	if settle == "" {
 		settle = "2s"
 	}
-	demo, err := fs.ReadFile(configs.Sites, "sites/demo.yaml")
+	demo, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
 	require.NoError(t, err)
 	y := string(demo)
 	require.Equal(t, 1, strings.Count(y, "http://127.0.0.1:8787"), "the bundled adapter's origin")

@@ -13,7 +13,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/config"
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
@@ -50,16 +50,16 @@ func logger(cfg config.Config, w io.Writer) *slog.Logger {
 }
 
 // loadSites returns the bundled adapters that are configured as they are
-// (configs.Configured), replaced or extended by those in sites.dir.
+// (bundled.Configured), replaced or extended by those in sites.dir.
 func loadSites(cfg config.Config) ([]sites.Adapter, error) {
-	bundled, err := sites.LoadFS(configs.Sites, "sites")
+	shipped, err := sites.LoadFS(bundled.Sites, "sites")
 	if err != nil {
 		return nil, fmt.Errorf("%w: bundled sites: %v", errcode.ErrConfig, err)
 	}
 	byName := map[string]sites.Adapter{}
 	var order []string
-	for _, d := range bundled {
-		if !slices.Contains(configs.Configured, d.Name()) {
+	for _, d := range shipped {
+		if !slices.Contains(bundled.Configured, d.Name()) {
 			continue
 		}
 		byName[d.Name()] = d

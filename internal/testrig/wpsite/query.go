@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/browserop/browserop/configs"
+	"github.com/browserop/browserop/bundled"
 )
 
 // Query runs one SQL statement on WordPress's database (as MariaDB's root,
@@ -259,12 +259,12 @@ echo json_encode( $id );`, &id)
 	return id, nil
 }
 
-// AdapterYAML returns the bundled WordPress adapter (configs/sites/
+// AdapterYAML returns the bundled WordPress adapter (bundled/sites/
 // wordpress.yaml) pointed at this site, with the display names of the
 // site's users that differ from their logins declared under accounts, as
 // a person installing it would write it.
 func (s *Site) AdapterYAML() ([]byte, error) {
-	raw, err := fs.ReadFile(configs.Sites, "sites/wordpress.yaml")
+	raw, err := fs.ReadFile(bundled.Sites, "sites/wordpress.yaml")
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
-// Package configs embeds the bundled site adapters, so browserop works
-// without a sites directory, and holds the example configuration beside them.
-package configs
+// Package bundled holds the files browserop ships: the site adapters
+// embedded in the binary, so that browserop works
+// without a sites directory, and beside them the example configuration and
+// the example service units.
+package bundled
 
 import "embed"
 
