@@ -1,7 +1,7 @@
 // Package bundled holds the files browserop ships: the site adapters
-// embedded in the binary, so that browserop works
-// without a sites directory, and beside them the example configuration and
-// the example service units.
+// embedded in the binary, so that browserop works without a sites
+// directory, and beside them the example configuration and the example
+// service units.
 package bundled
 
 import "embed"

@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/bundled"
+	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
 )

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/browser"
-	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/bundled"
+	"github.com/browserop/browserop/config"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
