@@ -22,7 +22,7 @@ import (
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
+	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/browser"
@@ -37,13 +37,14 @@ const probeUser = "browserop-probe"
 
 // probeReport is what a probe found, over all its looks.
 type probeReport struct {
-	Looks      int                   `json:"looks"`
-	ChromeSeen int                   `json:"chrome_seen"`     // looks while a Chrome ran on the profile
-	Ports      map[string]*portReach `json:"ports,omitempty"` // DevTools ports it found, by port
-	SocketErr  string                `json:"socket_err,omitempty"`
-	SocketOpen bool                  `json:"socket_open"`
-	Socket     portReach             `json:"socket"` // what it got through the socket
-	PortFile   bool                  `json:"port_file"`
+	Looks       int                   `json:"looks"`
+	ChromeSeen  int                   `json:"chrome_seen"`     // looks while a Chrome ran on the profile
+	Ports       map[string]*portReach `json:"ports,omitempty"` // DevTools ports it found, by port
+	SocketErr   string                `json:"socket_err,omitempty"`
+	SocketTries int                   `json:"socket_tries"` // looks that dialled the socket
+	SocketOpen  bool                  `json:"socket_open"`
+	Socket      portReach             `json:"socket"` // what it got through the socket
+	PortFile    bool                  `json:"port_file"`
 }
 
 // portReach is what the probe got through one way in.
@@ -101,6 +102,26 @@ func probeOnce(profile string, rep *probeReport) {
 	if chromeOn(profile) {
 		rep.ChromeSeen++
 	}
+	// The socket first: a look over every port may take long on a busy
+	// machine, and each look must try the socket.
+	sock := filepath.Join(profile, browser.SocketFileName)
+	rep.SocketTries++
+	if conn, err := net.DialTimeout("unix", sock, time.Second); err != nil {
+		rep.SocketErr = err.Error()
+	} else {
+		// Connected: does anything answer?
+		_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+		_, _ = conn.Write([]byte(`{"id":1,"method":"Target.getTargets"}` + "\x00"))
+		if line, err := bufio.NewReader(conn).ReadString(0); err == nil && strings.Contains(line, "targetInfos") {
+			rep.SocketOpen = true
+		}
+		conn.Close()
+		if rep.SocketOpen {
+			drive(func() (context.Context, context.CancelFunc) {
+				return browser.NewRelayAllocator(context.Background(), profile)
+			}, &rep.Socket)
+		}
+	}
 	// Every TCP port listening on this machine that speaks DevTools.
 	for port := range listeningPorts() {
 		addr := "127.0.0.1:" + strconv.Itoa(port)
@@ -122,33 +143,49 @@ func probeOnce(profile string, rep *probeReport) {
 		if rep.Ports[key] == nil {
 			rep.Ports[key] = &portReach{}
 		}
-		drive(remoteAlloc("http://"+addr), rep.Ports[key])
-	}
-	sock := filepath.Join(profile, browser.SocketFileName)
-	if conn, err := net.DialTimeout("unix", sock, time.Second); err != nil {
-		rep.SocketErr = err.Error()
-	} else {
-		// Connected: does anything answer?
-		_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
-		_, _ = conn.Write([]byte(`{"id":1,"method":"Target.getTargets"}` + "\x00"))
-		if line, err := bufio.NewReader(conn).ReadString(0); err == nil && strings.Contains(line, "targetInfos") {
-			rep.SocketOpen = true
-		}
-		conn.Close()
-		if rep.SocketOpen {
-			drive(func() (context.Context, context.CancelFunc) {
-				return browser.NewRelayAllocator(context.Background(), profile)
-			}, &rep.Socket)
-		}
+		readBrowser(v["webSocketDebuggerUrl"], rep.Ports[key])
 	}
 	if _, err := os.ReadFile(filepath.Join(profile, browser.ActivePortFileName)); err == nil {
 		rep.PortFile = true
 	}
 }
 
-func remoteAlloc(url string) func() (context.Context, context.CancelFunc) {
-	return func() (context.Context, context.CancelFunc) {
-		return remote.NewAllocator(context.Background(), url, remote.WithDialTimeout(2*time.Second))
+// readBrowser does, on a Chrome's browser endpoint, what proves control
+// without touching it: list the targets and read every cookie (HttpOnly
+// ones included). It opens no tab: other tests' Chromes may listen on
+// this machine, and a tab of the probe's would be foreign to them.
+func readBrowser(wsURL string, rep *portReach) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, wsURL, nil)
+	if err != nil {
+		return
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(64 << 20)
+	for id, method := range []string{"Target.getTargets", "Storage.getCookies"} {
+		if err := conn.Write(ctx, websocket.MessageText, fmt.Appendf(nil, `{"id":%d,"method":%q}`, id+1, method)); err != nil {
+			return
+		}
+		for {
+			_, raw, err := conn.Read(ctx)
+			if err != nil {
+				return
+			}
+			var m struct {
+				ID     int `json:"id"`
+				Result struct {
+					TargetInfos []json.RawMessage `json:"targetInfos"`
+					Cookies     []json.RawMessage `json:"cookies"`
+				} `json:"result"`
+			}
+			if json.Unmarshal(raw, &m) != nil || m.ID != id+1 {
+				continue
+			}
+			rep.Targets = max(rep.Targets, len(m.Result.TargetInfos))
+			rep.Cookies = max(rep.Cookies, len(m.Result.Cookies))
+			break
+		}
 	}
 }
 
@@ -418,7 +455,7 @@ func TestLocalUserCannotDriveTheBrowser(t *testing.T) {
 		require.NotZero(t, rep.ChromeSeen, "the probe looked while Chrome ran: %+v", rep)
 		require.Empty(t, owned, "the login Chrome listens on TCP")
 		require.False(t, rep.reached(owned), "another uid reached the login browser: %+v", rep)
-		require.NotEmpty(t, rep.SocketErr)
+		require.NotZero(t, rep.SocketTries, "the probe tried the socket: %+v", rep)
 		require.True(t, own.SocketOpen, "the person's own uid reaches it: %+v", own)
 		require.NotZero(t, own.Socket.Targets)
 	})
