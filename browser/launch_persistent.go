@@ -22,8 +22,8 @@ import (
 // one). Chrome takes no about:blank with a fragment from its command line.
 const StartupURL = "data:text/plain,browserop"
 
-// persistentStartLimit bounds a persistent launch's start (the process,
-// its DevTools port, the first connection, the launch record), which runs
+// persistentStartLimit bounds a persistent launch's start (the relay and
+// Chrome, the socket, the first connection, the launch record), which runs
 // to its end even when the caller gives up. It is measured on this
 // process's clock: a process frozen past it finds it over when it wakes.
 const persistentStartLimit = 60 * time.Second
@@ -300,8 +300,8 @@ func (b *Browser) recordLaunch(ctx context.Context) error {
 	if b.pid <= 0 {
 		return errors.New("record launch: no browser process")
 	}
-	// Chrome opens its start-up tab around the time it writes
-	// DevToolsActivePort, so it may not be listed yet.
+	// Chrome opens its start-up tab around the time it first answers on
+	// its pipe, so it may not be listed yet.
 	var startup []Target
 	deadline := time.Now().Add(startupWait)
 	for {

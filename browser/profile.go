@@ -145,8 +145,8 @@ func liveChromeOn(pid int, dir string) bool {
 // LaunchLockFileName is the file in the profile directory that a
 // Persistent Launch locks from its last look at the profile until its
 // Chrome is recorded, so that no two processes start Chrome on one profile
-// at once: a second Chrome hands off to the first and exits, and its start
-// removes the first one's DevToolsActivePort. The lock goes with the
+// at once: a second Chrome would hand off to the first and exit, its relay
+// with it, and that start's cleanup race the first's. The lock goes with the
 // process that holds it, a crash included.
 const LaunchLockFileName = "browserop-launch.lock"
 

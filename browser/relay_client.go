@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/browserop/browserop/internal/regularfile"
 )
 
 // relayAllocator is a chromedp Allocator (and Attacher) that connects to
@@ -117,7 +119,7 @@ func (s *relayStart) wait(deadline time.Time, gotPID func(int)) error {
 
 // relaySocketThere reports whether profile holds a relay socket.
 func relaySocketThere(profile string) bool {
-	fi, err := os.Lstat(profile + string(os.PathSeparator) + SocketFileName)
+	fi, err := os.Lstat(filepath.Join(profile, SocketFileName))
 	return err == nil && fi.Mode()&os.ModeSocket != 0
 }
 
@@ -128,21 +130,9 @@ const RelayLogFileName = "browserop-relay.log"
 // relayLogLimit bounds the relay's log: a longer one starts again empty.
 const relayLogLimit = 1 << 20
 
-// openRelayLog opens the relay's log for appending, 0600, never through a
-// link; one over relayLogLimit is emptied first.
+// openRelayLog opens the relay's log for appending, 0600 (see
+// regularfile.OpenAppend: never through a link, never blocking on a FIFO);
+// one over relayLogLimit is emptied first.
 func openRelayLog(profile string) (*os.File, error) {
-	path := filepath.Join(profile, RelayLogFileName)
-	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND | noFollow
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > relayLogLimit {
-		flags |= os.O_TRUNC
-	}
-	f, err := os.OpenFile(path, flags, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return f, nil
+	return regularfile.OpenAppend(filepath.Join(profile, RelayLogFileName), 0o600, relayLogLimit)
 }

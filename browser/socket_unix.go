@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"time"
 )
 
@@ -90,7 +89,3 @@ func dialPrivate(ctx context.Context, path string) (net.Conn, error) {
 	var d net.Dialer
 	return d.DialContext(ctx, "unix", name)
 }
-
-// noFollow opens a file of the profile (the relay's log) never through a
-// link, and without blocking on a FIFO put in its place.
-const noFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK

@@ -11,6 +11,3 @@ var errNoRelay = errors.New("a Persistent Launch needs a unix system: Chrome's D
 func listenPrivate(string) (net.Listener, error) { return nil, errNoRelay }
 
 func dialPrivate(context.Context, string) (net.Conn, error) { return nil, errNoRelay }
-
-// noFollow: Windows has no relay, and no flag for it.
-const noFollow = 0

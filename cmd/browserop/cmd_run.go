@@ -101,7 +101,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tasks, p, err := taskService(cfg, db)
+	tasks, p, err := e.taskService(cfg, db)
 	if err != nil {
 		return err
 	}

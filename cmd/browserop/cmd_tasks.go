@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/browserop/browserop/budgets"
@@ -21,7 +20,7 @@ func (e *env) openTaskCommand(ctx context.Context, fs *flag.FlagSet, args []stri
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	svc, _, err := taskService(cfg, db)
+	svc, _, err := e.taskService(cfg, db)
 	if err != nil {
 		db.Close()
 		return nil, nil, nil, err
@@ -31,8 +30,9 @@ func (e *env) openTaskCommand(ctx context.Context, fs *flag.FlagSet, args []stri
 
 // taskService builds the task service on db from the configuration: the
 // site adapters, the authority ceiling, the media directory and the
-// budget policy, which it returns too.
-func taskService(cfg config.Config, db *ledger.DB) (*tasks.Service, budgets.Policy, error) {
+// budget policy, which it returns too. The media directory is located in
+// the command's environment, as the runner's is.
+func (e *env) taskService(cfg config.Config, db *ledger.DB) (*tasks.Service, budgets.Policy, error) {
 	adapters, err := loadSites(cfg)
 	if err != nil {
 		return nil, budgets.Policy{}, err
@@ -44,7 +44,7 @@ func taskService(cfg config.Config, db *ledger.DB) (*tasks.Service, budgets.Poli
 	opts := []tasks.Option{tasks.WithBudget(p)}
 	// A media directory that cannot be located (no HOME) refuses only the
 	// intents that attach media, naming calendar.media_dir.
-	if dir, err := cfg.MediaDir(os.Environ()); err == nil {
+	if dir, err := cfg.MediaDir(e.environ); err == nil {
 		opts = append(opts, tasks.WithMediaDir(dir))
 	}
 	return tasks.New(db, adapters, cfg.Authority.Ceiling, opts...), p, nil

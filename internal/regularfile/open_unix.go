@@ -13,3 +13,7 @@ import (
 func openNonblocking(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 }
+
+// appendFlags open a file for appending never through a link (the last
+// element of the path) and without blocking on a FIFO put in its place.
+const appendFlags = os.O_WRONLY | os.O_CREATE | os.O_APPEND | syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_CLOEXEC

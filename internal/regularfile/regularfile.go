@@ -42,6 +42,31 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
+// OpenAppend opens path for appending, creating it with perm, as a log is
+// opened: never through a link, without blocking on a FIFO, and refused
+// with an error wrapping ErrNotRegular when it is anything but a regular
+// file. A file over limit bytes is emptied first.
+func OpenAppend(path string, perm os.FileMode, limit int64) (*os.File, error) {
+	flags := appendFlags
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+		flags |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, perm)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))
+	}
+	return f, nil
+}
+
 // ReadFile returns the bytes of the regular file at path, refusing (as
 // Open does) anything else, and a file over limit bytes with an error
 // wrapping ErrTooLarge: only limit+1 bytes are ever read, whatever the

@@ -83,3 +83,54 @@ func TestReadFile(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenAppend: a log is created with its mode and appended to; one over
+// the limit starts empty; a FIFO or a link in its place is refused at once
+// and left as it was.
+func TestOpenAppend(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "a.log")
+	for _, line := range []string{"one\n", "two\n"} {
+		f, err := regularfile.OpenAppend(log, 0o600, 1<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if raw, _ := os.ReadFile(log); string(raw) != "one\ntwo\n" {
+		t.Fatalf("appended: %q", raw)
+	}
+	if fi, _ := os.Stat(log); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode().Perm())
+	}
+	f, err := regularfile.OpenAppend(log, 0o600, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("three\n")
+	f.Close()
+	if raw, _ := os.ReadFile(log); string(raw) != "three\n" {
+		t.Fatalf("over the limit, emptied first: %q", raw)
+	}
+
+	fifo := filepath.Join(dir, "fifo.log")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := within(t, func() error { _, err := regularfile.OpenAppend(fifo, 0o600, 1<<10); return err }); err == nil {
+		t.Fatal("a FIFO was opened")
+	}
+	link := filepath.Join(dir, "link.log")
+	if err := os.Symlink(log, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := regularfile.OpenAppend(link, 0o600, 1<<10); err == nil {
+		t.Fatal("a link was followed")
+	}
+	if raw, _ := os.ReadFile(log); string(raw) != "three\n" {
+		t.Fatalf("the link's target was written: %q", raw)
+	}
+}
