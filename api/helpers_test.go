@@ -23,7 +23,7 @@ import (
 	"github.com/browserop/browserop/tasks"
 )
 
-// env is one API over a real ledger file and a real TaskService with the
+// env is one API over a real ledger file and a real tasks.Service with the
 // bundled demo adapter (origin http://127.0.0.1:8787).
 type env struct {
 	t      *testing.T

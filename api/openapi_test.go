@@ -118,7 +118,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 }
 
 // The schemas name exactly the JSON fields of the Go types the API reads
-// and writes, so the document follows changes of operator and ledger.
+// and writes, so the document follows changes of tasks and ledger.
 func TestOpenAPISchemasMatchTypes(t *testing.T) {
 	doc := loadOpenAPI(t)
 	types := map[string]any{

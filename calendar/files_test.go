@@ -18,7 +18,7 @@ import (
 // Files in the calendar folder that are not calendar files are that
 // file's problem, at once: a FIFO (it never answered, and the pass hung
 // with its lease held), a link to /dev/zero (read whole, it grew without
-// bound), a file over MaxCalendarFile, and a FIFO named as an entry's
+// bound), a file over calendar.MaxFile, and a FIFO named as an entry's
 // image. The valid entry beside them still counts.
 func TestLoadCalendarRefusesWhatIsNoCalendarFile(t *testing.T) {
 	t.Parallel()

@@ -22,7 +22,7 @@ import (
 	"github.com/browserop/browserop/tasks"
 )
 
-// fixture is a real ledger in a temporary directory, a real TaskService
+// fixture is a real ledger in a temporary directory, a real tasks.Service
 // over the bundled demo adapter (origin http://127.0.0.1:8787, so the
 // default ceiling is 127.0.0.1) and browserop's MCP server over them.
 type fixture struct {

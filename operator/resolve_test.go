@@ -16,7 +16,7 @@ import (
 	"github.com/browserop/browserop/tasks"
 )
 
-// A person's word on an ambiguous or moderated action (TaskService.Resolve,
+// A person's word on an ambiguous or moderated action (tasks.Service.Resolve,
 // the route of the CLI and REST).
 
 // A person ends a moderated action: rejected by the moderators (absent),
