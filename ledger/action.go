@@ -68,7 +68,11 @@ const (
 // make the idempotency key. The operator writes Payload from a Payload
 // value (see Payload.JSON).
 type Intent struct {
-	TaskID    string    // optional
+	TaskID string // optional
+	// IntentID names the intent the action performs, as outcomes name it
+	// (an agent's intent id, a calendar or planner task's key); "" for
+	// none. It is not part of the key: the payload names the intent too.
+	IntentID  string
 	RunID     string    // optional
 	Type      kind.Kind // required; the ledger records any kind, the operator only kind.All
 	Format    string    // budget format (budgets.Formats), "" when no budget counts it
@@ -92,6 +96,7 @@ type Action struct {
 	ID              string
 	IdempotencyKey  string
 	TaskID          string
+	IntentID        string // the intent it performs (Intent.IntentID)
 	RunID           string
 	Type            kind.Kind
 	Format          string
@@ -215,14 +220,14 @@ func (db *DB) Reserve(ctx context.Context, f Fence, in Intent) (a Action, reserv
 			return err
 		}
 		now := nanos(db.now())
-		a = Action{ID: newID("act"), IdempotencyKey: key, TaskID: in.TaskID, RunID: in.RunID,
+		a = Action{ID: newID("act"), IdempotencyKey: key, TaskID: in.TaskID, IntentID: in.IntentID, RunID: in.RunID,
 			Type: in.Type, Format: in.Format, Site: in.Site, Actor: in.Actor, TargetURL: in.TargetURL,
 			Payload: payload, Status: Planned, Attempt: 1, Generation: f.Generation,
 			CreatedAt: fromNanos(now), UpdatedAt: fromNanos(now)}
-		_, err = tx.ExecContext(ctx, `INSERT INTO actions (id, idempotency_key, task_id, run_id, type, format, site, actor,
+		_, err = tx.ExecContext(ctx, `INSERT INTO actions (id, idempotency_key, task_id, intent_id, run_id, type, format, site, actor,
 			target_url, payload_json, status, attempt, generation, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', 1, ?, ?, ?)`,
-			a.ID, key, nullString(in.TaskID), in.RunID, in.Type, in.Format, in.Site, in.Actor, in.TargetURL,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', 1, ?, ?, ?)`,
+			a.ID, key, nullString(in.TaskID), in.IntentID, in.RunID, in.Type, in.Format, in.Site, in.Actor, in.TargetURL,
 			string(payload), f.Generation, now, now)
 		if err != nil {
 			return fmt.Errorf("insert action: %w", err)
@@ -498,7 +503,7 @@ func insertEvent(ctx context.Context, tx *sql.Tx, actionID string, from, to Stat
 	return nil
 }
 
-const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), COALESCE(run_id, ''), type, format, site, actor, target_url, payload_json,
+const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), intent_id, COALESCE(run_id, ''), type, format, site, actor, target_url, payload_json,
 	status, attempt, canonical_result, failure_reason, failure_class, may_surface, baseline_json, seen_json, landed_url, other_accounts_json, generation, created_at, updated_at, executing_at, settled_at`
 
 type scanner interface{ Scan(dest ...any) error }
@@ -509,7 +514,7 @@ func scanAction(s scanner) (Action, error) {
 	var created, updated int64
 	var executing, settled sql.NullInt64
 	var baseline, seen, others sql.NullString
-	err := s.Scan(&a.ID, &a.IdempotencyKey, &a.TaskID, &a.RunID, &a.Type, &a.Format, &a.Site, &a.Actor, &a.TargetURL,
+	err := s.Scan(&a.ID, &a.IdempotencyKey, &a.TaskID, &a.IntentID, &a.RunID, &a.Type, &a.Format, &a.Site, &a.Actor, &a.TargetURL,
 		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.MaySurface, &baseline, &seen, &a.LandedURL, &others, &a.Generation,
 		&created, &updated, &executing, &settled)
 	if err != nil {

@@ -32,6 +32,18 @@ func TestReserve(t *testing.T) {
 		require.Equal(t, ledger.Planned, evs[0].To)
 		require.Equal(t, l.Generation, evs[0].Generation)
 	})
+	t.Run("IntentID", func(t *testing.T) {
+		in := postIntent("named")
+		in.IntentID = "int_1"
+		a := mustReserve(t, db, l.Fence(), in)
+		require.Equal(t, "int_1", a.IntentID)
+		got, err := db.GetAction(ctx, a.ID)
+		require.NoError(t, err)
+		require.Equal(t, "int_1", got.IntentID, "the ledger keeps the intent an action performs")
+		key, err := postIntent("named").Key()
+		require.NoError(t, err)
+		require.Equal(t, key, a.IdempotencyKey, "the intent id is not part of the key")
+	})
 	t.Run("ExistingKey", func(t *testing.T) {
 		first := mustReserve(t, db, l.Fence(), postIntent("twice"))
 		_, err := db.Transition(ctx, l.Fence(), first.ID, ledger.Change{To: ledger.Executing, Reason: "go"})

@@ -306,7 +306,7 @@ func TestMigrationEightKeepsEverything(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ledger.LatestSchemaVersion(), v)
 	require.NoError(t, db.Close())
-	after := snapshot(t, path)
+	after := withoutNine(t, snapshot(t, path))
 
 	for name, o := range before.Objects {
 		got, ok := after.Objects[name]
@@ -423,4 +423,88 @@ func TestEnumerationTablesAgreeWithGo(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 	requireEnumerationsEnforced(t, db.Path(), enumRows{action: a.ID, task: task.ID, tab: tab.ID, confirmation: a.ID})
+}
+
+// withoutNine is a snapshot of a ledger at schema version 9 or later with
+// what migration 0009 adds taken out again: the actions' intent_id column
+// (the last, with its values), its index, the immutability trigger's
+// naming of it, and its schema_migrations row, and the rows of later
+// migrations. Migration 8's test compares the rest with version 7.
+func withoutNine(tb testing.TB, s ledgerSnapshot) ledgerSnapshot {
+	tb.Helper()
+	trig := s.Objects["actions_intent_immutable"]
+	require.Contains(tb, trig.SQL.String, ", intent_id ON actions")
+	trig.SQL.String = strings.Replace(trig.SQL.String, ", intent_id ON actions", " ON actions", 1)
+	s.Objects["actions_intent_immutable"] = trig
+	delete(s.Objects, "actions_task_intent")
+	shape := s.Shapes["actions"]
+	last := shape.Columns[len(shape.Columns)-1]
+	require.Equal(tb, "intent_id", last[1], "intent_id is the actions' last column")
+	shape.Columns = shape.Columns[:len(shape.Columns)-1]
+	delete(shape.Indexes, "actions_task_intent")
+	s.Shapes["actions"] = shape
+	rows := make([][]any, len(s.Rows["actions"]))
+	for i, r := range s.Rows["actions"] {
+		rows[i] = r[:len(r)-1]
+	}
+	s.Rows["actions"] = rows
+	var migs [][]any
+	for _, r := range s.Rows["schema_migrations"] {
+		if r[1].(int64) < 9 {
+			migs = append(migs, r)
+		}
+	}
+	s.Rows["schema_migrations"] = migs
+	return s
+}
+
+// Migration 0009 on a ledger holding data at version 8: each action gets
+// the intent its payload names (an agent's without "task:", a payload that
+// does not decode or names none gets ""), verified and failed actions keep
+// refusing changes, and intent_id is as immutable as the rest of an
+// action's intent.
+func TestMigrationNineFillsIntentID(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	ledgerAt(t, path, 8)
+	raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
+	require.NoError(t, err)
+	for _, q := range append(populateAt7,
+		`INSERT INTO actions (id, idempotency_key, type, actor, payload_json, status, created_at, updated_at) VALUES
+			('act_later', 'k_later', 'post', 'alice', '{"intent":"calendar:e1~2","text":"p2"}', 'verified', 1, 1),
+			('act_garbled', 'k_garbled', 'post', 'alice', '{"intent":', 'planned', 1, 1),
+			('act_none', 'k_none', 'like', 'alice', '{}', 'planned', 1, 1),
+			('act_number', 'k_number', 'like', 'alice', '{"intent":7}', 'planned', 1, 1)`) {
+		_, err := raw.Exec(q)
+		require.NoError(t, err, q)
+	}
+	require.NoError(t, raw.Close())
+
+	db := MustOpenAt(t, path, newClock())
+	for id, want := range map[string]string{
+		"act_planned": "calendar:e1", "act_executing": "planner:h", "act_verified": "task_done",
+		"act_failed": "task_cancelled", "act_ambiguous": "calendar:e2", "act_moderated": "calendar:e3",
+		"act_later": "calendar:e1~2", "act_garbled": "", "act_none": "", "act_number": "",
+	} {
+		a, err := db.GetAction(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, want, a.IntentID, id)
+	}
+	require.NoError(t, db.Close())
+
+	raw, err = sql.Open("sqlite3", "file:"+path)
+	require.NoError(t, err)
+	defer raw.Close()
+	for q, refusal := range map[string]string{
+		`UPDATE actions SET failure_reason = 'x' WHERE id = 'act_verified'`: "a verified action is final",
+		`UPDATE actions SET failure_reason = 'x' WHERE id = 'act_failed'`:   "a failed action changes only by a replan",
+		`UPDATE actions SET intent_id = 'other' WHERE id = 'act_planned'`:   "an action's intent is immutable",
+	} {
+		_, err := raw.Exec(q)
+		require.ErrorContains(t, err, refusal, q)
+	}
+	var n int
+	require.NoError(t, raw.QueryRow(`SELECT count(*) FROM pragma_index_list('actions') WHERE name = 'actions_task_intent'`).Scan(&n))
+	require.Equal(t, 1, n, "actions are found by task and intent")
 }
