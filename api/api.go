@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/tasks"
 )
@@ -507,7 +508,7 @@ func (s *server) getTask(w http.ResponseWriter, r *http.Request) error {
 
 // submit adds an intent; 202 because the next operator pass performs it.
 func (s *server) submit(w http.ResponseWriter, r *http.Request) error {
-	var in tasks.IntentRequest
+	var in intent.Request
 	if err := s.decode(r, &in, false); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/tasks"
 )
@@ -184,7 +185,7 @@ func TestSubmitAndContract(t *testing.T) {
 	c.MaxSideEffects = 3
 	st := e.create("t", tasks.CreateRequest{Title: "bounded", Contract: c})
 	path := "/v1/tasks/" + st.ID + "/actions"
-	post := tasks.IntentRequest{Site: "demo", Actor: "@alice", Type: "post", Text: "hello"}
+	post := intent.Request{Site: "demo", Actor: "@alice", Type: intent.Post, Text: "hello"}
 	r := e.do(req{method: "POST", path: path, token: e.agent, body: post})
 	want(t, r, http.StatusAccepted, "")
 	var got tasks.State
@@ -197,7 +198,7 @@ func TestSubmitAndContract(t *testing.T) {
 		t.Fatalf("the same intent twice made %d", s.Intents)
 	}
 
-	forbidden := func(in tasks.IntentRequest, reason string) {
+	forbidden := func(in intent.Request, reason string) {
 		t.Helper()
 		r := e.do(req{method: "POST", path: path, token: e.agent, body: in})
 		want(t, r, http.StatusForbidden, "forbidden")
@@ -206,22 +207,22 @@ func TestSubmitAndContract(t *testing.T) {
 		}
 	}
 	// Capability not in the contract.
-	forbidden(tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "like", Target: "http://127.0.0.1:8787/p/1"}, `does not allow "like"`)
+	forbidden(intent.Request{Site: "demo", Actor: "alice", Type: intent.Like, Target: "http://127.0.0.1:8787/p/1"}, `does not allow "like"`)
 	// Target outside the contract's domains (and not granted).
-	forbidden(tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "reply", Target: "http://evil.example/p/1", Text: "hi"}, "outside the task's domains")
-	forbidden(tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "reply", Target: "http://localhost:8787/p/1", Text: "hi"}, "outside the task's domains")
+	forbidden(intent.Request{Site: "demo", Actor: "alice", Type: intent.Reply, Target: "http://evil.example/p/1", Text: "hi"}, "outside the task's domains")
+	forbidden(intent.Request{Site: "demo", Actor: "alice", Type: intent.Reply, Target: "http://localhost:8787/p/1", Text: "hi"}, "outside the task's domains")
 	// Side-effect bound: 1 submitted, a 3-part thread would make 4 > 3.
-	forbidden(tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"1", "2", "3"}}, "bounds the task to 3")
+	forbidden(intent.Request{Site: "demo", Actor: "alice", Type: intent.Thread, Parts: []string{"1", "2", "3"}}, "bounds the task to 3")
 	// Within the bound: 1 + 2 = 3.
 	want(t, e.do(req{method: "POST", path: path, token: e.agent,
-		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"1", "2"}}}), http.StatusAccepted, "")
-	forbidden(tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "one more"}, "bounds the task to 3")
+		body: intent.Request{Site: "demo", Actor: "alice", Type: intent.Thread, Parts: []string{"1", "2"}}}), http.StatusAccepted, "")
+	forbidden(intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "one more"}, "bounds the task to 3")
 
 	// Malformed intents.
-	for _, in := range []tasks.IntentRequest{
-		{Actor: "alice", Type: "post", Text: "x"},
-		{Site: "demo", Actor: "alice", Type: "teleport"},
-		{Site: "nosuchsite", Actor: "alice", Type: "post", Text: "x"},
+	for _, in := range []intent.Request{
+		{Actor: "alice", Type: intent.Post, Text: "x"},
+		{Site: "demo", Actor: "alice", Type: intent.ParseType("teleport")},
+		{Site: "nosuchsite", Actor: "alice", Type: intent.Post, Text: "x"},
 	} {
 		want(t, e.do(req{method: "POST", path: path, token: e.agent, body: in}), http.StatusBadRequest, "usage")
 	}
@@ -248,7 +249,7 @@ func TestSubmitAndContract(t *testing.T) {
 func TestGrant(t *testing.T) {
 	e := newEnv(t).start()
 	st := e.create("g", createBody("g"))
-	reply := tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "reply", Target: "http://localhost:8787/p/1", Text: "hi"}
+	reply := intent.Request{Site: "demo", Actor: "alice", Type: intent.Reply, Target: "http://localhost:8787/p/1", Text: "hi"}
 	want(t, e.do(req{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", token: e.agent, body: reply}), http.StatusForbidden, "forbidden")
 
 	gpath := "/v1/tasks/" + st.ID + "/grants"
@@ -295,7 +296,7 @@ func TestCancel(t *testing.T) {
 	}
 	want(t, e.do(req{method: "POST", path: path, token: e.user, body: CancelRequest{Reason: "changed my mind"}}), http.StatusOK, "")
 	r = e.do(req{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", token: e.agent,
-		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "late"}})
+		body: intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "late"}})
 	want(t, r, http.StatusForbidden, "forbidden")
 
 	st2 := e.create("c2", createBody("c2"))
@@ -478,7 +479,7 @@ func TestPermissions(t *testing.T) {
 		want(t, e.do(q), http.StatusOK, "")
 	}
 	want(t, e.do(req{method: "POST", path: "/v1/tasks/" + st2.ID + "/actions", token: e.user,
-		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x"}}), http.StatusAccepted, "")
+		body: intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "x"}}), http.StatusAccepted, "")
 	want(t, e.do(req{method: "POST", path: "/v1/tasks", token: e.user, body: createBody("u"),
 		header: map[string]string{"Idempotency-Key": "u"}}), http.StatusCreated, "")
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/intent"
+	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/tasks"
 )
@@ -31,7 +33,7 @@ func (e *env) submitParallel(taskID string, n int) int {
 		go func() {
 			defer wg.Done()
 			r := e.do(req{method: "POST", path: "/v1/tasks/" + taskID + "/actions", token: e.agent,
-				body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: fmt.Sprintf("race %d", i)}})
+				body: intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: fmt.Sprintf("race %d", i)}})
 			switch r.status {
 			case http.StatusAccepted:
 				mu.Lock()
@@ -110,7 +112,7 @@ func TestPersonsTasksHiddenFromAgent(t *testing.T) {
 
 	want(t, e.do(req{method: "GET", path: "/v1/tasks/" + mine.ID, token: e.agent}), http.StatusNotFound, "not_found")
 	want(t, e.do(req{method: "POST", path: "/v1/tasks/" + mine.ID + "/actions", token: e.agent,
-		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x"}}), http.StatusNotFound, "not_found")
+		body: intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "x"}}), http.StatusNotFound, "not_found")
 	want(t, e.do(req{method: "POST", path: "/v1/tasks/" + mine.ID + "/cancel", token: e.agent}), http.StatusNotFound, "not_found")
 	var list TaskList
 	r = e.do(req{method: "GET", path: "/v1/tasks", token: e.agent})
@@ -183,7 +185,7 @@ func TestResolveChecksSiteAndBudget(t *testing.T) {
 	e := newEnv(t).start()
 	st := e.create("r", createBody("r"))
 	f := e.fence()
-	a, _, err := e.db.Reserve(e.ctx, f, ledger.Intent{TaskID: st.ID, Type: "post", Format: budgets.PostText, Site: "demo", Actor: "alice",
+	a, _, err := e.db.Reserve(e.ctx, f, ledger.Intent{TaskID: st.ID, Type: kind.Post, Format: budgets.PostText, Site: "demo", Actor: "alice",
 		Payload: ledger.Payload{Intent: "task:x", Text: "uncertain"}.JSON()})
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +264,7 @@ func TestNoDoubledErrorPrefix(t *testing.T) {
 	st := e.create("d", createBody("d"))
 	want(t, e.do(req{method: "POST", path: "/v1/tasks/" + st.ID + "/cancel", token: e.agent}), http.StatusOK, "")
 	r := e.do(req{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", token: e.agent,
-		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "late"}})
+		body: intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "late"}})
 	want(t, r, http.StatusForbidden, "forbidden")
 	if strings.HasPrefix(r.message(), "forbidden") {
 		t.Fatalf("message %q repeats its code", r.message())

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/browserop/browserop/budgets"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/tasks"
 )
@@ -56,7 +57,7 @@ func TestNoTabIDCookieOrTokenInOutput(t *testing.T) {
 		{method: "GET", path: "/v1/status"},
 		{method: "GET", path: "/v1/openapi.json"},
 		{method: "POST", path: "/v1/tasks", body: createBody("hygiene"), header: map[string]string{"Idempotency-Key": "hyg"}},
-		{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "hi"}},
+		{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", body: intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "hi"}},
 		{method: "POST", path: "/v1/tasks/" + st.ID + "/grants", body: GrantRequest{Domain: "localhost"}},
 		{method: "POST", path: "/v1/actions/" + pending.ID + "/confirm", body: ConfirmRequest{Decision: "confirm"}},
 		{method: "POST", path: "/v1/actions/" + amb.ID + "/resolve", body: ResolveRequest{VerifiedURL: "http://127.0.0.1:8787/p/1"}},

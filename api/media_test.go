@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/tasks"
 )
 
@@ -53,11 +54,11 @@ func TestSubmitMedia(t *testing.T) {
 	if err != nil || len(tis) != 1 || tis[0].ID != got.SubmittedIntent {
 		t.Fatalf("intents %+v, %v", tis, err)
 	}
-	var in tasks.IntentRequest
+	var in intent.Request
 	if err := json.Unmarshal(tis[0].Request, &in); err != nil {
 		t.Fatal(err)
 	}
-	if w := (tasks.IntentMedia{File: "img/a.png", Alt: "A square", SHA256: sum, Type: "png"}); len(in.Media) != 1 || in.Media[0] != w {
+	if w := (intent.Media{File: "img/a.png", Alt: "A square", SHA256: sum, Type: "png"}); len(in.Media) != 1 || in.Media[0] != w {
 		t.Fatalf("recorded media %+v, want %+v", in.Media, w)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/tasks"
 )
@@ -124,8 +125,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 	types := map[string]any{
 		"Contract":          ledger.Contract{},
 		"CreateTaskRequest": tasks.CreateRequest{},
-		"IntentRequest":     tasks.IntentRequest{},
-		"IntentMedia":       tasks.IntentMedia{},
+		"IntentRequest":     intent.Request{},
+		"IntentMedia":       intent.Media{},
 		"TaskState":         tasks.State{},
 		"GrantState":        tasks.GrantState{},
 		"ActionState":       tasks.ActionState{},

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/browserop/browserop/errcode"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
-	"github.com/browserop/browserop/tasks"
 )
 
 // A DNS-rebinding page reaches the API under its own host name: the Host
@@ -167,7 +167,7 @@ func TestOversizedBody(t *testing.T) {
 	// Oversized intents too.
 	st := e.create("small", createBody("small"))
 	r = e.do(req{method: "POST", path: "/v1/tasks/" + st.ID + "/actions", token: e.agent,
-		body: tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: strings.Repeat("z", 2048)}})
+		body: intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: strings.Repeat("z", 2048)}})
 	want(t, r, http.StatusRequestEntityTooLarge, "too_large")
 	if n := e.taskCount(); n != 1 {
 		t.Fatalf("%d tasks, want only the small one", n)

@@ -7,50 +7,41 @@ package calendar
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/browserop/browserop/internal/pubtext"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/internal/regularfile"
-	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/media"
 )
 
-// Entry is one item of the content calendar: something to publish or do at
-// a time, through a site, as an actor.
+// Entry is one item of the content calendar: a request (something to
+// publish or do, through a site, as an actor) at a time, at a place in a
+// calendar file.
 type Entry struct {
+	intent.Request
 	// ID is stable across edits and unique across the calendar; it names
 	// the entry's task ("calendar:ID").
-	ID    string
-	Site  string
-	Actor string
-	// Type is post, reply, thread, like or follow (kind.Requests).
-	Type string
-	At   time.Time
-	// Text is the post or reply text; Parts the texts of a thread.
-	Text  string
-	Parts []string
-	// Target is the URL a reply answers, a like likes or a follow follows.
-	Target string
-	// Media are the images a post or reply attaches, read from the media
-	// directory when the calendar was loaded; PartMedia[i] those thread
-	// part i attaches (shorter than Parts when the last parts take none).
-	Media     []media.Item
-	PartMedia [][]media.Item
+	ID string
+	At time.Time
 
 	File string
 	Line int
-	// MediaAt[i] and PartMediaAt[i][j] say where Media[i] and
-	// PartMedia[i][j] were named, for problems found after they were
-	// read (a site's limits).
+	// Items are the files Request.Media names, read from the media
+	// directory when the entry was loaded (ReadMedia); PartItems[i] those
+	// thread part i attaches (shorter than Parts when the last parts take
+	// none).
+	Items     []media.Item
+	PartItems [][]media.Item
+	// MediaAt[i] and PartMediaAt[i][j] say where Request.Media[i] and
+	// Request.PartMedia[i][j] were named, for problems found when they
+	// are read or after (a site's limits).
 	MediaAt     []MediaSource
 	PartMediaAt [][]MediaSource
 }
@@ -71,70 +62,50 @@ type MediaProblem struct {
 
 func (p *MediaProblem) Error() string { return fmt.Sprintf("%s %q: %s", p.At.Place, p.At.File, p.Why) }
 
-// MediaRef is a media item as an entry or intent names it, not yet read.
-type MediaRef struct {
-	At  MediaSource
-	Alt string
-}
-
-// loadMedia reads the files refs name from dir (media.Load).
-func loadMedia(dir string, refs []MediaRef) ([]media.Item, []MediaSource, *MediaProblem) {
+// loadMedia reads the files refs name from dir (media.Load); at[i] is
+// where refs[i] was named.
+func loadMedia(dir string, refs []intent.Media, at []MediaSource) ([]media.Item, *MediaProblem) {
 	var items []media.Item
-	var at []MediaSource
-	for _, ref := range refs {
-		if dir == "" {
-			return nil, nil, &MediaProblem{ref.At, "no media directory is configured (calendar.media_dir)"}
+	for i, ref := range refs {
+		src := MediaSource{Place: fmt.Sprintf("media[%d]", i), File: ref.File}
+		if i < len(at) {
+			src = at[i]
 		}
-		it, err := media.Load(dir, ref.At.File, ref.Alt)
+		if dir == "" {
+			return nil, &MediaProblem{src, "no media directory is configured (calendar.media_dir)"}
+		}
+		it, err := media.Load(dir, ref.File, ref.Alt)
 		if err != nil {
 			// Load names the file as written; the problem names it once.
-			why := strings.TrimPrefix(err.Error(), fmt.Sprintf("media %q: ", ref.At.File))
-			return nil, nil, &MediaProblem{ref.At, why}
+			why := strings.TrimPrefix(err.Error(), fmt.Sprintf("media %q: ", ref.File))
+			return nil, &MediaProblem{src, why}
 		}
 		items = append(items, it)
-		at = append(at, ref.At)
 	}
-	return items, at, nil
+	return items, nil
 }
 
-// ReadMedia reads the files refs (the entry's own) and partRefs (thread
-// part i's) name from dir into e.Media and e.PartMedia.
-func (e *Entry) ReadMedia(dir string, refs []MediaRef, partRefs [][]MediaRef) *MediaProblem {
+// ReadMedia reads the files the entry's request names (its own media and
+// each part's) from dir into e.Items and e.PartItems.
+func (e *Entry) ReadMedia(dir string) *MediaProblem {
 	var mp *MediaProblem
-	if e.Media, e.MediaAt, mp = loadMedia(dir, refs); mp != nil {
+	if e.Items, mp = loadMedia(dir, e.Media, e.MediaAt); mp != nil {
 		return mp
 	}
-	e.PartMedia, e.PartMediaAt = nil, nil
-	for _, pr := range partRefs {
-		items, at, mp := loadMedia(dir, pr)
+	e.PartItems = nil
+	for p, refs := range e.PartMedia {
+		var at []MediaSource
+		if p < len(e.PartMediaAt) {
+			at = e.PartMediaAt[p]
+		}
+		items, mp := loadMedia(dir, refs, at)
 		if mp != nil {
 			return mp
 		}
-		e.PartMedia, e.PartMediaAt = append(e.PartMedia, items), append(e.PartMediaAt, at)
+		e.PartItems = append(e.PartItems, items)
 	}
 	return nil
 }
-
-// CheckMediaShape checks which media an entry or intent of type typ may
-// name: a post or reply its own (hasMedia), a thread per part (partMedia
-// lists, at most one per part of parts), a like or follow none. It returns
-// the key at fault with the problem.
-func CheckMediaShape(typ string, hasMedia bool, partMedia, parts int, partKey string) (key string, err error) {
-	switch k, _ := kind.OfRequest(typ); {
-	case hasMedia && k == kind.ThreadPart:
-		return "media", fmt.Errorf("a thread takes media per part (%s), not media", partKey)
-	case hasMedia && k.Toggles():
-		return "media", fmt.Errorf("a %s takes no media", typ)
-	case partMedia > 0 && k != kind.ThreadPart:
-		return partKey, fmt.Errorf("a %s takes no per-part media; only a thread does", typ)
-	case partMedia > parts:
-		return partKey, fmt.Errorf("media for %d parts, the thread has %d", partMedia, parts)
-	}
-	return "", nil
-}
-
-// MaxTextRunes bounds a calendar text; sites have their own, lower limits.
-const MaxTextRunes = 10000
 
 // MaxFile bounds a calendar file, as adapter files are bounded: a
 // larger file (or a link to a device) is that file's problem, never read
@@ -313,65 +284,60 @@ func parseEntry(file string, n *yaml.Node, mediaDir string) (Entry, *Error) {
 		}
 		return n.Line
 	}
-	e := Entry{ID: y.ID, Site: y.Site, Actor: strings.TrimPrefix(y.Actor, "@"), Type: y.Type, Text: y.Text,
-		Target: y.Target, File: file, Line: n.Line}
-	switch {
-	case !entryIDPattern.MatchString(e.ID):
+	e := Entry{Request: intent.Request{Site: y.Site, Actor: strings.TrimPrefix(y.Actor, "@"), Type: intent.ParseType(y.Type), Text: y.Text, Target: y.Target},
+		ID: y.ID, File: file, Line: n.Line}
+	if !entryIDPattern.MatchString(e.ID) {
 		return fail(id, line("id"), "id %q must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", e.ID)
-	case e.Site == "":
-		return fail(id, line("site"), "site is required")
-	case e.Actor == "":
-		return fail(id, line("actor"), "actor is required")
+	}
+	if cerr := parseContent(&e, &y); cerr != nil {
+		return fail(id, cerr.Line, "%s", cerr.Problem)
+	}
+	e.Request = e.Request.Normalized()
+	e.PartMediaAt = e.PartMediaAt[:len(e.PartMedia)]
+	if p := e.Check("parts"); p != nil {
+		field := p.Field
+		if field == "part_media" {
+			field = "parts" // a part's media are written in its item of parts
+		}
+		return fail(id, line(field), "%v", p)
 	}
 	at, err := time.Parse(time.RFC3339, y.At)
 	if err != nil {
 		return fail(id, line("at"), "at %q is not an RFC 3339 time with a zone (e.g. 2026-12-01T09:30:00+01:00)", y.At)
 	}
 	e.At = at
-	refs, partRefs, cerr := parseContent(&e, &y)
-	if cerr != nil {
-		return fail(id, cerr.Line, "%s", cerr.Problem)
-	}
-	if key, err := e.check(); err != nil {
-		return fail(id, line(key), "%v", err)
-	}
-	for len(partRefs) > 0 && len(partRefs[len(partRefs)-1]) == 0 {
-		partRefs = partRefs[:len(partRefs)-1]
-	}
-	if key, err := CheckMediaShape(e.Type, len(refs) > 0, len(partRefs), len(e.Parts), "parts"); err != nil {
-		return fail(id, line(key), "%v", err)
-	}
-	if mp := e.ReadMedia(mediaDir, refs, partRefs); mp != nil {
+	if mp := e.ReadMedia(mediaDir); mp != nil {
 		return fail(id, mp.At.Line, "%v", mp)
 	}
 	return e, nil
 }
 
 // parseContent reads an entry's parts into e.Parts, and the media its
-// parts and the entry name, not yet read.
-func parseContent(e *Entry, y *entryYAML) (refs []MediaRef, partRefs [][]MediaRef, _ *Error) {
+// parts and the entry name into e.Media and e.PartMedia, with where each
+// was named (e.MediaAt, e.PartMediaAt), not yet read.
+func parseContent(e *Entry, y *entryYAML) *Error {
 	parts, err := seqItems(&y.Parts, "parts")
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	for i, pn := range parts {
-		text, refs, err := parsePart(pn, i)
+		text, refs, at, err := parsePart(pn, i)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		e.Parts = append(e.Parts, text)
-		partRefs = append(partRefs, refs)
+		e.PartMedia, e.PartMediaAt = append(e.PartMedia, refs), append(e.PartMediaAt, at)
 	}
 	items, err := seqItems(&y.Media, "media")
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	refs, err = parseMediaList(items, "media")
-	return refs, partRefs, err
+	e.Media, e.MediaAt, err = parseMediaList(items, "media")
+	return err
 }
 
 // parsePart reads thread part i: a text, or a mapping of text and media.
-func parsePart(n *yaml.Node, i int) (string, []MediaRef, *Error) {
+func parsePart(n *yaml.Node, i int) (string, []intent.Media, []MediaSource, *Error) {
 	place := fmt.Sprintf("parts[%d]", i)
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
@@ -380,35 +346,36 @@ func parsePart(n *yaml.Node, i int) (string, []MediaRef, *Error) {
 	case yaml.ScalarNode:
 		var text string
 		if err := n.Decode(&text); err != nil {
-			return "", nil, &Error{Line: n.Line, Problem: place + ": " + trimYAMLError(err)}
+			return "", nil, nil, &Error{Line: n.Line, Problem: place + ": " + trimYAMLError(err)}
 		}
-		return text, nil, nil
+		return text, nil, nil, nil
 	case yaml.MappingNode:
 	default:
-		return "", nil, &Error{Line: n.Line, Problem: place + " must be a text, or a mapping of text and media"}
+		return "", nil, nil, &Error{Line: n.Line, Problem: place + " must be a text, or a mapping of text and media"}
 	}
 	var text string
-	var refs []MediaRef
+	var refs []intent.Media
+	var at []MediaSource
 	for j := 0; j+1 < len(n.Content); j += 2 {
 		k, v := n.Content[j], n.Content[j+1]
 		switch k.Value {
 		case "text":
 			if v.Kind != yaml.ScalarNode || v.Decode(&text) != nil {
-				return "", nil, &Error{Line: v.Line, Problem: place + ".text must be a text"}
+				return "", nil, nil, &Error{Line: v.Line, Problem: place + ".text must be a text"}
 			}
 		case "media":
 			items, err := seqItems(v, place+".media")
 			if err == nil {
-				refs, err = parseMediaList(items, place+".media")
+				refs, at, err = parseMediaList(items, place+".media")
 			}
 			if err != nil {
-				return "", nil, err
+				return "", nil, nil, err
 			}
 		default:
-			return "", nil, &Error{Line: k.Line, Problem: fmt.Sprintf("%s: unknown key %q (a part mapping has text and media)", place, k.Value)}
+			return "", nil, nil, &Error{Line: k.Line, Problem: fmt.Sprintf("%s: unknown key %q (a part mapping has text and media)", place, k.Value)}
 		}
 	}
-	return text, refs, nil
+	return text, refs, at, nil
 }
 
 // seqItems returns the items of a list node; absent or null, none.
@@ -427,15 +394,16 @@ func seqItems(n *yaml.Node, place string) ([]*yaml.Node, *Error) {
 
 // parseMediaList reads a list of media items, each a mapping of file and
 // alt; place names the list in problems ("media", "parts[1].media").
-func parseMediaList(items []*yaml.Node, place string) ([]MediaRef, *Error) {
-	var refs []MediaRef
+func parseMediaList(items []*yaml.Node, place string) ([]intent.Media, []MediaSource, *Error) {
+	var refs []intent.Media
+	var ats []MediaSource
 	for i, n := range items {
 		at := MediaSource{Place: fmt.Sprintf("%s[%d]", place, i), Line: n.Line}
 		if n.Kind == yaml.AliasNode && n.Alias != nil {
 			n = n.Alias
 		}
 		if n.Kind != yaml.MappingNode {
-			return nil, &Error{Line: at.Line, Problem: at.Place + " must be a mapping of file and alt"}
+			return nil, nil, &Error{Line: at.Line, Problem: at.Place + " must be a mapping of file and alt"}
 		}
 		var alt string
 		for j := 0; j+1 < len(n.Content); j += 2 {
@@ -447,85 +415,18 @@ func parseMediaList(items []*yaml.Node, place string) ([]MediaRef, *Error) {
 			case "alt":
 				dst = &alt
 			default:
-				return nil, &Error{Line: k.Line, Problem: fmt.Sprintf("%s: unknown key %q (a media item has file and alt)", at.Place, k.Value)}
+				return nil, nil, &Error{Line: k.Line, Problem: fmt.Sprintf("%s: unknown key %q (a media item has file and alt)", at.Place, k.Value)}
 			}
 			if v.Kind != yaml.ScalarNode || v.Decode(dst) != nil {
-				return nil, &Error{Line: v.Line, Problem: fmt.Sprintf("%s.%s must be a text", at.Place, k.Value)}
+				return nil, nil, &Error{Line: v.Line, Problem: fmt.Sprintf("%s.%s must be a text", at.Place, k.Value)}
 			}
 		}
 		if at.File == "" {
-			return nil, &Error{Line: at.Line, Problem: at.Place + ".file is required: a path relative to the media directory"}
+			return nil, nil, &Error{Line: at.Line, Problem: at.Place + ".file is required: a path relative to the media directory"}
 		}
-		refs = append(refs, MediaRef{At: at, Alt: alt})
+		refs, ats = append(refs, intent.Media{File: at.File, Alt: alt}), append(ats, at)
 	}
-	return refs, nil
-}
-
-// Validate checks what an entry (or a planner candidate) asks for:
-// its type, target and texts.
-func (e Entry) Validate() error {
-	_, err := e.check()
-	return err
-}
-
-// check returns the key at fault with the problem.
-func (e Entry) check() (key string, err error) {
-	k, ok := kind.OfRequest(e.Type)
-	if !ok {
-		return "type", fmt.Errorf("type %q is not one of %s", e.Type, strings.Join(kind.Requests, ", "))
-	}
-	thread := k == kind.ThreadPart // a thread is performed as thread parts
-	checkText := func(s string) error {
-		switch {
-		case strings.TrimSpace(s) == "":
-			return errors.New("is empty")
-		case !utf8.ValidString(s):
-			return errors.New("is not valid UTF-8")
-		case utf8.RuneCountInString(s) > MaxTextRunes:
-			return fmt.Errorf("is longer than %d characters", MaxTextRunes)
-		}
-		return pubtext.Check(s, true)
-	}
-	needTarget := k == kind.Reply || k.Toggles()
-	switch {
-	case needTarget && !isHTTPURL(e.Target):
-		return "target", fmt.Errorf("a %s needs target: the absolute http(s) URL it acts on", e.Type)
-	case !needTarget && e.Target != "" && !thread:
-		return "target", fmt.Errorf("a %s takes no target", e.Type)
-	case thread && e.Target != "" && !isHTTPURL(e.Target):
-		return "target", fmt.Errorf("target %q is not an absolute http(s) URL", e.Target)
-	}
-	switch k {
-	case kind.Post, kind.Reply:
-		if err := checkText(e.Text); err != nil {
-			return "text", fmt.Errorf("text %v", err)
-		}
-		if len(e.Parts) > 0 {
-			return "parts", fmt.Errorf("a %s takes text, not parts", e.Type)
-		}
-	case kind.ThreadPart:
-		if e.Text != "" {
-			return "text", errors.New("a thread takes parts, not text")
-		}
-		if len(e.Parts) < 2 {
-			return "parts", fmt.Errorf("a thread needs at least 2 parts, got %d", len(e.Parts))
-		}
-		for i, p := range e.Parts {
-			if err := checkText(p); err != nil {
-				return "parts", fmt.Errorf("parts[%d] %v", i, err)
-			}
-		}
-	case kind.Like, kind.Follow:
-		if e.Text != "" || len(e.Parts) > 0 {
-			return "text", fmt.Errorf("a %s takes no text", e.Type)
-		}
-	}
-	return "", nil
-}
-
-func isHTTPURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	return refs, ats, nil
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
@@ -543,6 +444,3 @@ func yamlErrorLine(err error) int {
 func trimYAMLError(err error) string {
 	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "yaml: "), "unmarshal errors:\n  ")
 }
-
-// Capability is the contract capability an entry type needs.
-func (e Entry) Capability() string { return e.Type }

@@ -16,11 +16,10 @@ import (
 // thread parts), naming the item at fault and where it was named; nil
 // when it takes them.
 func RefuseMedia(site sites.Adapter, e Entry) *MediaProblem {
-	k, _ := kind.OfRequest(e.Type)
-	if k != kind.ThreadPart {
-		return checkMediaLimits(site, k, e.Media, e.MediaAt)
+	if !e.Type.IsThread() {
+		return checkMediaLimits(site, e.Type.Kind, e.Items, e.MediaAt)
 	}
-	for i, items := range e.PartMedia {
+	for i, items := range e.PartItems {
 		pk := kind.ThreadPart
 		if i == 0 && e.Target == "" {
 			pk = kind.Post

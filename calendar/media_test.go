@@ -57,20 +57,20 @@ func TestCalendarMediaOK(t *testing.T) {
 	require.Len(t, cal.Entries, 2)
 
 	post := cal.Entries[0]
-	require.Len(t, post.Media, 1)
+	require.Len(t, post.Items, 1)
 	sum := sha256Hex(pngBytes(64))
 	require.Equal(t, media.Item{File: filepath.Join(mediaDir, "img", "a.png"), SHA256: sum, Type: media.PNG, Size: 64,
-		Alt: "A chart of the launch"}, post.Media[0])
-	require.Nil(t, post.PartMedia)
+		Alt: "A chart of the launch"}, post.Items[0])
+	require.Nil(t, post.PartItems)
 
 	thread := cal.Entries[1]
 	require.Equal(t, []string{"one", "two", "three"}, thread.Parts)
-	require.Nil(t, thread.Media)
-	require.Len(t, thread.PartMedia, 2, "the last part takes none: PartMedia ends at the last part with media")
-	require.Empty(t, thread.PartMedia[0])
-	require.Len(t, thread.PartMedia[1], 1)
-	require.Equal(t, "", thread.PartMedia[1][0].Alt, "alt may be omitted")
-	require.Equal(t, media.PNG, thread.PartMedia[1][0].Type)
+	require.Nil(t, thread.Items)
+	require.Len(t, thread.PartItems, 2, "the last part takes none: PartItems ends at the last part with media")
+	require.Empty(t, thread.PartItems[0])
+	require.Len(t, thread.PartItems[1], 1)
+	require.Equal(t, "", thread.PartItems[1][0].Alt, "alt may be omitted")
+	require.Equal(t, media.PNG, thread.PartItems[1][0].Type)
 
 	// The media directory defaults to the calendar's.
 	writeFile(t, dir, "img/a.png", pngBytes(64))
@@ -78,7 +78,7 @@ func TestCalendarMediaOK(t *testing.T) {
 	cal, err = calendar.Load(dir, "")
 	require.NoError(t, err)
 	require.Empty(t, cal.Problems)
-	require.Equal(t, filepath.Join(dir, "img", "a.png"), cal.Entries[0].Media[0].File)
+	require.Equal(t, filepath.Join(dir, "img", "a.png"), cal.Entries[0].Items[0].File)
 
 	// Entries without media parse as before, with any media directory.
 	es, problems := calendar.Parse("cal.yaml", []byte(goodCalendar), "")

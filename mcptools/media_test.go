@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/bundled"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/mcptools"
 	"github.com/browserop/browserop/sites"
@@ -70,7 +71,7 @@ func TestMCPSubmitMedia(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, tis, 1)
 			require.Equal(t, st.SubmittedIntent, tis[0].ID)
-			var in tasks.IntentRequest
+			var in intent.Request
 			require.NoError(t, json.Unmarshal(tis[0].Request, &in))
 			require.Len(t, in.Media, 1)
 			require.Equal(t, "a.png", in.Media[0].File)

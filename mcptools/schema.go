@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/tasks"
@@ -19,9 +20,11 @@ import (
 // fields an agent branches on.
 
 // typeSchemas overrides the derived schema of types whose JSON is not
-// their Go shape: json.RawMessage is any JSON value, not a byte array.
+// their Go shape: json.RawMessage is any JSON value, not a byte array; an
+// intent's type is its word (intent.Type's text form).
 var typeSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage](): {Description: "any JSON value"},
+	reflect.TypeFor[intent.Type]():     {Type: "string"},
 }
 
 func schemaFor[T any]() *jsonschema.Schema {
@@ -112,12 +115,21 @@ func submitInputSchema() *jsonschema.Schema {
 	array(in.Properties["parts"], nil, 0)
 	media := in.Properties["media"]
 	media.Types, media.Type = nil, "array"
-	media.Items.Properties["file"].MinLength = jsonschema.Ptr(1)
+	agentMedia(media.Items)
 	parts := in.Properties["part_media"]
 	parts.Types, parts.Type = nil, "array"
 	parts.Items.Types, parts.Items.Type = nil, "array"
-	parts.Items.Items.Properties["file"].MinLength = jsonschema.Ptr(1)
+	agentMedia(parts.Items.Items)
 	return s
+}
+
+// agentMedia is the schema of an image as an agent names it: a file and
+// its alt text. The file's SHA-256 and type are recorded by browserop
+// (intent.Media); an agent that sets them is refused.
+func agentMedia(m *jsonschema.Schema) {
+	m.Properties["file"].MinLength = jsonschema.Ptr(1)
+	delete(m.Properties, "sha256")
+	delete(m.Properties, "type")
 }
 
 // describe sets the descriptions of s's properties.

@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserop/browserop/errcode"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/tasks"
 )
@@ -197,28 +198,10 @@ type TaskList struct {
 	Tasks []tasks.State `json:"tasks"`
 }
 
-// IntentInput is one intent as an agent writes it.
-type IntentInput struct {
-	Site      string         `json:"site" jsonschema:"the configured site adapter's name, e.g. demo"`
-	Actor     string         `json:"actor" jsonschema:"the handle the site must show as signed in, with or without @"`
-	Type      string         `json:"type" jsonschema:"what to do"`
-	Target    string         `json:"target,omitempty" jsonschema:"the absolute URL of the object acted on: the post replied to or liked, the profile followed"`
-	Text      string         `json:"text,omitempty" jsonschema:"the exact text of a post or reply"`
-	Parts     []string       `json:"parts,omitempty" jsonschema:"the exact texts of a thread's parts, in order"`
-	Media     []MediaInput   `json:"media,omitempty" jsonschema:"the images a post or reply attaches, in order: files already in browserop's media directory (nothing is uploaded); at most what the site takes"`
-	PartMedia [][]MediaInput `json:"part_media,omitempty" jsonschema:"for a thread only: part_media[i] are the images part i attaches ([] for none)"`
-}
-
-// MediaInput is one image an intent attaches, as an agent writes it.
-type MediaInput struct {
-	File string `json:"file" jsonschema:"a path relative to browserop's media directory (calendar.media_dir); absolute paths and paths leading outside it are refused"`
-	Alt  string `json:"alt,omitempty" jsonschema:"the image's alternative text, for people who cannot see it; strongly recommended"`
-}
-
 // SubmitInput is task_submit's input.
 type SubmitInput struct {
-	TaskID string      `json:"task_id" jsonschema:"the task's id"`
-	Intent IntentInput `json:"intent" jsonschema:"the intent to perform"`
+	TaskID string         `json:"task_id" jsonschema:"the task's id"`
+	Intent intent.Request `json:"intent" jsonschema:"the intent to perform"`
 }
 
 // FinishInput is task_finish's input.
@@ -263,22 +246,8 @@ func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in ListInput) 
 }
 
 func (t *tools) submit(ctx context.Context, _ *mcp.CallToolRequest, in SubmitInput) (*mcp.CallToolResult, tasks.State, error) {
-	req := tasks.IntentRequest{Site: in.Intent.Site, Actor: in.Intent.Actor,
-		Type: in.Intent.Type, Target: in.Intent.Target, Text: in.Intent.Text, Parts: in.Intent.Parts,
-		Media: intentMedia(in.Intent.Media)}
-	for _, pm := range in.Intent.PartMedia {
-		req.PartMedia = append(req.PartMedia, intentMedia(pm))
-	}
-	st, err := t.tasks.Submit(ctx, in.TaskID, req)
+	st, err := t.tasks.Submit(ctx, in.TaskID, in.Intent)
 	return nil, normalize(st), coded(err)
-}
-
-func intentMedia(in []MediaInput) []tasks.IntentMedia {
-	var out []tasks.IntentMedia
-	for _, m := range in {
-		out = append(out, tasks.IntentMedia{File: m.File, Alt: m.Alt})
-	}
-	return out
 }
 
 func (t *tools) cancel(ctx context.Context, _ *mcp.CallToolRequest, in CancelInput) (*mcp.CallToolResult, tasks.State, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/errcode"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -34,7 +35,7 @@ func TestTaskBoundEndToEnd(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: fmt.Sprintf("bounded %d", i)}); err == nil {
+			if _, err := svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: fmt.Sprintf("bounded %d", i)}); err == nil {
 				accepted.Add(1)
 			}
 		}()
@@ -69,7 +70,7 @@ func TestNarrowedCeilingStopsBeforeClick(t *testing.T) {
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "narrow", req, "api")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "before the narrowing"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "before the narrowing"})
 	require.NoError(t, err)
 	w.cfg.Ceiling = []string{"example.com"}
 	w.pass()
@@ -90,7 +91,7 @@ func TestRevokedSiteStopsBeforeClick(t *testing.T) {
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "revoked", req, "api")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "site moved"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "site moved"})
 	require.NoError(t, err)
 	// The person points the demo site at another host: the task's
 	// contract (the old host) no longer covers it.
@@ -113,7 +114,7 @@ func TestSettledIntentsNotRevisited(t *testing.T) {
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "settled", req, "api")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "agent post"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "agent post"})
 	require.NoError(t, err)
 	w.calendar("entries:\n" + post("cal", "calendar post"))
 	sum := w.pass()
@@ -132,11 +133,11 @@ func TestObservePendingIntents(t *testing.T) {
 	req := w.contract("post", "thread")
 	task, _, err := svc.Agent().Create(ctx, "observe", req, "mcp")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one of two", "two of two"}})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Thread, Parts: []string{"one of two", "two of two"}})
 	require.NoError(t, err)
 	sum := w.pass()
 	require.Equal(t, 2, sum.Counts["verified"], "%+v", sum)
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "new"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "new"})
 	require.NoError(t, err)
 	obs, err := svc.Observe(ctx, task.ID)
 	require.NoError(t, err)
@@ -153,16 +154,16 @@ func TestTaskFinishDoneWithResult(t *testing.T) {
 	req := w.contract("post", "thread")
 	task, _, err := svc.Create(ctx, "finish", req, "api")
 	require.NoError(t, err)
-	post, err := svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "finished post"})
+	post, err := svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "finished post"})
 	require.NoError(t, err)
-	thread, err := svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a of two", "b of two"}})
+	thread, err := svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Thread, Parts: []string{"a of two", "b of two"}})
 	require.NoError(t, err)
 	require.NotEqual(t, post.SubmittedIntent, thread.SubmittedIntent)
 	st, err := svc.Finish(ctx, task.ID, "all sent")
 	require.NoError(t, err)
 	require.Equal(t, ledger.TaskOpen, st.Status, "not done before its intents are settled")
 	require.True(t, st.Finished)
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "after finish"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "after finish"})
 	require.ErrorIs(t, err, errcode.ErrForbidden)
 
 	sum := w.pass()
@@ -190,10 +191,10 @@ func TestTaskFinishDoneWithResult(t *testing.T) {
 	// Cancelled after one of two intents: the result says which was done.
 	other, _, err := svc.Create(ctx, "cancel", req, "api")
 	require.NoError(t, err)
-	done, err := svc.Submit(ctx, other.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "before the cancel"})
+	done, err := svc.Submit(ctx, other.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "before the cancel"})
 	require.NoError(t, err)
 	w.pass()
-	never, err := svc.Submit(ctx, other.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "never posted"})
+	never, err := svc.Submit(ctx, other.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "never posted"})
 	require.NoError(t, err)
 	st, err = svc.Cancel(ctx, other.ID, "enough")
 	require.NoError(t, err)
@@ -233,7 +234,7 @@ func TestCancelledBeforeClickIsNotClicked(t *testing.T) {
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "late-cancel", req, "api")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "cancelled at the last moment"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "cancelled at the last moment"})
 	require.NoError(t, err)
 	site := cancelOnFill{Adapter: w.site, cancel: func() {
 		_, err := svc.Cancel(ctx, task.ID, "changed my mind")
@@ -262,7 +263,7 @@ func TestEntryTaskTakesNoSubmittedIntent(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ts, 1)
 	require.Equal(t, ledger.TaskOpen, ts[0].Status)
-	_, err = w.tasks().Submit(ctx, ts[0].ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "smuggled in"})
+	_, err = w.tasks().Submit(ctx, ts[0].ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "smuggled in"})
 	require.ErrorIs(t, err, errcode.ErrForbidden)
 	intents, err := w.db.TaskIntents(ctx, ts[0].ID)
 	require.NoError(t, err)

@@ -32,11 +32,11 @@ func DeadClick(ctx context.Context, db *ledger.DB, site sites.Adapter, e calenda
 	f := ledger.Fence{Lease: lease.Name, Generation: lease.Generation}
 	origin := "calendar:" + e.ID
 	task, _, err := db.CreateTask(ctx, origin, ledger.TaskRequest{Title: e.ID, Source: "calendar",
-		Contract: contractFor(site, e.Type), Input: entryInput(e)})
+		Contract: contractFor(site, e.Type.Capability()), Input: entryInput(e)})
 	if err != nil {
 		return ledger.Action{}, ledger.Tab{}, err
 	}
-	a, _, err := db.Reserve(ctx, f, entryIntent(e, task, origin).ledgerIntent(run.ID))
+	a, _, err := db.Reserve(ctx, f, entryIntent(e, task, ownTask(origin)).ledgerIntent(run.ID))
 	if err != nil {
 		return ledger.Action{}, ledger.Tab{}, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -61,7 +62,7 @@ func newHandoff(t *testing.T, mode, text string) *handoff {
 	task, _, err := h.svc.Agent().Create(ctx, "handoff", req, "mcp")
 	require.NoError(t, err)
 	h.task = task.ID
-	_, err = h.svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: text})
+	_, err = h.svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: text})
 	require.NoError(t, err)
 
 	sum := h.pass()

@@ -1,13 +1,11 @@
 package operator
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/browserop/browserop/calendar"
-	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/sites"
 	"github.com/browserop/browserop/tasks"
@@ -24,12 +22,12 @@ func (p *pass) entry(e calendar.Entry) error {
 		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q: site %q has no adapter", e.File, e.Line, e.ID, e.Site))
 		return nil
 	}
-	task, origin, err := p.entryTask(e, site)
+	task, key, err := p.entryTask(e, site)
 	if errors.Is(err, errEditedAfterPerformed) {
 		// Edited after an action of it was performed: never publish the
 		// edited version.
 		p.sum.count(CountConflicts)
-		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: kind.Kind(e.Type), Status: StatusConflict,
+		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: e.Type.Kind, Status: StatusConflict,
 			Reason: "the entry changed after an action of it was performed; it is not published"})
 		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q changed after an action of it was performed; restore it or give it a new id", e.File, e.Line, e.ID))
 		return nil
@@ -41,13 +39,13 @@ func (p *pass) entry(e calendar.Entry) error {
 		return nil // cancelled, or done: its entry is settled
 	}
 	late := !p.r.cfg.PublishLate && p.r.now().Sub(e.At) > p.r.cfg.Grace
-	return p.runEntry(e, task, origin, late)
+	return p.runEntry(e, task, ownTask(key), late)
 }
 
 // runEntry carries an entry's intents (a thread's parts in order) through
 // process. late marks a calendar entry past its grace: missed, unless
 // something of it was already performed.
-func (p *pass) runEntry(e calendar.Entry, task ledger.Task, origin string, late bool) error {
+func (p *pass) runEntry(e calendar.Entry, task ledger.Task, o owner, late bool) error {
 	if late {
 		// Missed only while nothing of the entry has been performed: a thread
 		// already begun is finished, not left half published.
@@ -57,13 +55,13 @@ func (p *pass) runEntry(e calendar.Entry, task ledger.Task, origin string, late 
 		}
 		late = !performed
 	}
-	if e.Type != kind.Thread {
-		_, err := p.process(entryIntent(e, task, origin), e.ID, late)
+	if !e.Type.IsThread() {
+		_, err := p.process(entryIntent(e, task, o), e.ID, late)
 		return err
 	}
 	parent := e.Target
 	for i := range e.Parts {
-		a, err := p.process(threadPart(e, task, origin, i, parent), e.ID, late)
+		a, err := p.process(threadPart(e, task, o, i, parent), e.ID, late)
 		if err != nil {
 			return err
 		}
@@ -87,21 +85,21 @@ func (p *pass) taskIntents() error {
 	}
 	for _, d := range due {
 		ti, task := d.Intent, d.Task
-		var in tasks.IntentRequest
-		if err := json.Unmarshal(ti.Request, &in); err != nil {
-			p.problem(fmt.Sprintf("task %s: intent %s: %v", ti.TaskID, ti.ID, err))
+		if d.Err != nil {
+			p.problem(fmt.Sprintf("task %s: %v", ti.TaskID, d.Err))
 			continue
 		}
-		if _, ok := p.r.sites[in.Site]; !ok {
-			p.problem(fmt.Sprintf("task %s: intent %s: site %q has no adapter", ti.TaskID, ti.ID, in.Site))
+		site, ok := p.r.sites[d.Request.Site]
+		if !ok {
+			p.problem(fmt.Sprintf("task %s: intent %s: site %q has no adapter", ti.TaskID, ti.ID, d.Request.Site))
 			continue
 		}
-		e, err := in.Entry(ti, p.r.cfg.mediaDir(), p.r.sites[in.Site])
+		e, err := tasks.Entry(ti, p.r.cfg.mediaDir(), site)
 		if err != nil {
 			p.problem(fmt.Sprintf("task %s: intent %s: %v", ti.TaskID, ti.ID, err))
 			continue
 		}
-		if err := p.runEntry(e, task, d.Origin, false); err != nil {
+		if err := p.runEntry(e, task, owner{origin: d.Origin(), id: ti.ID}, false); err != nil {
 			return err
 		}
 	}
@@ -123,7 +121,7 @@ const supersededReason = "superseded: the calendar entry was edited before anyth
 // task of the new version; an edit after it is errEditedAfterPerformed.
 func (p *pass) entryTask(e calendar.Entry, site sites.Adapter) (ledger.Task, string, error) {
 	key := ledger.KeyCalendar + e.ID
-	req := ledger.TaskRequest{Title: e.ID, Source: tasks.SourceCalendar, Contract: contractFor(site, e.Capability()), Input: entryInput(e)}
+	req := ledger.TaskRequest{Title: e.ID, Source: tasks.SourceCalendar, Contract: contractFor(site, e.Type.Capability()), Input: entryInput(e)}
 	revs, err := p.r.db.TaskRevisions(p.ctx, key)
 	if err != nil {
 		return ledger.Task{}, "", err

@@ -18,9 +18,21 @@ import (
 	"github.com/browserop/browserop/verify"
 )
 
-// intent is one action the pass means to perform.
+// owner names whose request an action performs, two ways: origin as its
+// payload names it, part of its idempotency key ("calendar:ID" or
+// "calendar:ID~N", "task:ID", "planner:HASH"), and id as the ledger's
+// intent_id column and outcomes name it (a calendar or planner task's
+// key, an agent's intent id: tasks.IntentOutcome.ID).
+type owner struct{ origin, id string }
+
+// ownTask is the owner of a calendar or planner task's one request: its
+// key names it both ways.
+func ownTask(key string) owner { return owner{origin: key, id: key} }
+
+// intent is one action the pass means to perform. It is one action of a
+// request (intent.Request): a thread's request is one intent per part.
 type intent struct {
-	origin string // "calendar:ID", "task:ID" or "planner:HASH": whose intent it is
+	owner
 	task   ledger.Task
 	site   string
 	kind   kind.Kind // as the ledger records it
@@ -57,7 +69,7 @@ func (in intent) ledgerIntent(runID string) ledger.Intent {
 		p.Parent = in.thread.ExpectedParent
 		target = ""
 	}
-	return ledger.Intent{TaskID: in.task.ID, RunID: runID, Type: in.kind, Format: in.format, Site: in.site,
+	return ledger.Intent{TaskID: in.task.ID, IntentID: in.id, RunID: runID, Type: in.kind, Format: in.format, Site: in.site,
 		Actor: in.actor, TargetURL: target, Payload: p.JSON(), Thread: in.thread}
 }
 
@@ -74,7 +86,7 @@ func fromAction(a ledger.Action) (intent, error) {
 	if !a.Type.Known() {
 		return intent{}, fmt.Errorf("action %s: type %q cannot be verified", a.ID, a.Type)
 	}
-	in := intent{origin: p.Intent, site: a.Site, kind: a.Type, format: a.Format, actor: a.Actor, text: p.Text, target: a.TargetURL}
+	in := intent{owner: owner{origin: p.Intent, id: a.IntentID}, site: a.Site, kind: a.Type, format: a.Format, actor: a.Actor, text: p.Text, target: a.TargetURL}
 	for _, m := range p.Media {
 		in.media = append(in.media, media.Item{SHA256: m.SHA256, Type: m.Type, Alt: m.Alt})
 	}
@@ -105,11 +117,11 @@ func (in intent) verifyIntent(site sites.Adapter, executingAt time.Time) verify.
 }
 
 // entryIntent returns the intent of a single-action entry (not a thread).
-func entryIntent(e calendar.Entry, task ledger.Task, origin string) intent {
-	k, _ := kind.OfRequest(e.Type) // the entry was checked when it was read
-	in := intent{origin: origin, task: task, site: e.Site, actor: e.Actor, target: e.Target, text: e.Text,
-		media: e.Media, kind: k, format: k.Format()}
-	if k == kind.Post && len(e.Media) > 0 {
+func entryIntent(e calendar.Entry, task ledger.Task, o owner) intent {
+	k := e.Type.Kind // the entry was checked when it was read
+	in := intent{owner: o, task: task, site: e.Site, actor: e.Actor, target: e.Target, text: e.Text,
+		media: e.Items, kind: k, format: k.Format()}
+	if k == kind.Post && len(e.Items) > 0 {
 		in.format = budgets.PostImage
 	}
 	return in
@@ -118,11 +130,11 @@ func entryIntent(e calendar.Entry, task ledger.Task, origin string) intent {
 // threadPart returns part i of a thread entry, replying to parent ("" for a
 // new top-level thread's first part). Only the first part counts against
 // the thread budget: the thread is one publication.
-func threadPart(e calendar.Entry, task ledger.Task, origin string, i int, parent string) intent {
-	in := intent{origin: origin, task: task, site: e.Site, actor: e.Actor, kind: kind.ThreadPart, text: e.Parts[i],
-		target: parent, thread: &ledger.ThreadRef{ThreadID: origin, Position: i, ExpectedParent: parent}}
-	if i < len(e.PartMedia) {
-		in.media = e.PartMedia[i]
+func threadPart(e calendar.Entry, task ledger.Task, o owner, i int, parent string) intent {
+	in := intent{owner: o, task: task, site: e.Site, actor: e.Actor, kind: kind.ThreadPart, text: e.Parts[i],
+		target: parent, thread: &ledger.ThreadRef{ThreadID: o.origin, Position: i, ExpectedParent: parent}}
+	if i < len(e.PartItems) {
+		in.media = e.PartItems[i]
 	}
 	if i == 0 {
 		in.format = kind.ThreadPart.Format()
@@ -136,7 +148,7 @@ func threadPart(e calendar.Entry, task ledger.Task, origin string, i int, parent
 // text is.
 func entryInput(e calendar.Entry) json.RawMessage {
 	var partMedia [][]ledger.PayloadMedia
-	for _, pm := range e.PartMedia {
+	for _, pm := range e.PartItems {
 		partMedia = append(partMedia, payloadMedia(pm))
 	}
 	if !slices.ContainsFunc(partMedia, func(m []ledger.PayloadMedia) bool { return len(m) > 0 }) {
@@ -153,7 +165,7 @@ func entryInput(e calendar.Entry) json.RawMessage {
 		Target    string                  `json:"target,omitempty"`
 		Media     []ledger.PayloadMedia   `json:"media,omitempty"`
 		PartMedia [][]ledger.PayloadMedia `json:"part_media,omitempty"`
-	}{e.ID, e.Site, e.Actor, e.Type, e.At.UTC().Format(time.RFC3339Nano), e.Text, e.Parts, e.Target, payloadMedia(e.Media), partMedia})
+	}{e.ID, e.Site, e.Actor, e.Type.String(), e.At.UTC().Format(time.RFC3339Nano), e.Text, e.Parts, e.Target, payloadMedia(e.Items), partMedia})
 	return raw
 }
 
@@ -180,7 +192,7 @@ func candidateKey(c Candidate) string {
 	raw, _ := ledger.Canonicalize(struct {
 		Site, Actor, Type, Target, Text string
 		Parts                           []string
-	}{c.Site, c.Actor, c.Type, c.Target, c.Text, c.Parts})
+	}{c.Site, c.Actor, c.Type.String(), c.Target, c.Text, c.Parts})
 	sum := sha256.Sum256(raw)
 	return ledger.KeyPlanner + hex.EncodeToString(sum[:12])
 }

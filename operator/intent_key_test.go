@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/browserop/browserop/calendar"
+	intents "github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/media"
 )
@@ -49,7 +50,7 @@ func TestIntentKeysGolden(t *testing.T) {
 	for _, v := range vectors {
 		t.Run(v.Name, func(t *testing.T) {
 			r := v.Request
-			e := calendar.Entry{ID: "e", Site: "demo", Actor: r.Actor, Type: r.Type, Text: r.Text, Parts: r.Parts, Target: r.Target}
+			e := calendar.Entry{ID: "e", Request: intents.Request{Site: "demo", Actor: r.Actor, Type: intents.ParseType(r.Type), Text: r.Text, Parts: r.Parts, Target: r.Target}}
 			dir := t.TempDir()
 			for _, m := range r.Media {
 				data, err := hex.DecodeString(m.Data)
@@ -63,19 +64,19 @@ func TestIntentKeysGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				e.Media = append(e.Media, it)
+				e.Items = append(e.Items, it)
 			}
-			if r.Type == "thread" && len(e.Media) > 0 {
+			if r.Type == "thread" && len(e.Items) > 0 {
 				// A thread's media are its parts': these are part r.Part's.
-				e.PartMedia = make([][]media.Item, r.Part+1)
-				e.PartMedia[r.Part], e.Media = e.Media, nil
+				e.PartItems = make([][]media.Item, r.Part+1)
+				e.PartItems[r.Part], e.Items = e.Items, nil
 			}
 			task := ledger.Task{ID: "task_1"}
 			var in intent
 			if r.Type == "thread" {
-				in = threadPart(e, task, r.Origin, r.Part, r.Parent)
+				in = threadPart(e, task, ownTask(r.Origin), r.Part, r.Parent)
 			} else {
-				in = entryIntent(e, task, r.Origin)
+				in = entryIntent(e, task, ownTask(r.Origin))
 			}
 			li := in.ledgerIntent("run_1")
 			if string(li.Type) != v.Type || li.Format != v.Format || li.TargetURL != v.TargetURL || li.Actor != r.Actor {
@@ -110,13 +111,13 @@ func TestEntryInputGolden(t *testing.T) {
 		e    calendar.Entry
 		want string
 	}{
-		{calendar.Entry{ID: "p", Site: "demo", Actor: "alice", Type: "post", At: at, Text: "hi"},
+		{calendar.Entry{ID: "p", Request: intents.Request{Site: "demo", Actor: "alice", Type: intents.Post, Text: "hi"}, At: at},
 			`{"id":"p","site":"demo","actor":"alice","type":"post","at":"2026-12-01T09:30:00Z","text":"hi"}`},
-		{calendar.Entry{ID: "p", Site: "demo", Actor: "alice", Type: "post", At: at, Text: "hi", Media: []media.Item{img}},
+		{calendar.Entry{ID: "p", Request: intents.Request{Site: "demo", Actor: "alice", Type: intents.Post, Text: "hi"}, At: at, Items: []media.Item{img}},
 			`{"id":"p","site":"demo","actor":"alice","type":"post","at":"2026-12-01T09:30:00Z","text":"hi","media":[{"sha256":"ab","type":"png","alt":"A dot"}]}`},
-		{calendar.Entry{ID: "t", Site: "demo", Actor: "alice", Type: "thread", At: at, Parts: []string{"a", "b"}, PartMedia: [][]media.Item{nil, {img}}},
+		{calendar.Entry{ID: "t", Request: intents.Request{Site: "demo", Actor: "alice", Type: intents.Thread, Parts: []string{"a", "b"}}, At: at, PartItems: [][]media.Item{nil, {img}}},
 			`{"id":"t","site":"demo","actor":"alice","type":"thread","at":"2026-12-01T09:30:00Z","parts":["a","b"],"part_media":[null,[{"sha256":"ab","type":"png","alt":"A dot"}]]}`},
-		{calendar.Entry{ID: "t", Site: "demo", Actor: "alice", Type: "thread", At: at, Parts: []string{"a", "b"}, PartMedia: [][]media.Item{nil, nil}},
+		{calendar.Entry{ID: "t", Request: intents.Request{Site: "demo", Actor: "alice", Type: intents.Thread, Parts: []string{"a", "b"}}, At: at, PartItems: [][]media.Item{nil, nil}},
 			`{"id":"t","site":"demo","actor":"alice","type":"thread","at":"2026-12-01T09:30:00Z","parts":["a","b"]}`},
 	} {
 		if got := string(entryInput(tt.e)); got != tt.want {

@@ -69,8 +69,8 @@ func (r *Runner) refuseEntry(e calendar.Entry) string {
 	if r.ceilingErr != nil {
 		return "" // every action is refused at perform time, with the reason
 	}
-	c := contractFor(site, e.Capability())
-	if err := r.ceiling.Check(authority.Task{Capabilities: c.Capabilities, Domains: c.Domains}, site, e.Target, e.Capability()); err != nil {
+	c := contractFor(site, e.Type.Capability())
+	if err := r.ceiling.Check(authority.Task{Capabilities: c.Capabilities, Domains: c.Domains}, site, e.Target, e.Type.Capability()); err != nil {
 		domains := slices.Sorted(slices.Values(c.Domains))
 		return fmt.Sprintf("target %q is outside the authority of site %q (its domains: %s): %s; it is never performed",
 			e.Target, e.Site, strings.Join(domains, ", "), authorityReason(err))

@@ -15,6 +15,7 @@ import (
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 )
@@ -31,7 +32,7 @@ func (w *world) likeEntry(id, target string) calendar.Entry {
 	yaml := fmt.Sprintf("entries:\n  - {id: %s, site: demo, actor: alice, type: like, at: %q, target: %q}\n",
 		id, at.Format(time.RFC3339), target)
 	require.NoError(w.t, os.WriteFile(filepath.Join(w.calDir, "cal.yaml"), []byte(yaml), 0o600))
-	return calendar.Entry{ID: id, Site: "demo", Actor: "alice", Type: "like", At: at, Target: target}
+	return calendar.Entry{ID: id, At: at, Request: intent.Request{Site: "demo", Actor: "alice", Type: intent.Like, Target: target}}
 }
 
 // likeAs commits a like of post id on the site as the session of handle

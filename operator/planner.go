@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/browserop/browserop/calendar"
-	"github.com/browserop/browserop/kind"
+	intents "github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/tasks"
 )
@@ -68,16 +68,12 @@ type ObservedCalendar struct {
 	Type string `json:"type"`
 }
 
-// Candidate is one action the planner proposes.
+// Candidate is one request the planner proposes, with its score and the
+// evidence for it. It attaches no media.
 type Candidate struct {
-	Site     string   `json:"site"`
-	Actor    string   `json:"actor"`
-	Type     string   `json:"type"`
-	Target   string   `json:"target,omitempty"`
-	Text     string   `json:"text,omitempty"`
-	Parts    []string `json:"parts,omitempty"`
-	Score    float64  `json:"score"`
-	Evidence string   `json:"evidence"`
+	intents.Request
+	Score    float64 `json:"score"`
+	Evidence string  `json:"evidence"`
 }
 
 // MaxCandidates bounds one planner answer.
@@ -170,9 +166,12 @@ func ParseCandidates(out []byte) ([]Candidate, error) {
 }
 
 func (c Candidate) validate() error {
+	if p := c.Request.Check("part_media"); p != nil {
+		return p
+	}
 	switch {
-	case c.Site == "" || c.Actor == "":
-		return errors.New("site and actor are required")
+	case len(c.Media) > 0 || len(c.PartMedia) > 0:
+		return errors.New("a candidate takes no media")
 	case c.Score < 0 || c.Score > 1 || c.Score != c.Score:
 		return fmt.Errorf("score %v is not within 0..1", c.Score)
 	case strings.TrimSpace(c.Evidence) == "":
@@ -180,9 +179,7 @@ func (c Candidate) validate() error {
 	case utf8.RuneCountInString(c.Evidence) > 2000:
 		return errors.New("evidence is longer than 2000 characters")
 	}
-	// The same rules as a calendar entry.
-	e := calendar.Entry{ID: "planner", Site: c.Site, Actor: c.Actor, Type: c.Type, Text: c.Text, Parts: c.Parts, Target: c.Target}
-	return e.Validate()
+	return nil
 }
 
 type limitedWriter struct {
@@ -223,7 +220,7 @@ func (p *pass) plan(due []calendar.Entry) error {
 	for _, c := range cands {
 		if c.Score < p.r.cfg.QualityThreshold {
 			p.sum.count(CountQualitySkips)
-			p.sum.Actions = append(p.sum.Actions, ActionReport{Type: kind.Kind(c.Type), Status: StatusQualitySkip,
+			p.sum.Actions = append(p.sum.Actions, ActionReport{Type: c.Type.Kind, Status: StatusQualitySkip,
 				Reason: fmt.Sprintf("score %.2f is below the threshold %.2f", c.Score, p.r.cfg.QualityThreshold)})
 			continue
 		}
@@ -232,27 +229,26 @@ func (p *pass) plan(due []calendar.Entry) error {
 			p.problem(fmt.Sprintf("planner: a candidate names site %q, which has no adapter", c.Site))
 			continue
 		}
-		origin := candidateKey(c)
-		e := calendar.Entry{ID: origin, Site: c.Site, Actor: c.Actor, Type: c.Type, Text: c.Text, Parts: c.Parts, Target: c.Target, At: p.r.now()}
+		key := candidateKey(c)
+		e := calendar.Entry{Request: c.Request, ID: key, At: p.r.now()}
 		// The contract comes from configuration; the planner names only what to do.
-		task, _, err := p.r.db.CreateTask(p.ctx, origin, ledger.TaskRequest{Title: "planner candidate", Source: tasks.SourcePlanner,
-			Contract: contractFor(site, c.Type), Input: entryInput(calendar.Entry{ID: "planner", Site: c.Site, Actor: c.Actor, Type: c.Type,
-				Text: c.Text, Parts: c.Parts, Target: c.Target})})
+		task, _, err := p.r.db.CreateTask(p.ctx, key, ledger.TaskRequest{Title: "planner candidate", Source: tasks.SourcePlanner,
+			Contract: contractFor(site, c.Type.Capability()), Input: entryInput(calendar.Entry{Request: c.Request, ID: "planner"})})
 		if err != nil {
 			return err
 		}
 		if task.Status != ledger.TaskOpen {
 			continue // done (its candidate is settled) or cancelled
 		}
-		if c.Type != kind.Thread {
-			if _, err := p.process(entryIntent(e, task, origin), "", false); err != nil {
+		if !c.Type.IsThread() {
+			if _, err := p.process(entryIntent(e, task, ownTask(key)), "", false); err != nil {
 				return err
 			}
 			continue
 		}
 		parent := c.Target
 		for i := range c.Parts {
-			a, err := p.process(threadPart(e, task, origin, i, parent), "", false)
+			a, err := p.process(threadPart(e, task, ownTask(key), i, parent), "", false)
 			if err != nil {
 				return err
 			}
@@ -290,7 +286,7 @@ func (p *pass) observations(due []calendar.Entry) (Observations, error) {
 		obs.Recent = append(obs.Recent, ObservedAction{Type: string(a.Type), Status: string(a.Status), TargetURL: a.TargetURL, Result: a.CanonicalResult})
 	}
 	for _, e := range due {
-		obs.Due = append(obs.Due, ObservedCalendar{ID: e.ID, Type: e.Type})
+		obs.Due = append(obs.Due, ObservedCalendar{ID: e.ID, Type: e.Type.String()})
 	}
 	return obs, nil
 }

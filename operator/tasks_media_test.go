@@ -13,6 +13,7 @@ import (
 
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/errcode"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -50,19 +51,19 @@ func newMediaTasks(t *testing.T) *mediaTasks {
 }
 
 // stored is the request the ledger recorded for the intent id.
-func (m *mediaTasks) stored(t *testing.T, id string) tasks.IntentRequest {
+func (m *mediaTasks) stored(t *testing.T, id string) intent.Request {
 	t.Helper()
 	tis, err := m.db.TaskIntents(context.Background(), m.task.ID)
 	require.NoError(t, err)
 	for _, ti := range tis {
 		if ti.ID == id {
-			var in tasks.IntentRequest
+			var in intent.Request
 			require.NoError(t, json.Unmarshal(ti.Request, &in))
 			return in
 		}
 	}
 	t.Fatalf("no intent %s", id)
-	return tasks.IntentRequest{}
+	return intent.Request{}
 }
 
 func TestSubmitMedia(t *testing.T) {
@@ -72,12 +73,12 @@ func TestSubmitMedia(t *testing.T) {
 	agent := m.svc.Agent()
 
 	t.Run("OK", func(t *testing.T) {
-		in := tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "with a picture",
-			Media: []tasks.IntentMedia{{File: "a.png", Alt: "A square"}}}
+		in := intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "with a picture",
+			Media: []intent.Media{{File: "a.png", Alt: "A square"}}}
 		st, err := agent.Submit(ctx, m.task.ID, in)
 		require.NoError(t, err)
 		got := m.stored(t, st.SubmittedIntent)
-		require.Equal(t, []tasks.IntentMedia{{File: "a.png", Alt: "A square", SHA256: sha256Hex(pngBytes(100)), Type: "png"}}, got.Media,
+		require.Equal(t, []intent.Media{{File: "a.png", Alt: "A square", SHA256: sha256Hex(pngBytes(100)), Type: "png"}}, got.Media,
 			"the file's bytes are recorded at submission")
 		again, err := agent.Submit(ctx, m.task.ID, in)
 		require.NoError(t, err)
@@ -86,8 +87,8 @@ func TestSubmitMedia(t *testing.T) {
 	})
 
 	t.Run("ThreadPartMedia", func(t *testing.T) {
-		in := tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one", "two", "three"},
-			PartMedia: [][]tasks.IntentMedia{{{File: "a.png"}, {File: "b.png", Alt: "B"}}, {}, {}}}
+		in := intent.Request{Site: "demo", Actor: "alice", Type: intent.Thread, Parts: []string{"one", "two", "three"},
+			PartMedia: [][]intent.Media{{{File: "a.png"}, {File: "b.png", Alt: "B"}}, {}, {}}}
 		st, err := agent.Submit(ctx, m.task.ID, in)
 		require.NoError(t, err)
 		got := m.stored(t, st.SubmittedIntent)
@@ -97,33 +98,33 @@ func TestSubmitMedia(t *testing.T) {
 	})
 
 	for name, tc := range map[string]struct {
-		in   tasks.IntentRequest
+		in   intent.Request
 		want string
 	}{
-		"Outside":    {mediaPost(tasks.IntentMedia{File: "../x.png"}), `media[0] "../x.png": outside the media directory`},
-		"Absolute":   {mediaPost(tasks.IntentMedia{File: "/etc/passwd"}), `media[0] "/etc/passwd": outside the media directory`},
-		"Missing":    {mediaPost(tasks.IntentMedia{File: "a.png"}, tasks.IntentMedia{File: "gone.png"}), `media[1] "gone.png": no such file or directory`},
-		"NotAnImage": {mediaPost(tasks.IntentMedia{File: "notes.txt"}), `media[0] "notes.txt": not an image of a known type`},
-		"SiteType":   {mediaPost(tasks.IntentMedia{File: "c.gif"}), `media[0] "c.gif": site "demo" does not take it on a post: the site does not take gif images (it takes png, jpeg)`},
-		"TooMany": {mediaPost(tasks.IntentMedia{File: "a.png"}, tasks.IntentMedia{File: "a.png"}, tasks.IntentMedia{File: "b.png"}),
+		"Outside":    {mediaPost(intent.Media{File: "../x.png"}), `media[0] "../x.png": outside the media directory`},
+		"Absolute":   {mediaPost(intent.Media{File: "/etc/passwd"}), `media[0] "/etc/passwd": outside the media directory`},
+		"Missing":    {mediaPost(intent.Media{File: "a.png"}, intent.Media{File: "gone.png"}), `media[1] "gone.png": no such file or directory`},
+		"NotAnImage": {mediaPost(intent.Media{File: "notes.txt"}), `media[0] "notes.txt": not an image of a known type`},
+		"SiteType":   {mediaPost(intent.Media{File: "c.gif"}), `media[0] "c.gif": site "demo" does not take it on a post: the site does not take gif images (it takes png, jpeg)`},
+		"TooMany": {mediaPost(intent.Media{File: "a.png"}, intent.Media{File: "a.png"}, intent.Media{File: "b.png"}),
 			`media[2] "b.png": site "demo" does not take it on a post: 3 media items, the site takes at most 2`},
-		"NoFile":     {mediaPost(tasks.IntentMedia{Alt: "x"}), "media[0]: file is required"},
-		"SHAGiven":   {mediaPost(tasks.IntentMedia{File: "a.png", SHA256: strings.Repeat("0", 64)}), "sha256 and type are read from the file"},
-		"AltControl": {mediaPost(tasks.IntentMedia{File: "a.png", Alt: "a\x07b"}), `media[0] "a.png": alt holds the control character U+0007 at character 2`},
-		"AltC1":      {mediaPost(tasks.IntentMedia{File: "a.png", Alt: "a\u009bb"}), `media[0] "a.png": alt holds the control character U+009B at character 2`},
-		"AltBidi":    {mediaPost(tasks.IntentMedia{File: "a.png", Alt: "a\u202eb"}), `media[0] "a.png": alt holds the bidirectional control U+202E at character 2`},
-		"TextESC":    {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "clear \x1b[2J"}, "text holds the control character U+001B at character 7"},
-		"PartBEL":    {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b\a"}}, "U+0007"},
-		"Like": {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "like", Target: "http://127.0.0.1:8787/p/1",
-			Media: []tasks.IntentMedia{{File: "a.png"}}}, "a like takes no media"},
-		"ThreadOwnMedia": {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b"},
-			Media: []tasks.IntentMedia{{File: "a.png"}}}, "a thread takes media per part (part_media), not media"},
-		"PartMediaOnPost": {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x",
-			PartMedia: [][]tasks.IntentMedia{{{File: "a.png"}}}}, "a post takes no per-part media"},
-		"PartMediaTooLong": {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b"},
-			PartMedia: [][]tasks.IntentMedia{{}, {}, {{File: "a.png"}}}}, "media for 3 parts, the thread has 2"},
-		"LaterPart": {tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"a", "b"},
-			PartMedia: [][]tasks.IntentMedia{{}, {{File: "a.png"}}}},
+		"NoFile":     {mediaPost(intent.Media{Alt: "x"}), "media[0]: file is required"},
+		"SHAGiven":   {mediaPost(intent.Media{File: "a.png", SHA256: strings.Repeat("0", 64)}), "sha256 and type are read from the file"},
+		"AltControl": {mediaPost(intent.Media{File: "a.png", Alt: "a\x07b"}), `media[0] "a.png": alt holds the control character U+0007 at character 2`},
+		"AltC1":      {mediaPost(intent.Media{File: "a.png", Alt: "a\u009bb"}), `media[0] "a.png": alt holds the control character U+009B at character 2`},
+		"AltBidi":    {mediaPost(intent.Media{File: "a.png", Alt: "a\u202eb"}), `media[0] "a.png": alt holds the bidirectional control U+202E at character 2`},
+		"TextESC":    {intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "clear \x1b[2J"}, "text holds the control character U+001B at character 7"},
+		"PartBEL":    {intent.Request{Site: "demo", Actor: "alice", Type: intent.Thread, Parts: []string{"a", "b\a"}}, "U+0007"},
+		"Like": {intent.Request{Site: "demo", Actor: "alice", Type: intent.Like, Target: "http://127.0.0.1:8787/p/1",
+			Media: []intent.Media{{File: "a.png"}}}, "a like takes no media"},
+		"ThreadOwnMedia": {intent.Request{Site: "demo", Actor: "alice", Type: intent.Thread, Parts: []string{"a", "b"},
+			Media: []intent.Media{{File: "a.png"}}}, "a thread takes media per part (part_media), not media"},
+		"PartMediaOnPost": {intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "x",
+			PartMedia: [][]intent.Media{{{File: "a.png"}}}}, "a post takes no per-part media"},
+		"PartMediaTooLong": {intent.Request{Site: "demo", Actor: "alice", Type: intent.Thread, Parts: []string{"a", "b"},
+			PartMedia: [][]intent.Media{{}, {}, {{File: "a.png"}}}}, "media for 3 parts, the thread has 2"},
+		"LaterPart": {intent.Request{Site: "demo", Actor: "alice", Type: intent.Thread, Parts: []string{"a", "b"},
+			PartMedia: [][]intent.Media{{}, {{File: "a.png"}}}},
 			`part_media[1][0] "a.png": site "demo" does not take it on a thread part: the site takes no media on this action`},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -135,7 +136,7 @@ func TestSubmitMedia(t *testing.T) {
 
 	t.Run("NoMediaDir", func(t *testing.T) {
 		svc := tasks.New(m.db, []sites.Adapter{m.site}, nil)
-		_, err := svc.Agent().Submit(ctx, m.task.ID, mediaPost(tasks.IntentMedia{File: "a.png"}))
+		_, err := svc.Agent().Submit(ctx, m.task.ID, mediaPost(intent.Media{File: "a.png"}))
 		require.ErrorIs(t, err, errcode.ErrUsage)
 		require.Contains(t, err.Error(), "no media directory is configured (calendar.media_dir)")
 	})
@@ -144,8 +145,8 @@ func TestSubmitMedia(t *testing.T) {
 	require.Equal(t, 2, st.Intents, "nothing refused was queued")
 }
 
-func mediaPost(items ...tasks.IntentMedia) tasks.IntentRequest {
-	return tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "hi", Media: items}
+func mediaPost(items ...intent.Media) intent.Request {
+	return intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "hi", Media: items}
 }
 
 // A media file replaced after its intent was submitted is never published
@@ -156,8 +157,8 @@ func TestTaskIntentMediaChangedIsSkipped(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := newMediaTasks(t)
-	in := tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "thread", Parts: []string{"one", "two"},
-		PartMedia: [][]tasks.IntentMedia{{{File: "a.png", Alt: "A"}}}}
+	in := intent.Request{Site: "demo", Actor: "alice", Type: intent.Thread, Parts: []string{"one", "two"},
+		PartMedia: [][]intent.Media{{{File: "a.png", Alt: "A"}}}}
 	st, err := m.svc.Agent().Submit(ctx, m.task.ID, in)
 	require.NoError(t, err)
 	intentID := st.SubmittedIntent

@@ -8,6 +8,7 @@ import (
 
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/errcode"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -46,16 +47,16 @@ func TestTaskIntentsArePerformedOnce(t *testing.T) {
 	_, _, err = svc.Agent().Create(ctx, "agent-key-1", other, "api")
 	require.ErrorIs(t, err, ledger.ErrConflict)
 
-	in := tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "from an agent"}
+	in := intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "from an agent"}
 	_, err = svc.Submit(ctx, task.ID, in)
 	require.NoError(t, err)
 	st, err := svc.Submit(ctx, task.ID, in) // a retry is the same intent
 	require.NoError(t, err)
 	require.Equal(t, 1, st.Intents)
 
-	for name, bad := range map[string]tasks.IntentRequest{
-		"CapabilityNotAllowed": {Site: "demo", Actor: "alice", Type: "reply", Target: w.base + "/p/1", Text: "x"},
-		"TargetOutsideDomains": {Site: "demo", Actor: "alice", Type: "like", Target: "http://evil.example/p/1"},
+	for name, bad := range map[string]intent.Request{
+		"CapabilityNotAllowed": {Site: "demo", Actor: "alice", Type: intent.Reply, Target: w.base + "/p/1", Text: "x"},
+		"TargetOutsideDomains": {Site: "demo", Actor: "alice", Type: intent.Like, Target: "http://evil.example/p/1"},
 	} {
 		_, err := svc.Submit(ctx, task.ID, bad)
 		require.ErrorIs(t, err, errcode.ErrForbidden, name)
@@ -73,14 +74,14 @@ func TestTaskIntentsArePerformedOnce(t *testing.T) {
 	require.Len(t, w.effects(demosite.EffectPost), 1, "performed once across passes")
 
 	// Cancel stops further mutations; done work stays done.
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "never"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "never"})
 	require.NoError(t, err)
 	st, err = svc.Cancel(ctx, task.ID, "enough")
 	require.NoError(t, err)
 	require.Equal(t, ledger.TaskCancelled, st.Status)
 	w.pass()
 	require.Len(t, w.effects(demosite.EffectPost), 1, "nothing after the cancel")
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "later"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "later"})
 	require.ErrorIs(t, err, errcode.ErrForbidden)
 }
 
@@ -94,7 +95,7 @@ func TestTaskConfirmation(t *testing.T) {
 			req.Contract.Confirm = []string{"post"}
 			task, _, err := svc.Agent().Create(ctx, "k", req, "mcp")
 			require.NoError(t, err)
-			_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "check me first"})
+			_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "check me first"})
 			require.NoError(t, err)
 
 			sum := w.pass()
@@ -179,7 +180,7 @@ func TestTaskAgentViewHidesThePersonsTasks(t *testing.T) {
 	require.ErrorIs(t, err, ledger.ErrNotFound)
 	_, err = agent.Cancel(ctx, mine.ID, "no")
 	require.ErrorIs(t, err, ledger.ErrNotFound)
-	_, err = agent.Submit(ctx, mine.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "x"})
+	_, err = agent.Submit(ctx, mine.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "x"})
 	require.ErrorIs(t, err, ledger.ErrNotFound)
 	list, err := agent.List(ctx, 0)
 	require.NoError(t, err)
@@ -208,7 +209,7 @@ func TestTaskAuthorityUnderInjectionAndRedirect(t *testing.T) {
 	req := w.contract("post")
 	task, _, err := svc.Agent().Create(ctx, "k", req, "api")
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "read the timeline"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "read the timeline"})
 	require.NoError(t, err)
 	sum := w.pass()
 	require.Equal(t, 1, sum.Counts["verified"], "%+v", sum)
@@ -218,9 +219,9 @@ func TestTaskAuthorityUnderInjectionAndRedirect(t *testing.T) {
 	require.Equal(t, req.Contract, st.Contract)
 
 	w.srv.SetFaults(demosite.Faults{OffsiteRedirect: "http://127.0.0.1:9/elsewhere"})
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "sent away"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "sent away"})
 	require.NoError(t, err)
-	_, err = svc.Submit(ctx, task.ID, tasks.IntentRequest{Site: "demo", Actor: "alice", Type: "post", Text: "not tried"})
+	_, err = svc.Submit(ctx, task.ID, intent.Request{Site: "demo", Actor: "alice", Type: intent.Post, Text: "not tried"})
 	require.NoError(t, err)
 	sum = w.pass()
 	require.Equal(t, operator.OutcomeHardStop, sum.Outcome, "%+v", sum)

@@ -3,10 +3,10 @@ package tasks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
-	"strings"
 
-	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 )
 
@@ -59,55 +59,38 @@ type Result struct {
 
 // intentRef is what an outcome needs to know of an intent.
 type intentRef struct {
-	id     string // as shown: int_…, calendar:ID, planner:HASH
-	origin string // the payload's intent field of its actions
-	typ    string
-	parts  int // a thread's parts; 1 otherwise
+	// id names the intent as outcomes show it (int_…, calendar:ID,
+	// planner:HASH) and as its actions record it (ledger.Action.IntentID).
+	id    string
+	typ   intent.Type
+	parts int // a thread's parts; 1 otherwise
 }
 
-// refOf is the intent a submitted task intent is.
-func refOf(ti ledger.TaskIntent) intentRef {
-	var in IntentRequest
-	_ = json.Unmarshal(ti.Request, &in)
-	return intentRef{id: ti.ID, origin: "task:" + ti.ID, typ: in.Type, parts: partsOf(in.Type, len(in.Parts))}
+// refOf is the intent a submitted task intent is; a request the ledger
+// holds that does not decode is an error.
+func refOf(ti ledger.TaskIntent) (intentRef, error) {
+	in, err := RequestOf(ti)
+	if err != nil {
+		return intentRef{}, err
+	}
+	return intentRef{id: ti.ID, typ: in.Type, parts: in.Effects()}, nil
 }
 
 // entryRef is the one intent of a calendar or planner task: its entry, as
 // recorded in the task's input, under the task's key.
-func entryRef(t ledger.Task) intentRef {
-	var e struct {
-		Type  string   `json:"type"`
-		Parts []string `json:"parts"`
+func entryRef(t ledger.Task) (intentRef, error) {
+	var e intent.Request
+	if err := json.Unmarshal(t.Request.Input, &e); err != nil {
+		return intentRef{}, fmt.Errorf("%w: task %s: its entry: %v", ErrUnreadable, t.ID, err)
 	}
-	_ = json.Unmarshal(t.Request.Input, &e)
-	return intentRef{id: t.IdempotencyKey, origin: t.IdempotencyKey, typ: e.Type, parts: partsOf(e.Type, len(e.Parts))}
+	return intentRef{id: t.IdempotencyKey, typ: e.Type, parts: e.Effects()}, nil
 }
 
-func partsOf(typ string, n int) int {
-	if typ == kind.Thread && n > 0 {
-		return n
-	}
-	return 1
-}
-
-// intentOf is the intent an action belongs to, as its payload names it
-// ("task:" dropped from an agent's intent).
-func intentOf(a ledger.Action) string {
-	p, err := ledger.ParsePayload(a.Payload)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimPrefix(p.Intent, "task:")
-}
-
-// byIntent groups a task's actions by the intent origin their payload
-// names.
+// byIntent groups a task's actions by the intent they perform.
 func byIntent(acts []ledger.Action) map[string][]ledger.Action {
 	out := map[string][]ledger.Action{}
 	for _, a := range acts {
-		if p, err := ledger.ParsePayload(a.Payload); err == nil {
-			out[p.Intent] = append(out[p.Intent], a)
-		}
+		out[a.IntentID] = append(out[a.IntentID], a)
 	}
 	return out
 }
@@ -117,7 +100,7 @@ func byIntent(acts []ledger.Action) map[string][]ledger.Action {
 // definitive after maxAttempts. A thread halts at a settled failure of a
 // part, so that settles it too.
 func outcomeOf(ref intentRef, acts []ledger.Action, maxAttempts int) IntentOutcome {
-	o := IntentOutcome{ID: ref.id, Type: ref.typ, Outcome: OutcomePending, Actions: []string{}}
+	o := IntentOutcome{ID: ref.id, Type: ref.typ.String(), Outcome: OutcomePending, Actions: []string{}}
 	verified := 0
 	for _, a := range acts {
 		o.Actions = append(o.Actions, a.ID)
@@ -129,7 +112,7 @@ func outcomeOf(ref intentRef, acts []ledger.Action, maxAttempts int) IntentOutco
 	if len(o.Permalinks) > 0 {
 		o.Permalink = o.Permalinks[0]
 	}
-	if ref.typ != kind.Thread {
+	if !ref.typ.IsThread() {
 		o.Permalinks = nil
 	}
 	moderated := false
@@ -187,9 +170,16 @@ func cancelledOutcome(o IntentOutcome) IntentOutcome {
 type Due struct {
 	Task   ledger.Task
 	Intent ledger.TaskIntent
-	// Origin names the intent in the payloads of its actions.
-	Origin string
+	// Request is the intent's request, as the ledger holds it.
+	Request intent.Request
+	// Err is why the request the ledger holds does not decode
+	// (ErrUnreadable): the intent is not performed, and the pass says so.
+	Err error
 }
+
+// Origin names an agent's intent in the payloads of its actions: part of
+// their idempotency keys, so it never changes.
+func (d Due) Origin() string { return "task:" + d.Intent.ID }
 
 // DueIntents lists, in submission order, the intents of every open task
 // that are not settled given their actions (a definitive failure counts as
@@ -214,11 +204,16 @@ func DueIntents(ctx context.Context, db *ledger.DB, maxAttempts int) ([]Due, err
 			}
 			tasks[ti.TaskID], groups[ti.TaskID] = task, byIntent(acts)
 		}
-		ref := refOf(ti)
-		if outcomeOf(ref, groups[ti.TaskID][ref.origin], maxAttempts).Settled() {
+		ref, err := refOf(ti)
+		if err != nil {
+			due = append(due, Due{Task: task, Intent: ti, Err: err})
 			continue
 		}
-		due = append(due, Due{Task: task, Intent: ti, Origin: ref.origin})
+		if outcomeOf(ref, groups[ti.TaskID][ref.id], maxAttempts).Settled() {
+			continue
+		}
+		in, _ := RequestOf(ti) // decoded by refOf
+		due = append(due, Due{Task: task, Intent: ti, Request: in})
 	}
 	return due, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/errcode"
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/media"
 	"github.com/browserop/browserop/sites"
@@ -121,34 +122,6 @@ type CreateRequest struct {
 	Contract ledger.Contract `json:"contract"`
 }
 
-// IntentRequest is one intent submitted to a task: the same fields as a
-// calendar entry, performed by the next pass.
-type IntentRequest struct {
-	Site   string   `json:"site"`
-	Actor  string   `json:"actor"`
-	Type   string   `json:"type"`
-	Target string   `json:"target,omitempty"`
-	Text   string   `json:"text,omitempty"`
-	Parts  []string `json:"parts,omitempty"`
-	// Media are the images a post or reply attaches, in order;
-	// PartMedia[i] those thread part i attaches.
-	Media     []IntentMedia   `json:"media,omitempty"`
-	PartMedia [][]IntentMedia `json:"part_media,omitempty"`
-}
-
-// IntentMedia is one image an intent attaches: File, a path relative to
-// the media directory (nothing is uploaded through the API: the file must
-// be there already), and its alternative text. SHA256 and Type are the
-// file's bytes as Submit read them: Submit records them (a request that
-// sets them is errcode.ErrUsage), and a pass performs the intent only while the
-// file still has those bytes.
-type IntentMedia struct {
-	File   string `json:"file"`
-	Alt    string `json:"alt,omitempty"`
-	SHA256 string `json:"sha256,omitempty"`
-	Type   string `json:"type,omitempty"`
-}
-
 // intentMediaPlace names an intent's media item i as problems do:
 // "media[i]" for the intent's own (part < 0), "part_media[part][i]".
 func intentMediaPlace(part, i int) string {
@@ -158,40 +131,32 @@ func intentMediaPlace(part, i int) string {
 	return fmt.Sprintf("part_media[%d][%d]", part, i)
 }
 
-// mediaRefs names the intent's media, its own and its parts'.
-func (in IntentRequest) mediaRefs() (refs []calendar.MediaRef, partRefs [][]calendar.MediaRef) {
+// entryOf is the request in as a calendar entry: its media named by
+// where the intent names them, not yet read (calendar.Entry.ReadMedia).
+func entryOf(in intent.Request) calendar.Entry {
+	e := calendar.Entry{Request: in}
 	for i, m := range in.Media {
-		refs = append(refs, calendar.MediaRef{At: calendar.MediaSource{Place: intentMediaPlace(-1, i), File: m.File}, Alt: m.Alt})
+		e.MediaAt = append(e.MediaAt, calendar.MediaSource{Place: intentMediaPlace(-1, i), File: m.File})
 	}
 	for p, pm := range in.PartMedia {
-		var pr []calendar.MediaRef
+		var at []calendar.MediaSource
 		for i, m := range pm {
-			pr = append(pr, calendar.MediaRef{At: calendar.MediaSource{Place: intentMediaPlace(p, i), File: m.File}, Alt: m.Alt})
+			at = append(at, calendar.MediaSource{Place: intentMediaPlace(p, i), File: m.File})
 		}
-		partRefs = append(partRefs, pr)
+		e.PartMediaAt = append(e.PartMediaAt, at)
 	}
-	return refs, partRefs
+	return e
 }
 
 // withMedia reads the files in names from the media directory, checks
 // them against the site's limits, and returns in as the ledger records
 // it: each file with the SHA-256 and type of its bytes (part of the
-// intent, as its text is), trailing empty part lists dropped.
-func (s *Service) withMedia(in IntentRequest, site sites.Adapter) (IntentRequest, error) {
-	pm := in.PartMedia
-	for len(pm) > 0 && len(pm[len(pm)-1]) == 0 {
-		pm = pm[:len(pm)-1]
-	}
-	in.PartMedia = nil
-	if len(in.Media) == 0 && len(pm) == 0 {
-		in.Media = nil
+// intent, as its text is). in is Normalized and Checked.
+func (s *Service) withMedia(in intent.Request, site sites.Adapter) (intent.Request, error) {
+	if len(in.Media) == 0 && len(in.PartMedia) == 0 {
 		return in, nil
 	}
-	if _, err := calendar.CheckMediaShape(in.Type, len(in.Media) > 0, len(pm), len(in.Parts), "part_media"); err != nil {
-		return in, usage("%v", err)
-	}
-	in.PartMedia = pm
-	for p, items := range append([][]IntentMedia{in.Media}, pm...) {
+	for p, items := range append([][]intent.Media{in.Media}, in.PartMedia...) {
 		for i, m := range items {
 			switch place := intentMediaPlace(p-1, i); {
 			case m.File == "":
@@ -201,59 +166,66 @@ func (s *Service) withMedia(in IntentRequest, site sites.Adapter) (IntentRequest
 			}
 		}
 	}
-	refs, partRefs := in.mediaRefs()
 	if s.mediaDir == "" {
 		return in, usage("no media directory is configured (calendar.media_dir): an intent cannot attach media")
 	}
-	e := calendar.Entry{Type: in.Type, Target: in.Target}
-	if mp := e.ReadMedia(s.mediaDir, refs, partRefs); mp != nil {
+	e := entryOf(in)
+	if mp := e.ReadMedia(s.mediaDir); mp != nil {
 		return in, usage("%v", mp)
 	}
 	if mp := calendar.RefuseMedia(site, e); mp != nil {
 		return in, usage("%v", mp)
 	}
-	recorded := func(m IntentMedia, it media.Item) IntentMedia {
+	recorded := func(m intent.Media, it media.Item) intent.Media {
 		m.SHA256, m.Type = it.SHA256, it.Type
 		return m
 	}
-	own := make([]IntentMedia, 0, len(in.Media))
+	own := make([]intent.Media, 0, len(in.Media))
 	for i, m := range in.Media {
-		own = append(own, recorded(m, e.Media[i]))
+		own = append(own, recorded(m, e.Items[i]))
 	}
-	parts := make([][]IntentMedia, len(pm))
-	for p := range pm {
-		parts[p] = make([]IntentMedia, 0, len(pm[p]))
-		for i, m := range pm[p] {
-			parts[p] = append(parts[p], recorded(m, e.PartMedia[p][i]))
+	parts := make([][]intent.Media, len(in.PartMedia))
+	for p := range in.PartMedia {
+		parts[p] = make([]intent.Media, 0, len(in.PartMedia[p]))
+		for i, m := range in.PartMedia[p] {
+			parts[p] = append(parts[p], recorded(m, e.PartItems[p][i]))
 		}
 	}
 	in.Media, in.PartMedia = own, parts
+	if len(own) == 0 {
+		in.Media = nil
+	}
 	return in, nil
 }
 
-// Entry is the intent ti (submitted as in) as the pass performs it: its
-// media read again from dir (media.Load) and within the site's limits.
-// A file whose bytes are not those Submit recorded is an error: an intent
-// never publishes another image than the one it was submitted with.
-func (in IntentRequest) Entry(ti ledger.TaskIntent, dir string, site sites.Adapter) (calendar.Entry, error) {
-	e := calendar.Entry{ID: ti.ID, Site: in.Site, Actor: in.Actor, Type: in.Type, Text: in.Text, Parts: in.Parts, Target: in.Target, At: ti.CreatedAt}
-	refs, partRefs := in.mediaRefs()
-	if mp := e.ReadMedia(dir, refs, partRefs); mp != nil {
+// Entry is the intent ti as the pass performs it: its request, its media
+// read again from dir (media.Load) and within the site's limits. A
+// request the ledger holds that does not decode is an error, as is a
+// file whose bytes are not those Submit recorded: an intent never
+// publishes another image than the one it was submitted with.
+func Entry(ti ledger.TaskIntent, dir string, site sites.Adapter) (calendar.Entry, error) {
+	in, err := RequestOf(ti)
+	if err != nil {
+		return calendar.Entry{}, err
+	}
+	e := entryOf(in)
+	e.ID, e.At = ti.ID, ti.CreatedAt
+	if mp := e.ReadMedia(dir); mp != nil {
 		return calendar.Entry{}, fmt.Errorf("%v; it is not performed while the file cannot be read", mp)
 	}
-	same := func(m IntentMedia, it media.Item, at calendar.MediaSource) error {
+	same := func(m intent.Media, it media.Item, at calendar.MediaSource) error {
 		if m.SHA256 == it.SHA256 && m.Type == it.Type {
 			return nil
 		}
 		return fmt.Errorf("media file %q (%s) changed since the intent was submitted; it is not performed "+
 			"(restore the file to publish it, or cancel the task and submit the new file as a new intent)", at.File, at.Place)
 	}
-	for i, it := range e.Media {
+	for i, it := range e.Items {
 		if err := same(in.Media[i], it, e.MediaAt[i]); err != nil {
 			return calendar.Entry{}, err
 		}
 	}
-	for p, items := range e.PartMedia {
+	for p, items := range e.PartItems {
 		for i, it := range items {
 			if err := same(in.PartMedia[p][i], it, e.PartMediaAt[p][i]); err != nil {
 				return calendar.Entry{}, err
@@ -266,6 +238,20 @@ func (in IntentRequest) Entry(ti ledger.TaskIntent, dir string, site sites.Adapt
 		}
 	}
 	return e, nil
+}
+
+// ErrUnreadable is a request or entry the ledger holds that does not
+// decode: written by another program, or damaged. Its intent is not
+// performed and has no outcome; the error names it.
+var ErrUnreadable = errors.New("the ledger holds a request that does not decode")
+
+// RequestOf is the request of a task intent, as the ledger holds it.
+func RequestOf(ti ledger.TaskIntent) (intent.Request, error) {
+	var in intent.Request
+	if err := json.Unmarshal(ti.Request, &in); err != nil {
+		return intent.Request{}, fmt.Errorf("%w: intent %s: %v", ErrUnreadable, ti.ID, err)
+	}
+	return in, nil
 }
 
 // State is a task's durable state as agents and people see it. It
@@ -517,9 +503,12 @@ func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts i
 	groups := byIntent(acts)
 	res := Result{Intents: []IntentOutcome{}}
 	if isEntryTask(t) {
-		ref := entryRef(t)
-		if len(groups[ref.origin]) > 0 {
-			res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.origin], maxAttempts))
+		ref, err := entryRef(t)
+		if err != nil {
+			return Result{}, err
+		}
+		if len(groups[ref.id]) > 0 {
+			res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.id], maxAttempts))
 		}
 		return res, nil
 	}
@@ -528,8 +517,11 @@ func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts i
 		return Result{}, err
 	}
 	for _, ti := range intents {
-		ref := refOf(ti)
-		res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.origin], maxAttempts))
+		ref, err := refOf(ti)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.id], maxAttempts))
 	}
 	return res, nil
 }
@@ -572,7 +564,7 @@ func entryWord(t ledger.Task) string {
 // naming the file. Each file's SHA-256 and type are recorded with the
 // intent. The same intent twice (with the same file bytes) is one intent.
 // The answer names the intent (SubmittedIntent).
-func (s *Service) Submit(ctx context.Context, taskID string, in IntentRequest) (State, error) {
+func (s *Service) Submit(ctx context.Context, taskID string, in intent.Request) (State, error) {
 	t, err := s.task(ctx, taskID)
 	if err != nil {
 		return State{}, err
@@ -588,13 +580,9 @@ func (s *Service) Submit(ctx context.Context, taskID string, in IntentRequest) (
 		// result and its end know no other.
 		return State{}, fmt.Errorf("%w: a %s task takes no intents but its own %s", errcode.ErrForbidden, t.Request.Source, entryWord(t))
 	}
-	e := calendar.Entry{ID: "submitted", Site: in.Site, Actor: strings.TrimPrefix(in.Actor, "@"), Type: in.Type, Text: in.Text,
-		Parts: in.Parts, Target: in.Target}
-	if e.Site == "" || e.Actor == "" {
-		return State{}, usage("site and actor are required")
-	}
-	if err := e.Validate(); err != nil {
-		return State{}, usage("%v", err)
+	in = in.Normalized()
+	if p := in.Check("part_media"); p != nil {
+		return State{}, usage("%v", p)
 	}
 	site, ok := s.sites[in.Site]
 	if !ok {
@@ -603,7 +591,7 @@ func (s *Service) Submit(ctx context.Context, taskID string, in IntentRequest) (
 	if s.ceilingErr != nil {
 		return State{}, s.ceilingErr
 	}
-	if err := s.ceiling.Check(AuthorityOf(t), site, in.Target, in.Type); err != nil {
+	if err := s.ceiling.Check(AuthorityOf(t), site, in.Target, in.Type.Capability()); err != nil {
 		return State{}, authorityErr(err)
 	}
 	// Read after the authority check: a request outside it learns nothing
@@ -612,7 +600,7 @@ func (s *Service) Submit(ctx context.Context, taskID string, in IntentRequest) (
 	if err != nil {
 		return State{}, err
 	}
-	ti, _, err := s.db.AddTaskIntent(ctx, taskID, in, partsOf(in.Type, len(in.Parts)))
+	ti, _, err := s.db.AddTaskIntent(ctx, taskID, in, in.Effects())
 	switch {
 	case errors.Is(err, ledger.ErrSideEffectBound):
 		return State{}, fmt.Errorf("%w: %s", errcode.ErrForbidden, errcode.After(err, ledger.ErrSideEffectBound))
@@ -859,7 +847,7 @@ func (s *Service) state(ctx context.Context, t ledger.Task) (State, error) {
 }
 
 func (s *Service) actionState(ctx context.Context, a ledger.Action) ActionState {
-	as := ActionState{ID: a.ID, IntentID: intentOf(a), Type: string(a.Type), Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
+	as := ActionState{ID: a.ID, IntentID: a.IntentID, Type: string(a.Type), Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
 	if a.Status == ledger.Failed {
 		as.Failure = a.FailureReason
 	}
