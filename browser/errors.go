@@ -74,14 +74,19 @@ var (
 
 // SelectorError reports a selector that did not match exactly one element.
 // It matches ErrSelectorAmbiguous with errors.Is, and also ErrNotFound when
-// nothing matched.
+// nothing matched. For a click, Count is the visible elements matched and
+// Hidden the hidden ones, which a click never considers.
 type SelectorError struct {
 	Selector string
 	Count    int
+	Hidden   int
 }
 
 // Error describes the selector and how many elements it matched.
 func (e *SelectorError) Error() string {
+	if e.Hidden > 0 {
+		return fmt.Sprintf("selector %q matched %d visible elements (and %d hidden), want exactly 1 visible", e.Selector, e.Count, e.Hidden)
+	}
 	return fmt.Sprintf("selector %q matched %d elements, want exactly 1", e.Selector, e.Count)
 }
 

@@ -424,27 +424,36 @@ func (t *Tab) SubmissionRequests() int {
 // with (none, or its marks were lost with the page's world), it returns 0:
 // nothing is known to be new. It never waits.
 func (t *Tab) CountNew(ctx context.Context, sel string) (int, error) {
+	texts, err := t.TextsNew(ctx, sel)
+	return len(texts), err
+}
+
+// TextsNew returns the visible texts of the elements CountNew counts, in
+// document order: what the page drew after the press, never a message
+// left from before it.
+func (t *Tab) TextsNew(ctx context.Context, sel string) ([]string, error) {
 	t.mu.Lock()
 	w, seq := t.nav.land, t.nav.seq
 	t.mu.Unlock()
 	if w == nil {
-		return 0, nil
+		return nil, nil
 	}
 	token := w.token
 	if seq > w.seq {
 		token = "" // a new document: nothing in it was marked
 	}
 	var r struct {
-		N    int  `json:"n"`
-		Lost bool `json:"lost"`
+		N     int      `json:"n"`
+		Texts []string `json:"texts"`
+		Lost  bool     `json:"lost"`
 	}
-	err := t.run(ctx, fmt.Sprintf("count new %q", sel), 0, func(actx context.Context) error {
+	err := t.run(ctx, fmt.Sprintf("read new %q", sel), 0, func(actx context.Context) error {
 		return t.eval(actx, jsCountNew, &r, sel, token)
 	})
 	if err != nil || r.Lost {
-		return 0, err
+		return nil, err
 	}
-	return r.N, nil
+	return r.Texts, nil
 }
 
 // markLanding marks, in the isolated world, every element that matches

@@ -56,6 +56,9 @@ const pageHTML = `<!doctype html><html><head><title>fixture</title>
 <form method="post" action="/drop"><button id="drop" type="submit">Drop</button></form>
 <button class="dup">A</button><button class="dup">B</button>
 <button id="hidden" style="display:none">hidden</button>
+<div style="display:none"><form method="post" action="/submit"><button class="copy" type="submit">Mobile copy</button></form></div>
+<form method="post" action="/submit"><input type="hidden" name="text" value="copy"><button class="copy" type="submit">Copy</button></form>
+<button class="twohidden" style="visibility:hidden">x</button><button class="twohidden" hidden>y</button>
 <div id="overlay"></div>
 <article class="post" data-author="alice" data-id="1"><a class="permalink" href="/p/1">x</a><div class="post-text">first</div></article>
 <article class="post" data-author="bob" data-id="2"><a class="permalink" href="/p/2">x</a><div class="post-text">second</div><div class="post-text">dup</div></article>
@@ -103,6 +106,9 @@ const landHTML = `<!doctype html><html><head><title>land</title></head><body>
 <button id="noop">nothing</button>
 <button id="push">push</button>
 <button id="hidden" style="display:none">hidden</button>
+<div style="display:none"><form method="post" action="/submit"><button class="copy" type="submit">Mobile copy</button></form></div>
+<form method="post" action="/submit"><input type="hidden" name="text" value="copy"><button class="copy" type="submit">Copy</button></form>
+<button class="twohidden" style="visibility:hidden">x</button><button class="twohidden" hidden>y</button>
 <form method="post" action="/submit"><input type="hidden" name="text" value="form"><button id="form">form</button></form>
 <form method="post" action="/status500"><button id="form500">form 500</button></form>
 <button id="conflict-twice">duplicate, sent twice</button>

@@ -386,8 +386,20 @@ func pressKey(actx context.Context, key string, code int64) error {
 	return nil
 }
 
+// clickPoint is what jsClickPoint finds: the number of visible elements
+// matching (and of hidden ones), and the one's centre or why a click there
+// would not reach it.
+type clickPoint struct {
+	N      int     `json:"n"`
+	Hidden int     `json:"hidden"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Err    string  `json:"err"`
+}
+
 // WaitClickable waits up to timeout (the action timeout when zero) until
-// exactly one element matches sel and a click at its centre would reach it:
+// exactly one visible element matches sel (hidden copies do not count)
+// and a click at its centre would reach it:
 // it has a box, it stands still (its centre is the same on two looks 50ms
 // apart: a panel that slides in is not clicked on its way), nothing covers
 // it (a dialog), and it is neither disabled nor aria-disabled (an editor
@@ -402,12 +414,7 @@ func (t *Tab) WaitClickable(ctx context.Context, sel string, timeout time.Durati
 		var prevX, prevY float64
 		seen := false
 		for {
-			var pt struct {
-				N   int     `json:"n"`
-				X   float64 `json:"x"`
-				Y   float64 `json:"y"`
-				Err string  `json:"err"`
-			}
+			var pt clickPoint
 			err := t.eval(actx, jsClickPoint, &pt, sel)
 			switch {
 			case err != nil && !isStaleContext(err):
@@ -415,7 +422,7 @@ func (t *Tab) WaitClickable(ctx context.Context, sel string, timeout time.Durati
 			case err != nil:
 				seen = false
 			case pt.N != 1:
-				last, seen = &SelectorError{Selector: sel, Count: pt.N}, false
+				last, seen = &SelectorError{Selector: sel, Count: pt.N, Hidden: pt.Hidden}, false
 			case pt.Err != "":
 				last, seen = fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, pt.Err), false
 			case seen && pt.X == prevX && pt.Y == prevY:
@@ -439,10 +446,11 @@ func (t *Tab) WaitClickable(ctx context.Context, sel string, timeout time.Durati
 	return err
 }
 
-// ClickOnce clicks the one element matching sel exactly once with a real
+// ClickOnce clicks the one visible element matching sel exactly once with a real
 // mouse press and release at its centre, and never retries. Before any input
 // reaches the page it refuses, with a *SelectorError (ErrSelectorAmbiguous),
-// a selector that matches zero or several elements, and with ErrNotClickable
+// a selector that matches zero or several visible elements (hidden ones, a
+// layout's copy for another screen, are not considered), and with ErrNotClickable
 // an element that is hidden, disabled or covered by another. Once the press
 // was dispatched, any failure (timeout, lost tab or browser) returns an error
 // wrapping ErrOutcomeUnknown: the click may have landed.
@@ -468,17 +476,12 @@ func (t *Tab) click(ctx context.Context, sel string, l *LandingSigns) (Landing, 
 	dispatched := false
 	var landed Landing
 	err := t.run(ctx, fmt.Sprintf("click %q", sel), 0, func(actx context.Context) error {
-		var pt struct {
-			N   int     `json:"n"`
-			X   float64 `json:"x"`
-			Y   float64 `json:"y"`
-			Err string  `json:"err"`
-		}
+		var pt clickPoint
 		if err := t.eval(actx, jsClickPoint, &pt, sel); err != nil {
 			return err
 		}
 		if pt.N != 1 {
-			return &SelectorError{Selector: sel, Count: pt.N}
+			return &SelectorError{Selector: sel, Count: pt.N, Hidden: pt.Hidden}
 		}
 		if pt.Err != "" {
 			return fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, pt.Err)

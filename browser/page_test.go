@@ -206,6 +206,19 @@ func TestClickOnce(t *testing.T) {
 		require.ErrorIs(t, err, browser.ErrSelectorAmbiguous)
 		require.ErrorIs(t, err, browser.ErrNotFound)
 	})
+	t.Run("HiddenCopiesDoNotCount", func(t *testing.T) {
+		// Two elements match, one of them inside a hidden layout: the
+		// click considers the visible one only; and two hidden ones are
+		// no visible element at all.
+		err := tab.ClickOnce(ctx, "button.twohidden")
+		var se *browser.SelectorError
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, 0, se.Count)
+		require.Equal(t, 2, se.Hidden)
+		require.ErrorIs(t, err, browser.ErrNotFound)
+		require.Contains(t, err.Error(), "matched 0 visible elements (and 2 hidden)")
+		require.NoError(t, tab.WaitClickable(ctx, "button.copy", 0))
+	})
 	t.Run("ErrNotClickable", func(t *testing.T) {
 		err := tab.ClickOnce(ctx, "#hidden")
 		require.ErrorIs(t, err, browser.ErrNotClickable)
@@ -229,6 +242,16 @@ func TestClickOnce(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, s.URL+"/done?text=hi", u)
 		require.EqualValues(t, 1, s.posts.Load())
+
+		_, err = tab.Navigate(ctx, s.URL+"/page")
+		require.NoError(t, err)
+		status, err = tab.ClickOnceAndWait(ctx, "button.copy")
+		require.NoError(t, err, "the hidden copy is not considered")
+		require.Equal(t, 200, status)
+		u, err = tab.URL(ctx)
+		require.NoError(t, err)
+		require.Equal(t, s.URL+"/done?text=copy", u, "the visible one was clicked")
+		require.EqualValues(t, 2, s.posts.Load())
 	})
 	t.Run("HangIsOutcomeUnknown", func(t *testing.T) {
 		s.posts.Store(0)

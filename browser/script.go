@@ -266,12 +266,23 @@ const (
 	return {fn: 1, n: 1, empty: e.textContent === ''};
 }`
 
-	// jsClickPoint finds the centre of the one element and checks that a
-	// click there reaches it and not something laid over it.
+	// jsClickPoint finds the centre of the one visible element matching
+	// sel and checks that a click there reaches it and not something laid
+	// over it. Hidden copies (a mobile layout's button, a template) do not
+	// count, as a person sees none of them: n is the number of visible
+	// matches, hidden the others. The one match of a selector that matches
+	// only hidden elements is reported as such (not clickable), not as
+	// missing.
 	jsClickPoint = `function(sel){
-	const l = document.querySelectorAll(sel);
-	if (l.length !== 1) return {n: l.length};
-	const e = l[0];
+	const all = document.querySelectorAll(sel);
+	const shown = e => {
+		const r = e.getBoundingClientRect();
+		return r.width > 0 && r.height > 0 && e.checkVisibility({visibilityProperty: true});
+	};
+	const vis = Array.prototype.filter.call(all, shown);
+	if (vis.length === 0 && all.length === 1) return {n: 1, err: 'it has no box (hidden?)'};
+	if (vis.length !== 1) return {n: vis.length, hidden: all.length - vis.length};
+	const e = vis[0];
 	e.scrollIntoView({block: 'center', inline: 'center'});
 	const r = e.getBoundingClientRect();
 	if (!(r.width > 0 && r.height > 0)) return {n: 1, err: 'it has no box (hidden?)'};
@@ -298,22 +309,23 @@ const (
 }`
 
 	// jsCountNew counts the visible elements matching sel that were not
-	// marked by token's click; token "" counts every visible match (a new
-	// document). Without the marks of token it reports them lost.
+	// marked by token's click, and gives their texts; token "" counts
+	// every visible match (a new document). Without the marks of token it
+	// reports them lost.
 	jsCountNew = `function(sel, token){
 	let marks = null;
 	if (token) { // an empty string arrives as undefined
 		const s = globalThis.__browseropLanding;
-		if (!s || s.token !== token) return {n: 0, lost: true};
+		if (!s || s.token !== token) return {n: 0, texts: [], lost: true};
 		marks = s.marks;
 	}
-	let n = 0;
+	const texts = [];
 	for (const e of document.querySelectorAll(sel)) {
 		if (marks && marks.has(e)) continue;
 		const r = e.getBoundingClientRect(), st = getComputedStyle(e);
-		if (r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none') n++;
+		if (r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none') texts.push(e.innerText);
 	}
-	return {n: n, lost: false};
+	return {n: texts.length, texts: texts, lost: false};
 }`
 
 	// jsLandElement looks for a visible element matching sel that was not

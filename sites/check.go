@@ -36,13 +36,34 @@ type PageCheck struct {
 	Selectors []SelectorCount `json:"selectors,omitempty"`
 }
 
-// SelectorCount is how many elements a selector matched on a page.
+// SelectorCount is how many elements a selector matched on a page, and
+// when it was counted.
 type SelectorCount struct {
 	Key      string `json:"key"`
 	Selector string `json:"selector"`
 	Count    int    `json:"count"`
 	Error    string `json:"error,omitempty"`
+	// When says at which point of the action it was counted (Checked*):
+	// where it must exist, or before the point where it would.
+	When string `json:"when,omitempty"`
+	// Problem, when set, says why the selector fails where it is used: a
+	// field that after the steps before filling matches no element, or
+	// several.
+	Problem string `json:"problem,omitempty"`
 }
+
+// When a selector of an action was counted.
+const (
+	// CheckedAtOpen: on the opened page, once ready.
+	CheckedAtOpen = "at open"
+	// CheckedAfterBefore: after the steps before filling, where the
+	// fields must be.
+	CheckedAfterBefore = "after before"
+	// CheckedBeforeText: where the action would type its text; steps
+	// and the committing control come after it, and may show only then
+	// (check does not type): a count of 0 there is no problem.
+	CheckedBeforeText = "before the text"
+)
 
 // SearchCheck is one search Check ran: its first items and why any of
 // them could not be read.
@@ -62,6 +83,41 @@ type SearchCheck struct {
 	// Blind, when set, says why the search cannot prove that an item is
 	// absent (see blindness): sites check then fails.
 	Blind string `json:"blind,omitempty"`
+}
+
+// Problems lists, one line each, what makes the adapter unfit to publish
+// with as Check saw it: an identity not read, a page that failed to open
+// or become ready, a step before filling that failed, a field that is not
+// one element where it is filled, a selector that is not valid, and a
+// search that failed or cannot prove absence. A skipped page or search is
+// no problem.
+func (r CheckReport) Problems() []string {
+	var out []string
+	if r.IdentityError != "" {
+		out = append(out, "identity: "+r.IdentityError)
+	}
+	for _, p := range r.Pages {
+		if p.Error != "" {
+			out = append(out, p.Key+": "+p.Error)
+		}
+		for _, s := range p.Selectors {
+			switch {
+			case s.Error != "":
+				out = append(out, fmt.Sprintf("%s %q: %s", s.Key, s.Selector, s.Error))
+			case s.Problem != "":
+				out = append(out, fmt.Sprintf("%s %q: %s", s.Key, s.Selector, s.Problem))
+			}
+		}
+	}
+	for _, s := range r.Searches {
+		switch {
+		case s.Blind != "":
+			out = append(out, fmt.Sprintf("search %s cannot prove absence: %s", s.Kind, s.Blind))
+		case s.Error != "":
+			out = append(out, fmt.Sprintf("search %s: %s", s.Kind, s.Error))
+		}
+	}
+	return out
 }
 
 // Blind returns the searches of the report that cannot prove absence.
@@ -133,13 +189,18 @@ const checkItems = 5
 
 // Check opens, in tab, each page the adapter names and counts what each
 // selector matches there, reads the signed-in identity, and runs each
-// search as actor, without filling or clicking anything: it only navigates
-// and reads. target is the object for the actions and searches that need
-// one ("" skips them). Selectors that only show after a submission (the
-// landing, refusals, moderation) and those after a step are counted where
-// they are, which may be 0 before any click. Errors of a page are in the
-// report; only a lost tab or browser (tab.Err) is returned. A search that
-// cannot prove absence is marked (SearchCheck.Blind, CheckReport.Blind).
+// search as actor. On an action's page it follows what an action does up
+// to its text, and no further: it waits until the page is ready, runs the
+// steps before filling (which the adapter declares commit nothing) and
+// counts the fields where they are filled; it types nothing, attaches
+// nothing, runs no later step and never clicks the committing control.
+// Selectors that only show after the text or the click (the later steps,
+// the committing control, the landing, refusals, moderation) are counted
+// where check stopped, which may be 0. target is the object for the
+// actions and searches that need one ("" skips them). Errors of a page are
+// in the report (CheckReport.Problems); only a lost tab or browser
+// (tab.Err) is returned. A search that cannot prove absence is marked
+// (SearchCheck.Blind, CheckReport.Blind).
 func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target string) (CheckReport, error) {
 	rep := CheckReport{Site: d.name}
 	home := PageCheck{Key: "identity.url"}
@@ -159,7 +220,7 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 				sels = append(sels, SelectorCount{Key: fmt.Sprintf("blockers[%d] (%s)", i, b.Kind), Selector: b.Selector})
 			}
 		}
-		home.Selectors = countAll(ctx, tab, sels)
+		home.Selectors = countAll(ctx, tab, sels, CheckedAtOpen)
 		if who, err := d.Identity(ctx, tab); err != nil {
 			rep.IdentityError = err.Error()
 		} else {
@@ -191,7 +252,7 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 		if err != nil {
 			pc.Error = err.Error()
 		} else {
-			pc.Selectors = countAll(ctx, tab, actionSelectors(a, "actions."+string(k)))
+			pc.Selectors, pc.Error = d.followAction(ctx, tab, a, "actions."+string(k))
 		}
 		rep.Pages = append(rep.Pages, pc)
 		if err := tab.Err(); err != nil {
@@ -232,50 +293,68 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 	return rep, nil
 }
 
-// actionSelectors lists the selectors of an action, keyed by where the
-// adapter declares them.
-func actionSelectors(a *ActionSpec, path string) []SelectorCount {
+// followAction counts an action's selectors on its ready page as the
+// action meets them: each step before filling counted and then run, the
+// fields counted where they are filled (each must be one element there),
+// and the later steps and the committing control counted where check
+// stops, before the text. It returns why a step failed, if one did; the
+// selectors after it are not counted then.
+func (d *Declarative) followAction(ctx context.Context, tab *browser.Tab, a *ActionSpec, path string) ([]SelectorCount, string) {
 	var out []SelectorCount
-	add := func(key, sel string) {
-		if sel != "" {
-			out = append(out, SelectorCount{Key: path + "." + key, Selector: sel})
-		}
+	count := func(when string, sels ...SelectorCount) {
+		out = append(out, countAll(ctx, tab, sels, when)...)
 	}
 	if a.Ready != nil {
-		add("ready.selector", a.Ready.Selector)
+		count(CheckedAtOpen, SelectorCount{Key: path + ".ready.selector", Selector: a.Ready.Selector})
 	}
+	when := CheckedAtOpen
 	for i, st := range a.Before {
-		add(fmt.Sprintf("before[%d].if", i), st.If)
-		add(fmt.Sprintf("before[%d].unless", i), st.Unless)
-		add(fmt.Sprintf("before[%d].click", i), st.Click)
+		count(when, stepSelectors(st, fmt.Sprintf("%s.before[%d]", path, i))...)
+		if err := d.runSteps(ctx, tab, []StepSpec{st}, fmt.Sprintf("before[%d]", i)); err != nil {
+			return out, err.Error()
+		}
+		when = CheckedAfterBefore
 	}
 	for i, f := range a.fills() {
-		key := fmt.Sprintf("fields[%d]", i)
+		key := fmt.Sprintf("%s.fields[%d]", path, i)
 		if a.Fill != nil {
-			key = "fill"
+			key = path + ".fill"
 		}
+		sel := SelectorCount{Key: key + ".selector", Selector: f.Selector}
 		if f.Frame != "" {
-			add(key+".frame", f.Frame)
-			continue
+			sel = SelectorCount{Key: key + ".frame", Selector: f.Frame}
 		}
-		add(key+".selector", f.Selector)
+		c := countAll(ctx, tab, []SelectorCount{sel}, when)[0]
+		if c.Error == "" && c.Count != 1 {
+			c.Problem = fmt.Sprintf("matches %d elements where the text is typed, want exactly 1", c.Count)
+		}
+		out = append(out, c)
 	}
 	for i, st := range a.Steps {
-		add(fmt.Sprintf("steps[%d].if", i), st.If)
-		add(fmt.Sprintf("steps[%d].unless", i), st.Unless)
-		add(fmt.Sprintf("steps[%d].click", i), st.Click)
+		count(CheckedBeforeText, stepSelectors(st, fmt.Sprintf("%s.steps[%d]", path, i))...)
 	}
-	add("submit.selector", a.Submit.Selector)
+	count(CheckedBeforeText, SelectorCount{Key: path + ".submit.selector", Selector: a.Submit.Selector})
 	if a.State != nil {
-		add("state.selector", a.State.Selector)
+		count(CheckedAtOpen, SelectorCount{Key: path + ".state.selector", Selector: a.State.Selector})
+	}
+	return out, ""
+}
+
+// stepSelectors lists a step's selectors under path.
+func stepSelectors(st StepSpec, path string) []SelectorCount {
+	var out []SelectorCount
+	for _, s := range []struct{ key, sel string }{{"if", st.If}, {"unless", st.Unless}, {"click", st.Click}} {
+		if s.sel != "" {
+			out = append(out, SelectorCount{Key: path + "." + s.key, Selector: s.sel})
+		}
 	}
 	return out
 }
 
-func countAll(ctx context.Context, tab *browser.Tab, sels []SelectorCount) []SelectorCount {
+func countAll(ctx context.Context, tab *browser.Tab, sels []SelectorCount, when string) []SelectorCount {
 	for i := range sels {
 		n, err := tab.Count(ctx, sels[i].Selector)
-		sels[i].Count = n
+		sels[i].Count, sels[i].When = n, when
 		if err != nil {
 			sels[i].Error = err.Error()
 		}

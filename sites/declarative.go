@@ -375,6 +375,14 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL s
 				it.Problems = append(it.Problems, fmt.Sprintf("%s matched %d elements", name, v.Count))
 				return "", false
 			}
+			if fs.Pattern != "" {
+				got := compiled(fs.Pattern).FindStringSubmatch(strings.TrimSpace(v.Value))
+				if got == nil {
+					it.Problems = append(it.Problems, fmt.Sprintf("%s %q does not match its pattern", name, excerpt(v.Value)))
+					return "", false
+				}
+				return got[1], true
+			}
 			return v.Value, true
 		}
 		if v, ok := get("text", f.Text); ok {

@@ -208,6 +208,48 @@ func TestRefusalSelectorMustBeNew(t *testing.T) {
 	})
 }
 
+// TestRefusalTextPattern: a rule with a text pattern holds only when a
+// message the page drew after the click says what the pattern says. A
+// message of the same class saying something else, or the pattern's words
+// in a warning left from before the click, is no such refusal: the 409
+// then proves nothing.
+func TestRefusalTextPattern(t *testing.T) {
+	pages := map[string]string{
+		"/fresh": composePage("", `send().then(show);`),
+		"/stale": composePage(`<p class="error">session data lost</p>`, `send().then(show);`),
+	}
+	rule := func(text string) string {
+		return "refusals:\n  - kind: login\n    selector: \"p.error\"\n    message: \"p.error\"\n    text: '" + text + "'\n"
+	}
+	for _, tc := range []struct {
+		name, page, text string
+		refused          bool
+	}{
+		{"matches", "/fresh", `^refused 4\d\d$`, true},
+		{"says something else", "/fresh", "session", false},
+		{"only the old message says it", "/stale", "session", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMini(t, pages, http.StatusConflict, `{}`)
+			d := miniSite(t, miniYAML(m.URL, tc.page, landResponse, rule(tc.text)))
+			ctx, tab := miniTab(t)
+			err := submitOnce(t, ctx, tab, d, "a text")
+			require.EqualValues(t, 1, m.posts.Load())
+			ref := sites.AsRefusal(err)
+			if !tc.refused {
+				require.Nil(t, ref, "%v", err)
+				require.ErrorIs(t, err, sites.ErrOutcomeUnknown, "an undeclared 409 proves nothing")
+				return
+			}
+			require.NotNil(t, ref, "%v", err)
+			require.NotErrorIs(t, err, sites.ErrOutcomeUnknown)
+			require.Equal(t, sites.RefusedLogin, ref.Kind)
+			require.Equal(t, "refused 409", ref.Message)
+			require.Contains(t, ref.Detail, "its message matching")
+		})
+	}
+}
+
 // TestActionRefusalsReplaceTheSites: an action that declares its own
 // refusals, even none, is judged by those alone. The site's rate_limit
 // (429) would match; the post action declares `refusals: []` (as the
@@ -408,4 +450,29 @@ func TestSearchCount(t *testing.T) {
 		require.False(t, res.Counted, "without search.count nothing is counted")
 		require.True(t, res.Complete)
 	})
+}
+
+// TestFieldPattern: a field's pattern reads the part of the text it
+// captures ("By alice" is alice); an item whose text it does not match
+// carries the problem, and is never read as anyone's.
+func TestFieldPattern(t *testing.T) {
+	list := `<!doctype html><body>
+<article class="post"><a class="permalink" href="/p/1">1</a><p class="text">one</p><span class="by">By alice</span></article>
+<article class="post"><a class="permalink" href="/p/2">2</a><p class="text">two</p><span class="by">alice</span></article>
+<p id="end">end</p></body>`
+	m := newMini(t, map[string]string{"/u/alice": list}, http.StatusOK, "")
+	y := strings.Replace(miniYAML(m.URL, "/compose", "", ""), "author: {attribute: data-author}",
+		`author: {selector: ".by", pattern: '^By (\w+)$'}`, 1)
+	d := miniSite(t, y)
+	ctx, tab := miniTab(t)
+	res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Post, Actor: "alice"})
+	require.NoError(t, err)
+	require.Len(t, res.Items, 2)
+	require.Equal(t, "alice", res.Items[0].Author)
+	require.Empty(t, res.Items[0].Problems)
+	require.Empty(t, res.Items[1].Author, "not matched: no author")
+	require.Equal(t, []string{`author "alice" does not match its pattern`}, res.Items[1].Problems)
+
+	_, err = sites.Parse("mini.yaml", []byte(strings.Replace(y, `pattern: '^By (\w+)$'`, `pattern: 'By \w+'`, 1)))
+	require.ErrorContains(t, err, "search.author.pattern: \"By \\\\w+\" has 0 capture groups: give exactly one")
 }

@@ -100,13 +100,17 @@ type TransformSpec struct {
 // RefusalSpec recognises one refusal of a submission: a Selector that
 // matches on the landed page, the landing's HTTP Status (the document's, or
 // the declared response's), or both. Message, when set, is the selector of
-// the site's own message, recorded with the refusal. Declare only answers
-// that prove nothing was created.
+// the site's own message, recorded with the refusal. Text, when set, is a
+// regular expression the message must match for the rule to hold (a site
+// whose refusals share one class with every other warning): it is read
+// from a Message element the page drew after the click. Declare only
+// answers that prove nothing was created.
 type RefusalSpec struct {
 	Kind     string `yaml:"kind"`
 	Selector string `yaml:"selector"`
 	Status   int    `yaml:"status"`
 	Message  string `yaml:"message"`
+	Text     string `yaml:"text"`
 }
 
 // ModerationSpec recognises a created item held for moderation on the
@@ -253,9 +257,14 @@ type ResponseSpec struct {
 // written as the page shows it (a Go time layout, an IANA zone name);
 // without them a time is RFC 3339. Shows, for an author, says which of the
 // account's names the page shows: "login" (the default), "slug" or "name".
+// Pattern, when set, is a regular expression with one capture group: the
+// value is what the group captured ("By (.+)" reads "Alice" from "By
+// Alice"), and a value it does not match is a problem of the item, never
+// a value.
 type FieldSpec struct {
 	Selector  string `yaml:"selector"`
 	Attribute string `yaml:"attribute"`
+	Pattern   string `yaml:"pattern"`
 	Template  string `yaml:"template"`
 	Page      bool   `yaml:"page"`
 	Layout    string `yaml:"layout"`
@@ -500,6 +509,14 @@ func checkRefusals(p *problems, at string, rs []RefusalSpec) {
 		}
 		checkSelector(p, path+".selector", r.Selector, false)
 		checkSelector(p, path+".message", r.Message, false)
+		if r.Text != "" {
+			if _, err := regexp.Compile(r.Text); err != nil {
+				p.add(path+".text", "not a regular expression: %v", err)
+			}
+			if r.Message == "" {
+				p.add(path+".text", "needs message: the element whose text it matches")
+			}
+		}
 		switch {
 		case r.Status >= 500 && r.Status <= 599:
 			// A server error may come after the site wrote (a fatal error
@@ -855,11 +872,18 @@ func checkField(p *problems, path string, f *FieldSpec, required bool, origins m
 	}
 	checkSelector(p, path+".selector", f.Selector, false)
 	checkName(p, path+".attribute", f.Attribute)
+	if f.Pattern != "" {
+		if re, err := regexp.Compile(f.Pattern); err != nil {
+			p.add(path+".pattern", "not a regular expression: %v", err)
+		} else if re.NumSubexp() != 1 {
+			p.add(path+".pattern", "%q has %d capture groups: give exactly one, the part that is the value (use (?:…) for the others)", f.Pattern, re.NumSubexp())
+		}
+	}
 	if f.Template != "" {
 		checkFieldTemplate(p, path+".template", f.Template, origins)
 	}
-	if f.Page && (f.Selector != "" || f.Attribute != "" || f.Template != "") {
-		p.add(path+".page", "takes the page's URL: leave selector, attribute and template out")
+	if f.Page && (f.Selector != "" || f.Attribute != "" || f.Template != "" || f.Pattern != "") {
+		p.add(path+".page", "takes the page's URL: leave selector, attribute, pattern and template out")
 	}
 	if f.Shows != "" && !accountNames[f.Shows] {
 		p.add(path+".shows", "%q is not one of login, slug, name", f.Shows)

@@ -59,6 +59,10 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 			// What the page shows already is no answer to this click.
 			landing.Watch = append(landing.Watch, r.Selector)
 		}
+		if r.Text != "" {
+			// Nor is a message left from before, whatever it says.
+			landing.Watch = append(landing.Watch, r.Message)
+		}
 	}
 	landed, err := tab.ClickOnceAndLand(ctx, a.Submit.Selector, landing)
 	if err != nil {
@@ -181,12 +185,51 @@ func (d *Declarative) refusal(ctx context.Context, tab *browser.Tab, rules []Ref
 			}
 		}
 		ref := &Refusal{Kind: RefusalKind(r.Kind), Status: status, Detail: detail}
+		if r.Text != "" {
+			msg, err := newMessage(ctx, tab, r.Message, compiled(r.Text))
+			if err != nil {
+				return nil, err
+			}
+			if msg == "" {
+				continue
+			}
+			ref.Detail += fmt.Sprintf(", its message matching %q", r.Text)
+			ref.Message = msg
+			return ref, nil
+		}
 		if r.Message != "" {
 			ref.Message = d.message(ctx, tab, r.Message)
 		}
 		return ref, nil
 	}
 	return nil, nil
+}
+
+// newMessage waits a moment (messageWait) for a visible element matching
+// sel, drawn after the click, whose text matches re, and returns that text
+// made one line; "" when none shows. An element the page showed before the
+// press is never read: an old warning is no answer to this submission.
+func newMessage(ctx context.Context, tab *browser.Tab, sel string, re *regexp.Regexp) (string, error) {
+	deadline := time.Now().Add(messageWait)
+	for {
+		texts, err := tab.TextsNew(ctx, sel)
+		if err != nil {
+			return "", err
+		}
+		for _, s := range texts {
+			if msg := cleanMessage(s); re.MatchString(msg) {
+				return msg, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return "", nil
+		}
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
 }
 
 // message reads a refusal's message, waiting a moment for it to show; a

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/browserop/browserop/browser"
 )
@@ -242,3 +243,16 @@ func excerpt(s string) string {
 	}
 	return s
 }
+
+// compiled is the regular expression pat, which loading validated,
+// compiled once for the process: fields and refusals match one per item
+// and answer.
+func compiled(pat string) *regexp.Regexp {
+	if re, ok := regexps.Load(pat); ok {
+		return re.(*regexp.Regexp)
+	}
+	re, _ := regexps.LoadOrStore(pat, regexp.MustCompile(pat))
+	return re.(*regexp.Regexp)
+}
+
+var regexps sync.Map

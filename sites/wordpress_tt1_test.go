@@ -151,6 +151,34 @@ func TestWordPressTT1Check(t *testing.T) {
 	require.NotContains(t, got, kind.Post, "the bundled adapter reads Twenty Twenty-One's archive")
 	require.Contains(t, got[kind.Reply], "parent missing")
 
+	// Check runs the post's steps before filling: the paragraph block the
+	// body is typed into exists only once the appender was clicked, and is
+	// counted there, as one element. Nothing is published.
+	const published = "SELECT COUNT(*) FROM wp_posts WHERE post_type = 'post' AND post_status = 'publish'"
+	before, err := site.Count(ctx, published)
+	require.NoError(t, err)
+	rep, err := wordpressAdapter(t, site).Check(ctx, tab, "alice", target)
+	require.NoError(t, err)
+	var body *sites.SelectorCount
+	for _, p := range rep.Pages {
+		require.Empty(t, p.Error, "%s", p.Key)
+		for i, s := range p.Selectors {
+			if s.Key == "actions.post.fields[1].selector" {
+				body = &p.Selectors[i]
+			}
+		}
+	}
+	require.NotNil(t, body, "the body field is counted")
+	require.Equal(t, sites.CheckedAfterBefore, body.When)
+	require.Equal(t, 1, body.Count)
+	require.Empty(t, body.Problem)
+	for _, pr := range rep.Problems() {
+		require.Contains(t, pr, "search reply cannot prove absence", "the nested comment's parent is the one problem")
+	}
+	after, err := site.Count(ctx, published)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "sites check publishes nothing")
+
 	y, err := site.AdapterYAML()
 	require.NoError(t, err)
 	const items = `item: "main .wp-block-post-template > li.wp-block-post, main#main > article.type-post"`

@@ -116,7 +116,16 @@ func report(e *env, err error) int {
 	if errors.As(err, &q) {
 		return q.code
 	}
-	fmt.Fprintf(e.stderr, "browserop: %s\n", clean(err.Error()))
+	// An error of several lines (every problem of an adapter) prints one
+	// line each, the later ones indented; each is cleaned on its own, so no
+	// line can start with anything but what browserop wrote.
+	for i, line := range strings.Split(err.Error(), "\n") {
+		if i == 0 {
+			fmt.Fprintf(e.stderr, "browserop: %s\n", clean(line))
+		} else {
+			fmt.Fprintf(e.stderr, "  %s\n", clean(line))
+		}
+	}
 	return errcode.Of(err).Exit
 }
 

@@ -162,11 +162,12 @@ func sitesCheck(ctx context.Context, e *env, args []string) error {
 	} else {
 		printCheck(e, rep, who)
 	}
-	if blind := rep.Blind(); len(blind) > 0 {
+	if problems := rep.Problems(); len(problems) > 0 {
 		// A search that cannot prove absence would let a published item
-		// be taken for missing: the adapter is not fit to publish with.
-		for _, s := range blind {
-			fmt.Fprintf(e.stderr, "sites check: search %s cannot prove absence: %s\n", s.Kind, clean(s.Blind))
+		// be taken for missing, and a page, a step or a field that fails
+		// here fails every action: the adapter is not fit to publish with.
+		for _, p := range problems {
+			fmt.Fprintf(e.stderr, "sites check: %s\n", clean(p))
 		}
 		return quietExit{errcode.ExitUsage}
 	}
@@ -196,8 +197,8 @@ func printCheck(e *env, rep sites.CheckReport, actor string) {
 		if p.Error != "" {
 			fmt.Fprintf(w, "  error: %s\n", clean(p.Error))
 		}
-		if strings.HasPrefix(p.Key, "actions.") && slices.ContainsFunc(p.Selectors, func(s sites.SelectorCount) bool { return s.Count == 0 }) {
-			fmt.Fprintln(w, "  (an element that only shows after a step, such as a dialog's field or a panel's button, matches nothing here: nothing is clicked)")
+		if slices.ContainsFunc(p.Selectors, func(s sites.SelectorCount) bool { return s.Count == 0 && s.When == sites.CheckedBeforeText }) {
+			fmt.Fprintln(w, "  (check runs the steps before the text and stops where the text is typed: a later step's element or the committing control may show only after it)")
 		}
 		tw := table(w)
 		for _, s := range p.Selectors {
@@ -205,12 +206,14 @@ func printCheck(e *env, rep sites.CheckReport, actor string) {
 			switch {
 			case s.Error != "":
 				mark = "error: " + clean(s.Error)
+			case s.Problem != "":
+				mark = "PROBLEM: " + clean(s.Problem)
 			case s.Count == 0:
 				mark = "matches nothing"
 			case s.Count > 1 && needsOne(s.Key):
 				mark = "must match one element"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", s.Key, clean(s.Selector), s.Count, mark)
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\n", s.Key, clean(s.Selector), s.Count, s.When, mark)
 		}
 		tw.Flush()
 	}

@@ -97,3 +97,38 @@ func TestE2ESitesCheckBlindSearch(t *testing.T) {
 	code, _, errs = w.run(nil, "sites", "check", "demo")
 	require.Equal(t, 0, code, "the bundled adapter sees alice's post: %s", errs)
 }
+
+// TestE2ESitesCheckProblems: `sites check` exits 2 on any problem, each
+// on its own line of stderr: a field selector that matches nothing where
+// the text is typed (after the steps before filling, which check runs)
+// is a problem, while the committing control, which may show only once
+// the text is typed, is not. An adapter that does not load prints each
+// of its problems on a line of its own.
+func TestE2ESitesCheckProblems(t *testing.T) {
+	w := newWorld(t, opts{browser: true})
+	w.site.SeedPost("alice", "a post to read back", time.Now().Add(-time.Hour))
+	demo, err := os.ReadFile(filepath.Join(w.dir, "sites", "demo.yaml"))
+	require.NoError(t, err)
+	broken := strings.Replace(string(demo), `selector: "textarea#compose-text"`, `selector: "textarea#composer-text"`, 1)
+	require.NotEqual(t, string(demo), broken, "the fixture's fill selector")
+	require.NoError(t, os.WriteFile(filepath.Join(w.dir, "sites", "broken.yaml"), []byte(broken), 0o600))
+
+	code, out, errs := w.run(nil, "sites", "check", "broken")
+	require.Equal(t, 2, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+	require.Contains(t, errs, `sites check: actions.post.fill.selector "textarea#composer-text": matches 0 elements where the text is typed, want exactly 1`+"\n")
+	require.Regexp(t, `actions.post.fill.selector\s+textarea#composer-text\s+0\s+at open\s+PROBLEM`, out)
+	require.Empty(t, w.effects(), "sites check publishes nothing")
+
+	bad := "origins: [\"" + w.base + "\"]\nidentity: {url: \"{origin}/\"}\nactions:\n  post:\n    open: \"{origin}/x\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(w.dir, "sites", "broken.yaml"), []byte(bad), 0o600))
+	code, _, errs = w.run(nil, "sites", "list")
+	require.Equal(t, 2, code)
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	require.Greater(t, len(lines), 2, errs)
+	require.Contains(t, lines[0], "broken.yaml: identity.selector: required")
+	for _, l := range lines[1:] {
+		require.True(t, strings.HasPrefix(l, "  "), "later problems are indented lines: %q", l)
+		require.Contains(t, l, "broken.yaml: ")
+	}
+	require.NotContains(t, errs, `\n`, "no escaped newline")
+}
