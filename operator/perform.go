@@ -632,7 +632,7 @@ func (p *pass) stopOn(err error, a ledger.Action, entry string) error {
 		return err
 	}
 	p.hardStop(stopKind(err))
-	p.report(a, entry, NoteHeld)
+	p.reportHeld(a, entry, err)
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package operator
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/browserop/browserop/ledger"
 )
@@ -28,6 +30,28 @@ func (p *pass) report(a ledger.Action, entry string, note Note) {
 	p.sum.count(Count(note))
 	p.logAction(rep)
 }
+
+// reportHeld reports an action held by a hard stop that err caused (a
+// failure before the click): the stop, and what err says of it (which
+// selector, which page, who is signed in), control characters escaped
+// and cut at maxCause, so that `run` and its log say why, not only
+// which kind of stop.
+func (p *pass) reportHeld(a ledger.Action, entry string, err error) {
+	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: a.Status, Note: NoteHeld}
+	rep.Reason = "hard stop: " + p.stoppedFor(a.Site)
+	if cause := strings.TrimPrefix(err.Error(), "hard stop: "); cause != p.stoppedFor(a.Site) {
+		if r := []rune(cause); len(r) > maxCause {
+			cause = string(r[:maxCause]) + "…"
+		}
+		rep.Reason += " (" + printable(cause) + ")"
+	}
+	p.sum.Actions = append(p.sum.Actions, rep)
+	p.sum.count(Count(NoteHeld))
+	p.logAction(rep)
+}
+
+// maxCause bounds the cause a held action's reason quotes.
+const maxCause = 400
 
 // logAction writes an action's line: its calendar entry, the action, the
 // outcome, and the permalink or the reason. An entry verified in an
@@ -64,9 +88,25 @@ func entryOf(origin string) string {
 // printable is text a site or a page wrote (a refusal's message, a step's
 // detail) fit for a reason a person reads in a terminal or a log: control
 // characters, bidirectional overrides and bytes that are not UTF-8 are
-// escaped as Go escapes them in a quoted string (so are quotes and
-// backslashes), without the surrounding quotes.
+// escaped as Go escapes them in a quoted string, and so are backslashes
+// (so an escape always reads as one); quotes are left as they are, for a
+// reason quotes the selectors it names.
 func printable(s string) string {
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '"':
+			b.WriteByte('"')
+		case r == '\\' || !strconv.IsPrint(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -37,13 +37,13 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		return "", fmt.Errorf("%w: its search cannot compare the %s", ErrUnverifiable, strings.Join(parts, " and the "))
 	}
 	if err := d.waitReady(ctx, tab, a.Ready); err != nil {
-		return "", err
+		return "", onPage(ctx, tab, err)
 	}
 	if err := d.targetPartShown(ctx, tab, in); err != nil {
 		return "", err
 	}
 	if err := d.runSteps(ctx, tab, a.Before, "before"); err != nil {
-		return "", err
+		return "", onPage(ctx, tab, err)
 	}
 	fields := a.fills()
 	got := make([]string, len(fields))
@@ -51,7 +51,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		want := fillValue(f, in.Text)
 		v, err := fillField(ctx, tab, f, want)
 		if err != nil {
-			return "", err
+			return "", onPage(ctx, tab, err)
 		}
 		if err := compareFill(i, want, v); err != nil {
 			return v, err
@@ -62,7 +62,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		return "", err
 	}
 	if err := d.runSteps(ctx, tab, a.Steps, "steps"); err != nil {
-		return "", err
+		return "", onPage(ctx, tab, err)
 	}
 	for i, f := range fields {
 		v, err := readField(ctx, tab, f)
@@ -108,6 +108,27 @@ func (d *Declarative) targetPartShown(ctx context.Context, tab *browser.Tab, in 
 	return nil
 }
 
+// onPage names, in a step's failure, the page it failed on; other errors
+// are returned as they are.
+func onPage(ctx context.Context, tab *browser.Tab, err error) error {
+	if !errors.Is(err, ErrStepFailed) {
+		return err
+	}
+	u, uerr := tab.URL(ctx)
+	if uerr != nil {
+		u = "a page whose address could not be read"
+	}
+	return fmt.Errorf("%w (on %s)", err, excerptURL(u))
+}
+
+// excerptURL shortens a page's address for an error message.
+func excerptURL(u string) string {
+	if r := []rune(u); len(r) > 200 {
+		return string(r[:200]) + "…"
+	}
+	return u
+}
+
 // compareFill compares a field's read-back with what was meant, as
 // verification compares texts. Rich editors keep a U+FEFF in an empty
 // line for the caret (the WordPress block editor does): it is not text.
@@ -128,13 +149,18 @@ func sameFill(want, got string) bool {
 func fillField(ctx context.Context, tab *browser.Tab, f FillSpec, text string) (string, error) {
 	var got string
 	var err error
-	if f.Frame == "" {
-		err = tab.WaitVisible(ctx, f.Selector, 0)
-	} else {
-		err = tab.WaitVisible(ctx, f.Frame, 0)
+	sel := f.Selector
+	if f.Frame != "" {
+		sel = f.Frame
 	}
-	if err != nil {
-		return "", err
+	if err := tab.WaitVisible(ctx, sel, 0); err != nil {
+		// Nothing was typed: a field that never shows (a selector the
+		// page does not match, a step the adapter lacks) fails the
+		// preparation, naming the selector, and stops no site.
+		if errors.Is(err, browser.ErrTabGone) || errors.Is(err, browser.ErrBrowserGone) || errors.Is(err, context.Canceled) {
+			return "", err
+		}
+		return "", fmt.Errorf("%w: the field %q never showed a visible element (%v)", ErrStepFailed, sel, err)
 	}
 	if cur, err := readField(ctx, tab, f); err == nil && sameFill(text, cur) {
 		return cur, nil

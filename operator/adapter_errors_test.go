@@ -1,0 +1,71 @@
+package operator_test
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/bundled"
+	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
+	"github.com/browserop/browserop/sites"
+)
+
+// A field selector the page does not match fails the action before
+// anything is typed, definitively, with a reason that names the selector
+// and the page: not a hard stop that holds the entry and stops the site
+// on every pass. The site's next entry goes on.
+func TestBrokenFieldSelectorFailsNamingIt(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	raw, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
+	require.NoError(t, err)
+	spec := strings.Replace(string(raw), "settle: 15s", "settle: "+settle.String(), 1)
+	spec = strings.Replace(spec, "http://127.0.0.1:8787", w.base, 1)
+	broken := strings.Replace(spec, `selector: "textarea#compose-text"`, `selector: "textarea#composer-text"`, 1)
+	require.NotEqual(t, spec, broken)
+	d, err := sites.Parse("demo.yaml", []byte(broken))
+	require.NoError(t, err)
+	w.useRunner(nil, d)
+	w.calendar("entries:\n" + post("broken", "never typed") +
+		"  - {id: liked, site: demo, actor: alice, type: follow, at: \"{at}\", target: \"{base}/u/bob\"}\n")
+
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeOK, sum.Outcome, "no hard stop: %+v", sum)
+	require.Equal(t, 1, sum.Counts["step_failed"], "%v", notes(sum))
+	require.Equal(t, 1, sum.Counts["verified"], "the site's next entry goes on: %v", notes(sum))
+	require.Empty(t, w.effects(demosite.EffectPost), "nothing was submitted")
+	var a ledger.Action
+	for _, x := range w.actions() {
+		if x.Type == "post" {
+			a = x
+		}
+	}
+	require.Equal(t, ledger.Failed, a.Status)
+	require.Equal(t, ledger.Definitive, a.FailureClass)
+	require.Contains(t, a.FailureReason, `the field "textarea#composer-text" never showed a visible element`)
+	require.Contains(t, a.FailureReason, "(on "+w.base+"/compose)")
+	require.True(t, strings.HasSuffix(a.FailureReason, "; nothing was submitted"), a.FailureReason)
+}
+
+// A hard stop before the click says its cause in the pass's report (and
+// so in `run`'s output and log), not only its kind: here who is signed
+// in instead of the entry's actor.
+func TestHeldActionSaysWhy(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	w.calendar("entries:\n  - {id: bobs, site: demo, actor: bob, type: post, at: \"{at}\", text: \"not alice's\"}\n")
+	sum := w.pass()
+	require.Equal(t, 1, sum.Counts["held"], "%v", notes(sum))
+	var held *operator.ActionReport
+	for i, r := range sum.Actions {
+		if r.Note == operator.NoteHeld {
+			held = &sum.Actions[i]
+		}
+	}
+	require.NotNil(t, held)
+	require.True(t, strings.HasPrefix(held.Reason, "hard stop: identity_mismatch ("), held.Reason)
+	require.Contains(t, held.Reason, "alice", "the account signed in is named")
+	require.Empty(t, w.effects(""))
+}
