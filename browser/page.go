@@ -653,3 +653,42 @@ func (t *Tab) Transition(ctx context.Context) (string, error) {
 	})
 	return tr, err
 }
+
+// Documents returns how many documents the tab's main frame has
+// committed: a mark for WaitDocument.
+func (t *Tab) Documents() uint64 { return t.snapshot().seq }
+
+// WaitDocument reports whether the main frame began loading a document
+// after mark (Documents): one committed since, one whose request is in
+// flight, or one that starts within settle (a click's form submission
+// starts its request a moment after the click). When one did, it waits
+// (the action timeout) until the newest document is parsed, and returns an
+// error for a load that failed or ended on an error page. It sends no
+// input.
+func (t *Tab) WaitDocument(ctx context.Context, mark uint64, settle time.Duration) (bool, error) {
+	started := func(n *navState) bool { return n.seq > mark || n.docRequest != "" }
+	if now := t.snapshot(); !started(&now) {
+		sctx, cancel := context.WithTimeout(ctx, settle)
+		err := t.waitNav(sctx, func(n *navState) (bool, error) { return started(n), nil })
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return false, nil // no document began loading
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	fails := t.snapshot().failSeq
+	err := t.run(ctx, "wait for the document a step loads", 0, func(actx context.Context) error {
+		return t.waitNav(actx, func(n *navState) (bool, error) {
+			switch {
+			case n.failSeq > fails:
+				return false, &chromedp.LoadError{ErrorText: n.failText}
+			case n.seq > mark && n.docRequest == "" && n.errorPage:
+				return false, &chromedp.LoadError{ErrorText: n.errorText}
+			}
+			return n.seq > mark && n.docRequest == "" && n.domReady, nil
+		})
+	})
+	return true, err
+}

@@ -310,7 +310,7 @@ func (d *Declarative) followAction(ctx context.Context, tab *browser.Tab, a *Act
 	when := CheckedAtOpen
 	for i, st := range a.Before {
 		count(when, stepSelectors(st, fmt.Sprintf("%s.before[%d]", path, i))...)
-		if err := d.runSteps(ctx, tab, []StepSpec{st}, fmt.Sprintf("before[%d]", i)); err != nil {
+		if err := d.runSteps(ctx, tab, []StepSpec{st}, fmt.Sprintf("before[%d]", i), a.Ready); err != nil {
 			return out, err.Error()
 		}
 		when = CheckedAfterBefore

@@ -252,7 +252,7 @@ func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, k kind.Kind,
 	for i, it := range items {
 		sl := slotOf(i, it)
 		what := fmt.Sprintf("media[%d]", i)
-		if err := d.runSteps(ctx, tab, sl.steps(m.Before), what+".before"); err != nil {
+		if err := d.runSteps(ctx, tab, sl.steps(m.Before), what+".before", a.Ready); err != nil {
 			return err
 		}
 		input := sl.put(m.Input)
@@ -278,7 +278,7 @@ func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, k kind.Kind,
 		if err := m.waitUploaded(ctx, tab, sl, what); err != nil {
 			return err
 		}
-		if err := d.runSteps(ctx, tab, sl.steps(m.AltSteps), what+".alt_steps"); err != nil {
+		if err := d.runSteps(ctx, tab, sl.steps(m.AltSteps), what+".alt_steps", a.Ready); err != nil {
 			return err
 		}
 		if m.Alt != nil {
@@ -291,7 +291,7 @@ func (d *Declarative) attach(ctx context.Context, tab *browser.Tab, k kind.Kind,
 				return fmt.Errorf("%w: %s alt: %s", ErrReadBackMismatch, what, describeMismatch(it.Alt, got))
 			}
 		}
-		if err := d.runSteps(ctx, tab, sl.steps(m.After), what+".after"); err != nil {
+		if err := d.runSteps(ctx, tab, sl.steps(m.After), what+".after", a.Ready); err != nil {
 			return err
 		}
 	}

@@ -476,3 +476,42 @@ func TestFieldPattern(t *testing.T) {
 	_, err = sites.Parse("mini.yaml", []byte(strings.Replace(y, `pattern: '^By (\w+)$'`, `pattern: 'By \w+'`, 1)))
 	require.ErrorContains(t, err, "search.author.pattern: \"By \\\\w+\" has 0 capture groups: give exactly one")
 }
+
+// TestStepThatLoadsADocumentWaitsForReady: a step whose click loads a
+// document (a preview, as a wiki's editor has) leaves a page whose scripts
+// have not run yet. The steps after it, and the committing click, wait
+// until that page is ready: here its save button publishes only once its
+// script, which runs late, has hooked it.
+func TestStepThatLoadsADocumentWaitsForReady(t *testing.T) {
+	var posts atomic.Int64
+	editor := func(text, preview string) string {
+		return `<!doctype html><body><span id="whoami" data-handle="alice">@alice</span>` + preview +
+			`<form method="post" action="/preview"><textarea id="t" name="text">` + text + `</textarea>` +
+			`<button id="preview" type="submit">Preview</button></form><button id="go">Save</button>
+<script>
+setTimeout(() => {
+	document.getElementById('go').addEventListener('click', () => fetch('/api/post', {method: 'POST', body: document.getElementById('t').value}).then(r => {
+		const d = document.createElement('div'); d.id = 'toast'; d.innerHTML = '<a href="/p/1">posted</a>'; document.body.appendChild(d);
+	}));
+	const r = document.createElement('i'); r.id = 'ready'; r.textContent = 'ready'; document.body.appendChild(r);
+}, 700);
+</script></body>`
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /edit", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, editor("", "")) })
+	mux.HandleFunc("POST /preview", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, editor(r.FormValue("text"), `<div id="previewed">`+r.FormValue("text")+`</div>`))
+	})
+	mux.HandleFunc("POST /api/post", func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		w.WriteHeader(http.StatusCreated)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	d := miniSite(t, miniYAML(srv.URL, "/edit",
+		"    ready: {selector: \"#ready\"}\n    steps:\n      - {click: \"button#preview\", wait: \"#previewed\"}\n"+landResponse, ""))
+	ctx, tab := miniTab(t)
+	require.NoError(t, submitOnce(t, ctx, tab, d, "previewed first"), "saved once the previewed page was ready")
+	require.EqualValues(t, 1, posts.Load())
+}

@@ -42,7 +42,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 	if err := d.targetPartShown(ctx, tab, in); err != nil {
 		return "", err
 	}
-	if err := d.runSteps(ctx, tab, a.Before, "before"); err != nil {
+	if err := d.runSteps(ctx, tab, a.Before, "before", a.Ready); err != nil {
 		return "", onPage(ctx, tab, err)
 	}
 	fields := a.fills()
@@ -61,7 +61,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 	if err := d.attach(ctx, tab, in.Kind, in.Media); err != nil {
 		return "", err
 	}
-	if err := d.runSteps(ctx, tab, a.Steps, "steps"); err != nil {
+	if err := d.runSteps(ctx, tab, a.Steps, "steps", a.Ready); err != nil {
 		return "", onPage(ctx, tab, err)
 	}
 	for i, f := range fields {
@@ -208,8 +208,10 @@ func (d *Declarative) waitReady(ctx context.Context, tab *browser.Tab, r *ReadyS
 	}, func(err error) error { return stepErr("the page never became ready", r.Selector, err) })
 }
 
-// runSteps runs steps in order; phase names them in errors.
-func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []StepSpec, phase string) error {
+// runSteps runs steps in order; phase names them in errors. After a step
+// whose click loads a document it waits until the page is ready again
+// (ready, else the site's).
+func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []StepSpec, phase string, ready *ReadySpec) error {
 	for i, st := range steps {
 		what := fmt.Sprintf("%s[%d]", phase, i)
 		if st.If != "" {
@@ -221,6 +223,7 @@ func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []St
 				continue
 			}
 		}
+		mark := tab.Documents()
 		if st.Click != "" {
 			if err := tab.WaitClickable(ctx, st.Click, st.timeout(0)); err != nil {
 				return stepErr(what+": click", st.Click, err)
@@ -243,9 +246,32 @@ func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []St
 				return err
 			}
 		}
+		if st.Click != "" {
+			// A step that loads a document (a preview) leaves a page whose
+			// scripts have not run yet: wait until it is parsed and ready,
+			// as after open, before the next step or field touches it.
+			settle := time.Duration(0)
+			if st.Wait == "" && st.Gone == "" {
+				settle = documentSettle
+			}
+			loaded, err := tab.WaitDocument(ctx, mark, settle)
+			if err != nil {
+				return stepErr(what+": the document it loads", st.Click, err)
+			}
+			if loaded {
+				if err := d.waitReady(ctx, tab, ready); err != nil {
+					return fmt.Errorf("%s: after the document it loaded: %w", what, err)
+				}
+			}
+		}
 	}
 	return nil
 }
+
+// documentSettle is how long a step's click without a wait or gone is
+// watched for the start of a document load: a form's submission starts
+// its request a moment after the click.
+const documentSettle = 200 * time.Millisecond
 
 // timeout is the step's declared timeout, else def (0: the browser's
 // action timeout).
