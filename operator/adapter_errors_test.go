@@ -1,9 +1,11 @@
 package operator_test
 
 import (
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -48,6 +50,31 @@ func TestBrokenFieldSelectorFailsNamingIt(t *testing.T) {
 	require.Contains(t, a.FailureReason, `the field "textarea#composer-text" never showed a visible element`)
 	require.Contains(t, a.FailureReason, "(on "+w.base+"/compose)")
 	require.True(t, strings.HasSuffix(a.FailureReason, "; nothing was submitted"), a.FailureReason)
+}
+
+// An action may open a page built from its target's parts instead of the
+// target itself: preflight then checks that it landed on that page (here
+// the post's own page, for a target that carries a tracking query the
+// site's links lack), and the like is done once and verified.
+func TestOpenFromTheTargetsParts(t *testing.T) {
+	w := newWorld(t, demosite.Faults{})
+	bob := w.srv.SeedPost("bob", "something to like", time.Now().Add(-time.Hour))
+	raw, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
+	require.NoError(t, err)
+	spec := strings.Replace(string(raw), "settle: 15s", "settle: "+settle.String(), 1)
+	spec = strings.Replace(spec, "http://127.0.0.1:8787", w.base, 1)
+	parts := strings.Replace(spec, "  like:\n    open: \"{target}\"\n",
+		"  like:\n    target: {pattern: '/p/(?P<id>\\d+)(?:\\?|$)'}\n    open: \"{origin}/p/{target.id}\"\n", 1)
+	require.NotEqual(t, spec, parts)
+	d, err := sites.Parse("demo.yaml", []byte(parts))
+	require.NoError(t, err)
+	w.useRunner(nil, d)
+	w.calendar(fmt.Sprintf("entries:\n  - {id: fav, site: demo, actor: alice, type: like, at: \"{at}\", target: \"{base}/p/%d?utm=mail\"}\n", bob))
+
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeOK, sum.Outcome, "%+v", sum)
+	require.Equal(t, 1, sum.Counts["verified"], "%v", notes(sum))
+	require.Len(t, w.effects(demosite.EffectLike), 1)
 }
 
 // A hard stop before the click says its cause in the pass's report (and

@@ -111,7 +111,13 @@ func (in intent) verifyIntent(site sites.Adapter, executingAt time.Time) verify.
 			v.ExpectedParent = site.Canonical(in.target)
 		}
 	case in.kind.Toggles():
-		v.Target = site.Canonical(in.target)
+		// The control is read on the page the action opens: the target,
+		// or a page its template builds from the target's parts.
+		page := in.target
+		if u, err := site.OpenURL(in.sitesIntent()); err == nil {
+			page = u
+		}
+		v.Target = site.Canonical(page)
 	}
 	return v
 }

@@ -260,8 +260,13 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 	}
 	if m.in.target != "" && m.in.performed() != kind.Post {
 		// Compared in the site's canonical form: a site that drops a
-		// tracking parameter on the way still opened the target.
-		if browser.LooseURL(m.site.Canonical(m.before)) != browser.LooseURL(m.site.Canonical(m.in.target)) {
+		// tracking parameter on the way still opened the target (or the
+		// page the action opens for it, named by the target's parts).
+		opened, err := m.site.OpenURL(m.si)
+		if err != nil {
+			return true, p.stopOn(err, m.a, m.entry)
+		}
+		if browser.LooseURL(m.site.Canonical(m.before)) != browser.LooseURL(m.site.Canonical(opened)) {
 			return true, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, m.a, m.entry)
 		}
 	}

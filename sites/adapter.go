@@ -240,6 +240,11 @@ type Adapter interface {
 	// post replied to, the profile followed). It refuses, with a HardStop of
 	// kind offsite, a target or a landing page outside the origins.
 	Open(ctx context.Context, tab *browser.Tab, in Intent) (status int, err error)
+	// OpenURL is the address Open navigates to for in: the target itself,
+	// or a page the action's template names for it (a compose page, an
+	// edit page built from the target's parts). Preflight compares the
+	// page it landed on with it.
+	OpenURL(in Intent) (string, error)
 	// Fill prepares the action for its one committing click, for every
 	// kind: it waits until the page is ready, fills each declared field
 	// with its part of the intent's text and reads each back, and runs the

@@ -201,7 +201,12 @@ const checkItems = 5
 // in the report (CheckReport.Problems); only a lost tab or browser
 // (tab.Err) is returned. A search that cannot prove absence is marked
 // (SearchCheck.Blind, CheckReport.Blind).
-func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target string) (CheckReport, error) {
+//
+// text is an intent's text for the templates that take one ({title} in a
+// post's open or a search's URL, {text}): a post's open with {title}
+// opens the page for it (a wiki's edit page of that title, where nothing
+// is saved), a search that takes one is skipped without it.
+func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target, text string) (CheckReport, error) {
 	rep := CheckReport{Site: d.name}
 	home := PageCheck{Key: "identity.url"}
 	var err error
@@ -238,12 +243,17 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 			continue
 		}
 		pc := PageCheck{Key: "actions." + string(k) + ".open"}
-		if a.Open == "{target}" && target == "" {
+		if strings.Contains(a.Open, "{target") && target == "" {
 			pc.Skipped = "needs a target (--target URL)"
 			rep.Pages = append(rep.Pages, pc)
 			continue
 		}
-		if pc.URL, err = d.expandURL(a.Open, actor, target); err == nil {
+		if strings.Contains(a.Open, "{title}") && text == "" {
+			pc.Skipped = "needs a text whose first line names the page (--text)"
+			rep.Pages = append(rep.Pages, pc)
+			continue
+		}
+		if pc.URL, err = d.OpenURL(Intent{Kind: k, Actor: actor, Target: target, Text: text}); err == nil {
 			pc.Status, err = d.navigate(ctx, tab, pc.URL)
 		}
 		if err == nil {
@@ -272,13 +282,18 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 			rep.Searches = append(rep.Searches, sc)
 			continue
 		}
-		if s.URL == "{target}" && target == "" {
+		if strings.Contains(s.URL, "{target") && target == "" {
 			sc.Skipped = "needs a target (--target URL)"
 			rep.Searches = append(rep.Searches, sc)
 			continue
 		}
-		sc.URL, _ = d.expandSearchURL(s.URL, actor, target, "")
-		res, err := d.Search(ctx, tab, Query{Kind: k, Actor: actor, Target: target})
+		if (strings.Contains(s.URL, "{title}") || strings.Contains(s.URL, "{text}")) && text == "" {
+			sc.Skipped = "needs a text: give --text, a text published there"
+			rep.Searches = append(rep.Searches, sc)
+			continue
+		}
+		sc.URL, _ = d.expand(s.URL, d.varsOf(a, actor, target, text))
+		res, err := d.Search(ctx, tab, Query{Kind: k, Actor: actor, Target: target, Text: text})
 		if err != nil {
 			sc.Error = err.Error()
 		}

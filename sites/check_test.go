@@ -31,7 +31,7 @@ func TestCheckMarksBlindSearches(t *testing.T) {
 	}
 	searches := func(t *testing.T, d *sites.Declarative, actor string) map[kind.Kind]sites.SearchCheck {
 		t.Helper()
-		rep, err := d.Check(e.ctx, e.tab, actor, "")
+		rep, err := d.Check(e.ctx, e.tab, actor, "", "")
 		require.NoError(t, err)
 		out := map[kind.Kind]sites.SearchCheck{}
 		for _, s := range rep.Searches {
@@ -58,7 +58,7 @@ func TestCheckMarksBlindSearches(t *testing.T) {
 			require.False(t, s.Complete, "%s", k)
 			require.Contains(t, s.Blind, "it read no item", "%s", k)
 		}
-		rep, err := d.Check(e.ctx, e.tab, "alice", "")
+		rep, err := d.Check(e.ctx, e.tab, "alice", "", "")
 		require.NoError(t, err)
 		require.Len(t, rep.Blind(), 3)
 	})
@@ -101,7 +101,7 @@ func TestCheckCountMakesUpForEmpty(t *testing.T) {
 			m := newMini(t, map[string]string{"/home": home, "/compose": composePage("", ""), "/u/alice": tc.list}, http.StatusCreated, `{}`)
 			d := miniSite(t, countedYAML(m.URL))
 			ctx, tab := miniTab(t)
-			rep, err := d.Check(ctx, tab, "alice", "")
+			rep, err := d.Check(ctx, tab, "alice", "", "")
 			require.NoError(t, err)
 			require.Equal(t, "alice", rep.Identity)
 			require.Len(t, rep.Searches, 1)

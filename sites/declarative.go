@@ -203,15 +203,30 @@ func (d *Declarative) Blocker(ctx context.Context, tab *browser.Tab, status int)
 // off the site's origins is a HardStop of kind target or offsite, and the
 // target is refused before any navigation.
 func (d *Declarative) Open(ctx context.Context, tab *browser.Tab, in Intent) (int, error) {
-	a, err := d.action(in.Kind)
-	if err != nil {
-		return 0, err
-	}
-	u, err := d.expandURL(a.Open, in.Actor, in.Target)
+	u, err := d.OpenURL(in)
 	if err != nil {
 		return 0, err
 	}
 	return d.navigate(ctx, tab, u)
+}
+
+// OpenURL is the address Open navigates to for in: the action's open
+// template filled for it.
+func (d *Declarative) OpenURL(in Intent) (string, error) {
+	a, err := d.action(in.Kind)
+	if err != nil {
+		return "", err
+	}
+	return d.expand(a.Open, d.varsOf(a, in.Actor, in.Target, in.Text))
+}
+
+// varsOf is what an action's templates are filled with.
+func (d *Declarative) varsOf(a *ActionSpec, actor, target, text string) urlVars {
+	v := urlVars{actor: actor, target: target, text: text}
+	if a.Target != nil {
+		v.pattern = compiled(a.Target.Pattern)
+	}
+	return v
 }
 
 // describeMismatch says where two texts part, without quoting them whole.
@@ -564,7 +579,11 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 	if res.Since.IsZero() {
 		res.Since = d.now().Add(-time.Duration(s.Lookback))
 	}
-	next, err := d.expandSearchURL(s.URL, q.Actor, q.Target, q.Text)
+	a, err := d.action(q.Kind)
+	if err != nil {
+		return res, err
+	}
+	next, err := d.expand(s.URL, d.varsOf(a, q.Actor, q.Target, q.Text))
 	if err != nil {
 		return res, err
 	}
@@ -674,7 +693,7 @@ func (d *Declarative) searchState(ctx context.Context, tab *browser.Tab, q Query
 	if d.spec.Search != nil && d.spec.Search.Settle != nil {
 		res.Settle = time.Duration(*d.spec.Search.Settle)
 	}
-	u, err := d.expandURL(a.Open, q.Actor, q.Target)
+	u, err := d.expand(a.Open, d.varsOf(a, q.Actor, q.Target, ""))
 	if err != nil {
 		return res, err
 	}

@@ -160,11 +160,15 @@ func (a *ActionsSpec) get(k kind.Kind) *ActionSpec {
 // state (like, follow). Search, when set, replaces the site's search for
 // this kind.
 type ActionSpec struct {
-	Open   string     `yaml:"open"`
-	Ready  *ReadySpec `yaml:"ready"`
-	Before []StepSpec `yaml:"before"`
-	Fill   *FillSpec  `yaml:"fill"`
-	Fields []FillSpec `yaml:"fields"`
+	Open string `yaml:"open"`
+	// Target, for the kinds on an object, is what the action's templates
+	// may take from the intent's target: the named groups of its pattern
+	// ({target.NAME}).
+	Target *TargetSpec `yaml:"target"`
+	Ready  *ReadySpec  `yaml:"ready"`
+	Before []StepSpec  `yaml:"before"`
+	Fill   *FillSpec   `yaml:"fill"`
+	Fields []FillSpec  `yaml:"fields"`
 	// Media, when set, says how the action attaches media (post, reply,
 	// thread part); without it the action takes none.
 	Media  *MediaSpec   `yaml:"media"`
@@ -188,6 +192,35 @@ func (a *ActionSpec) fills() []FillSpec {
 		return []FillSpec{*a.Fill}
 	}
 	return a.Fields
+}
+
+// TargetSpec reads parts of an intent's target URL: Pattern is a regular
+// expression the target must match (anchor it to match it whole), whose
+// named groups
+// ((?P<page>…)) templates use as {target.page}. A target it does not
+// match is refused before anything is opened.
+type TargetSpec struct {
+	Pattern string `yaml:"pattern"`
+}
+
+// groups returns the names of the pattern's named groups, as template
+// placeholders (target.NAME); nil for no spec or a pattern that does not
+// compile (reported by validate).
+func (t *TargetSpec) groups() []string {
+	if t == nil {
+		return nil
+	}
+	re, err := regexp.Compile(t.Pattern)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range re.SubexpNames() {
+		if n != "" {
+			out = append(out, "target."+n)
+		}
+	}
+	return out
 }
 
 // SelectorSpec names one element.
@@ -451,7 +484,7 @@ func (s *Spec) validate() problems {
 		}
 	}
 	if s.Search != nil {
-		s.Search.validate(&p, "search", origins)
+		s.Search.validate(&p, "search", origins, "title")
 	}
 	s.Ready.validate(&p, "ready")
 	if s.Identity.Shows != "" && !accountNames[s.Identity.Shows] {
@@ -543,12 +576,34 @@ func checkTransforms(p *problems, path string, ts []TransformSpec) {
 }
 
 func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map[string]bool) {
+	if t := a.Target; t != nil {
+		switch re, err := regexp.Compile(t.Pattern); {
+		case k == kind.Post:
+			p.add(path+".target", "a post has no target")
+		case t.Pattern == "":
+			p.add(path+".target.pattern", "required: a regular expression with named groups, such as 'title=(?P<page>[^&#]+)'")
+		case err != nil:
+			p.add(path+".target.pattern", "not a regular expression: %v", err)
+		case len(t.groups()) == 0:
+			p.add(path+".target.pattern", "%q has no named group (?P<NAME>…) for the templates to use", t.Pattern)
+		default:
+			for _, n := range re.SubexpNames() {
+				if n != "" && !groupRE.MatchString(n) {
+					p.add(path+".target.pattern", "group name %q: use lower-case letters, digits and _", n)
+				}
+			}
+		}
+	}
+	extra := a.Target.groups()
+	if k == kind.Post {
+		extra = []string{"title"}
+	}
 	if a.Open == "" {
 		p.add(path+".open", "required")
 	} else {
-		checkTemplate(p, path+".open", a.Open, origins, k != kind.Post)
-		if k != kind.Post && !strings.Contains(a.Open, "{target}") {
-			p.add(path+".open", "must open the intent's {target}")
+		checkTemplate(p, path+".open", a.Open, origins, k != kind.Post, extra...)
+		if k != kind.Post && !strings.Contains(a.Open, "{target") {
+			p.add(path+".open", "must open the intent's {target}, or a page named by its parts ({target.NAME})")
 		}
 	}
 	a.Ready.validate(p, path+".ready")
@@ -571,7 +626,7 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 		if !k.Creates() {
 			p.add(path+".search", "like and follow read their control on the target")
 		} else {
-			a.Search.validate(p, path+".search", origins)
+			a.Search.validate(p, path+".search", origins, append(a.Target.groups(), "title")...)
 		}
 	}
 	if k.Creates() {
@@ -735,7 +790,10 @@ func (l *LandedSpec) validate(p *problems, path string) {
 	}
 }
 
-var methodRE = regexp.MustCompile(`^[A-Z]{3,7}$`)
+var (
+	methodRE = regexp.MustCompile(`^[A-Z]{3,7}$`)
+	groupRE  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,30}$`)
+)
 
 // itemNeeds says which parts of an ItemSpec a reader requires (the link
 // always) and which it refuses.
@@ -782,11 +840,11 @@ func (r *ResultSpec) validate(p *problems, path string, origins map[string]bool)
 	}
 }
 
-func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool) {
+func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool, extra ...string) {
 	if s.URL == "" {
 		p.add(path+".url", "required")
 	} else {
-		checkSearchTemplate(p, path+".url", s.URL, origins)
+		checkSearchTemplate(p, path+".url", s.URL, origins, extra...)
 		if s.Own && !strings.Contains(s.URL, "{actor") {
 			p.add(path+".url", "an own list is the actor's: its URL needs {actor} or {actor.slug}")
 		}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/browserop/browserop/browser"
 )
@@ -34,8 +36,9 @@ func placeholders(tmpl string) ([]string, error) {
 
 // checkTemplate validates a URL template: "{target}" alone (when allowed), or
 // "{origin}" followed by a path or query, or an absolute URL on a declared
-// origin; {actor} may appear after the origin.
-func checkTemplate(p *problems, path, tmpl string, origins map[string]bool, allowTarget bool) {
+// origin; {actor} and {actor.slug} may appear after the origin, and so may
+// the names extra allows ({title}, {target.NAME}).
+func checkTemplate(p *problems, path, tmpl string, origins map[string]bool, allowTarget bool, extra ...string) {
 	names, err := placeholders(tmpl)
 	if err != nil {
 		p.add(path, "%q: %v", tmpl, err)
@@ -47,16 +50,24 @@ func checkTemplate(p *problems, path, tmpl string, origins map[string]bool, allo
 		}
 		return
 	}
+	sample := tmpl
 	for _, n := range names {
-		switch n {
-		case "origin", "actor", "actor.slug":
-		case "target":
-			p.add(path, "{target} must be the whole template")
+		switch {
+		case n == "origin":
+			continue
+		case n == "actor", n == "actor.slug", slices.Contains(extra, n):
+		case n == "target":
+			p.add(path, "{target} must be the whole template (its parts are {target.NAME}, the named groups of the action's target.pattern)")
+			return
+		case strings.HasPrefix(n, "target."):
+			p.add(path, "{%s}: the action's target.pattern has no group (?P<%s>…)", n, strings.TrimPrefix(n, "target."))
 			return
 		default:
-			p.add(path, "unknown placeholder {%s} (use {origin}, {actor}, {actor.slug} or {target})", n)
+			use := append([]string{"{origin}", "{actor}", "{actor.slug}"}, braced(extra)...)
+			p.add(path, "unknown placeholder {%s} (use %s or {target})", n, strings.Join(use, ", "))
 			return
 		}
+		sample = strings.ReplaceAll(sample, "{"+n+"}", "x")
 	}
 	if strings.Count(tmpl, "{origin}") > 1 || (strings.Contains(tmpl, "{origin}") && !strings.HasPrefix(tmpl, "{origin}")) {
 		p.add(path, "{origin} may only start the template")
@@ -69,15 +80,12 @@ func checkTemplate(p *problems, path, tmpl string, origins map[string]bool, allo
 	if len(origins) == 0 {
 		return // the origins themselves are reported
 	}
-	sample := tmpl
 	if strings.HasPrefix(tmpl, "{origin}") {
 		for o := range origins {
 			sample = strings.Replace(sample, "{origin}", o, 1)
 			break
 		}
 	}
-	sample = strings.ReplaceAll(sample, "{actor}", "actor")
-	sample = strings.ReplaceAll(sample, "{actor.slug}", "actor")
 	if o := browser.Origin(sample); o == "" || !origins[o] {
 		p.add(path, "%q leaves the site's origins", tmpl)
 		return
@@ -87,10 +95,18 @@ func checkTemplate(p *problems, path, tmpl string, origins map[string]bool, allo
 	}
 }
 
+func braced(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "{" + n + "}"
+	}
+	return out
+}
+
 // checkSearchTemplate validates a search URL template: a URL template
 // that may also be "{target}" (the comments on the target's page) and may
-// put the exact text, {text}, in its query.
-func checkSearchTemplate(p *problems, path, tmpl string, origins map[string]bool) {
+// put the exact text, {text}, in its query, and the names extra allows.
+func checkSearchTemplate(p *problems, path, tmpl string, origins map[string]bool, extra ...string) {
 	if tmpl == "{target}" {
 		return
 	}
@@ -102,7 +118,7 @@ func checkSearchTemplate(p *problems, path, tmpl string, origins map[string]bool
 		}
 		tmpl = strings.ReplaceAll(tmpl, "{text}", "text")
 	}
-	checkTemplate(p, path, tmpl, origins, false)
+	checkTemplate(p, path, tmpl, origins, false, extra...)
 }
 
 // checkFieldTemplate validates a field template: "{origin}/..." with {value}.
@@ -132,48 +148,158 @@ func checkFieldTemplate(p *problems, path, tmpl string, origins map[string]bool)
 	}
 }
 
-var (
-	handleRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
-	valueRE  = regexp.MustCompile(`^[A-Za-z0-9_.~-]{1,200}$`)
-)
+var handleRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// urlVars are what a URL template is filled with for one intent: the
+// actor, the target, the exact text (for {text} and {title}), and the
+// action's target.pattern, whose named groups are {target.NAME}.
+type urlVars struct {
+	actor, target, text string
+	pattern             *regexp.Regexp
+}
 
 // expandURL fills a validated URL template for an intent and checks that
 // the result stays on the site's origins.
 func (d *Declarative) expandURL(tmpl, actor, target string) (string, error) {
-	return d.expandSearchURL(tmpl, actor, target, "")
+	return d.expand(tmpl, urlVars{actor: actor, target: target})
 }
 
 // expandSearchURL is expandURL that also puts text, query-escaped, for
 // {text}.
 func (d *Declarative) expandSearchURL(tmpl, actor, target, text string) (string, error) {
+	return d.expand(tmpl, urlVars{actor: actor, target: target, text: text})
+}
+
+// expand fills a validated URL template with v. {target} alone is the
+// target, which must be on the site. Every other value is escaped for
+// where it stands: as a path segment before the query, as a query value
+// in it. {title} is the text's first line; {target.NAME} is what the
+// group NAME of the target pattern captured, unescaped first (a target's
+// "Team_plan%20p1" is "Team_plan p1", escaped again where it goes), and a
+// target the pattern does not match is a HardStop of kind target before
+// any navigation.
+func (d *Declarative) expand(tmpl string, v urlVars) (string, error) {
 	if tmpl == "{target}" {
-		if err := d.onOrigin(target); err != nil {
+		if err := d.onOrigin(v.target); err != nil {
 			return "", hardStop(StopTarget, err, "target")
 		}
-		return target, nil
+		return v.target, nil
+	}
+	names, _ := placeholders(tmpl) // validated
+	var captured []int
+	if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "target.") }) {
+		if err := d.onOrigin(v.target); err != nil {
+			return "", hardStop(StopTarget, err, "target")
+		}
+		if v.pattern != nil {
+			captured = v.pattern.FindStringSubmatchIndex(v.target)
+		}
+		if captured == nil {
+			return "", hardStop(StopTarget, nil, "the target %q does not match the action's target.pattern", excerpt(v.target))
+		}
 	}
 	out := strings.Replace(tmpl, "{origin}", d.origins[0], 1)
-	if strings.Contains(out, "{actor") {
-		if !handleRE.MatchString(actor) {
-			return "", hardStop(StopTarget, nil, "actor %q is not a handle", actor)
+	query := strings.Index(out, "?")
+	var b strings.Builder
+	rest := out
+	for {
+		i := strings.Index(rest, "{")
+		if i < 0 {
+			b.WriteString(rest)
+			break
 		}
-		out = strings.ReplaceAll(out, "{actor}", url.PathEscape(actor))
-		out = strings.ReplaceAll(out, "{actor.slug}", url.PathEscape(d.account(actor).Slug))
+		j := strings.Index(rest[i:], "}") + i
+		b.WriteString(rest[:i])
+		name := rest[i+1 : j]
+		inQuery := query >= 0 && b.Len() > query
+		val, err := d.urlValue(name, v, captured)
+		if err != nil {
+			return "", err
+		}
+		if inQuery {
+			b.WriteString(url.QueryEscape(val))
+		} else {
+			b.WriteString(url.PathEscape(val))
+		}
+		rest = rest[j+1:]
 	}
-	out = strings.ReplaceAll(out, "{text}", url.QueryEscape(text))
+	out = b.String()
 	if err := d.onOrigin(out); err != nil {
 		return "", hardStop(StopOffsite, err, "template")
 	}
 	return out, nil
 }
 
-// expandValue fills a field template with a value read from the page.
+// urlValue is the raw value of placeholder name (never {origin}, which
+// expand puts first); captured is where the target pattern's groups
+// matched in the target.
+func (d *Declarative) urlValue(name string, v urlVars, captured []int) (string, error) {
+	switch name {
+	case "actor", "actor.slug":
+		if !handleRE.MatchString(v.actor) {
+			return "", hardStop(StopTarget, nil, "actor %q is not a handle", v.actor)
+		}
+		if name == "actor.slug" {
+			return d.account(v.actor).Slug, nil
+		}
+		return v.actor, nil
+	case "text":
+		return v.text, nil
+	case "title":
+		title, _ := splitText(v.text)
+		if strings.TrimSpace(title) == "" {
+			return "", fmt.Errorf("%w: the text has no title (its first line) for the URL", ErrStepFailed)
+		}
+		return title, nil
+	}
+	g := strings.TrimPrefix(name, "target.")
+	i := v.pattern.SubexpIndex(g)
+	start, end := captured[2*i], captured[2*i+1]
+	if start < 0 {
+		return "", hardStop(StopTarget, nil, "the target's %s (target.pattern) is empty", g)
+	}
+	raw := v.target[start:end]
+	// Unescaped as the part of the URL it was taken from: "+" is a space
+	// in a query, itself in a path.
+	unescape := url.PathUnescape
+	if q := strings.Index(v.target, "?"); q >= 0 && start > q {
+		unescape = url.QueryUnescape
+	}
+	if u, err := unescape(raw); err == nil {
+		raw = u
+	}
+	if raw == "" {
+		return "", hardStop(StopTarget, nil, "the target's %s (target.pattern) is empty", g)
+	}
+	return raw, nil
+}
+
+// expandValue fills a field template with a value read from the page,
+// escaped for where {value} stands (a path segment, or a query value: a
+// page named "Team plan p1" is "Team%20plan%20p1" or "Team+plan+p1"). An
+// empty value, one over 200 characters or one with control characters is
+// refused: no link is made of it.
 func (d *Declarative) expandValue(tmpl, value string) (string, error) {
-	if !valueRE.MatchString(value) {
-		return "", fmt.Errorf("value %q does not fit a URL", excerpt(value))
+	if value == "" || len([]rune(value)) > 200 || strings.ContainsFunc(value, unicode.IsControl) {
+		return "", fmt.Errorf("value %q does not name a page", excerpt(value))
 	}
 	out := strings.Replace(tmpl, "{origin}", d.origins[0], 1)
-	return strings.ReplaceAll(out, "{value}", url.PathEscape(value)), nil
+	var b strings.Builder
+	for {
+		i := strings.Index(out, "{value}")
+		if i < 0 {
+			b.WriteString(out)
+			break
+		}
+		b.WriteString(out[:i])
+		if q := strings.Index(b.String(), "?"); q >= 0 {
+			b.WriteString(url.QueryEscape(value))
+		} else {
+			b.WriteString(url.PathEscape(value))
+		}
+		out = out[i+len("{value}"):]
+	}
+	return b.String(), nil
 }
 
 // onOrigin checks that raw is an absolute http(s) URL on a site origin.

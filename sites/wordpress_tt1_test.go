@@ -139,7 +139,7 @@ func TestWordPressTT1Check(t *testing.T) {
 
 	blind := func(d *sites.Declarative) map[kind.Kind]string {
 		t.Helper()
-		rep, err := d.Check(ctx, tab, "alice", target)
+		rep, err := d.Check(ctx, tab, "alice", target, "")
 		require.NoError(t, err)
 		out := map[kind.Kind]string{}
 		for _, s := range rep.Blind() {
@@ -157,7 +157,7 @@ func TestWordPressTT1Check(t *testing.T) {
 	const published = "SELECT COUNT(*) FROM wp_posts WHERE post_type = 'post' AND post_status = 'publish'"
 	before, err := site.Count(ctx, published)
 	require.NoError(t, err)
-	rep, err := wordpressAdapter(t, site).Check(ctx, tab, "alice", target)
+	rep, err := wordpressAdapter(t, site).Check(ctx, tab, "alice", target, "")
 	require.NoError(t, err)
 	var body *sites.SelectorCount
 	for _, p := range rep.Pages {

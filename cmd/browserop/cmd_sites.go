@@ -104,6 +104,7 @@ func sitesCheck(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("sites check")
 	actor := fs.String("actor", "", "the account the searches look for (default: the one signed in)")
 	target := fs.String("target", "", "a post on the site, for the actions and searches on an object (reply, like, follow, comments)")
+	text := fs.String("text", "", "a text published on the site, for the pages and searches its title names ({title}, {text})")
 	timeout := fs.Duration("timeout", 2*time.Minute, "upper bound for the whole check")
 	pos, err := parseChecked(fs, args, func(pos []string) error {
 		if len(pos) != 1 {
@@ -151,7 +152,7 @@ func sitesCheck(ctx context.Context, e *env, args []string) error {
 			who, _ = d.Identity(ctx, tab)
 		}
 	}
-	rep, err := d.Check(ctx, tab, who, *target)
+	rep, err := d.Check(ctx, tab, who, *target, *text)
 	if err != nil {
 		return err
 	}
