@@ -101,7 +101,7 @@ func fromAction(a ledger.Action) (intent, error) {
 // canonical form (site.Canonical), as the links the adapter reads are.
 // The ledger keeps the raw intent: its idempotency key never changes.
 func (in intent) verifyIntent(site sites.Adapter, executingAt time.Time) verify.Intent {
-	v := verify.Intent{Kind: in.kind, Actor: in.actor, Text: site.Expected(in.performed(), in.text), NotBefore: executingAt}
+	v := verify.Intent{Kind: in.kind, Actor: in.actor, Text: site.Expected(in.performed(), in.actor, in.text, executingAt), NotBefore: executingAt}
 	for _, m := range in.media {
 		v.Media = append(v.Media, verify.Media{Type: m.Type, Alt: m.Alt})
 	}

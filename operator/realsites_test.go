@@ -99,11 +99,11 @@ func (s *siteAnswers) StateLabels(k kind.Kind) (done, notDone string, ok bool) {
 	return l.StateLabels(k)
 }
 
-func (s *siteAnswers) Expected(k kind.Kind, text string) string {
+func (s *siteAnswers) Expected(k kind.Kind, actor, text string, at time.Time) string {
 	if s.expected != nil {
 		return s.expected(k, text)
 	}
-	return s.Adapter.Expected(k, text)
+	return s.Adapter.Expected(k, actor, text, at)
 }
 
 func (s *siteAnswers) Canonical(raw string) string {

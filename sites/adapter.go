@@ -273,9 +273,10 @@ type Adapter interface {
 
 	// Expected returns the intended text as the site renders it: the
 	// fields an action fills joined as the site shows them, after the
-	// transforms the site declares (a signature expanded, a link
-	// shortened). Verification compares this, never the raw text.
-	Expected(k kind.Kind, text string) string
+	// transforms the site declares (a signature expanded with actor's
+	// names and the time at, a link shortened). Verification compares
+	// this, never the raw text.
+	Expected(k kind.Kind, actor, text string, at time.Time) string
 	// MediaLimits returns what the site takes as media on an action of
 	// kind k; the zero MediaLimits when it takes none.
 	MediaLimits(k kind.Kind) MediaLimits

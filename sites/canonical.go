@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/browserop/browserop/kind"
 )
@@ -13,21 +14,70 @@ import (
 type rewrite struct {
 	re      *regexp.Regexp
 	replace string
+	zone    *time.Location
 }
 
 func compileRewrites(ts []TransformSpec) []rewrite {
 	out := make([]rewrite, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, rewrite{regexp.MustCompile(t.Match), t.Replace}) // validated
+		zone := time.UTC
+		if t.Zone != "" {
+			zone, _ = time.LoadLocation(t.Zone) // validated
+		}
+		out = append(out, rewrite{regexp.MustCompile(t.Match), t.Replace, zone}) // validated
 	}
 	return out
 }
 
+// signer is who a text's transforms name, and when ({actor},
+// {actor.name}, {time:LAYOUT}); the zero signer for canonical rewrites,
+// which name neither.
+type signer struct {
+	login, slug, name string
+	at                time.Time
+}
+
 func applyRewrites(s string, rs []rewrite) string {
+	return applySigned(s, rs, signer{})
+}
+
+// applySigned applies rs in order, each replacement's placeholders filled
+// from by (written so that a "$" in a name is itself, not a group).
+func applySigned(s string, rs []rewrite, by signer) string {
 	for _, r := range rs {
-		s = r.re.ReplaceAllString(s, r.replace)
+		s = r.re.ReplaceAllString(s, by.fill(r.replace, r.zone))
 	}
 	return s
+}
+
+// fill puts the signer into a replacement's placeholders.
+func (by signer) fill(replace string, zone *time.Location) string {
+	if !strings.Contains(replace, "{") {
+		return replace
+	}
+	lit := func(v string) string { return strings.ReplaceAll(v, "$", "$$") }
+	var b strings.Builder
+	rest := replace
+	for {
+		i := strings.Index(rest, "{")
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String()
+		}
+		j := strings.Index(rest[i:], "}") + i
+		b.WriteString(rest[:i])
+		switch n := rest[i+1 : j]; {
+		case n == "actor":
+			b.WriteString(lit(by.login))
+		case n == "actor.slug":
+			b.WriteString(lit(by.slug))
+		case n == "actor.name":
+			b.WriteString(lit(by.name))
+		case strings.HasPrefix(n, "time:"):
+			b.WriteString(lit(by.at.In(zone).Format(strings.TrimPrefix(n, "time:"))))
+		}
+		rest = rest[j+1:]
+	}
 }
 
 // Canonical returns the canonical form of an absolute http(s) URL on the
@@ -79,13 +129,21 @@ func filterQuery(raw string, keep, drop []string) string {
 
 // Expected returns the intended text as the site shows it. An action that
 // fills a title and a body shows them as two lines: the title, then the
-// body (see splitText). The site's transforms then apply in order.
-func (d *Declarative) Expected(k kind.Kind, text string) string {
-	if a := d.spec.Actions.get(k); a != nil && a.splitsText() {
-		title, body := splitText(text)
-		text = title + "\n" + body
+// body (see splitText). The kind's transforms (its own, else the site's)
+// then apply in order, naming actor and the time at where they say so.
+func (d *Declarative) Expected(k kind.Kind, actor, text string, at time.Time) string {
+	rs := d.transforms
+	if a := d.spec.Actions.get(k); a != nil {
+		if a.splitsText() {
+			title, body := splitText(text)
+			text = title + "\n" + body
+		}
+		if a.Transforms != nil {
+			rs = d.kindTransforms[k]
+		}
 	}
-	return applyRewrites(text, d.transforms)
+	acct := d.account(actor)
+	return applySigned(text, rs, signer{login: actor, slug: acct.Slug, name: acct.Name, at: at})
 }
 
 // splitText splits a text into its title, the first line, and its body,

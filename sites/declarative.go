@@ -27,13 +27,21 @@ type Declarative struct {
 	keepFragment *regexp.Regexp
 	rewrites     []rewrite // canonical.rewrite
 	transforms   []rewrite
+	// kindTransforms are the actions' own transforms, for the kinds that
+	// declare them.
+	kindTransforms map[kind.Kind][]rewrite
 }
 
 var _ Adapter = (*Declarative)(nil)
 
 func newDeclarative(name string, spec Spec) *Declarative {
 	d := &Declarative{name: name, spec: spec, origins: slices.Clone(spec.Origins), now: time.Now,
-		transforms: compileRewrites(spec.Transforms)}
+		transforms: compileRewrites(spec.Transforms), kindTransforms: map[kind.Kind][]rewrite{}}
+	for _, k := range kind.All {
+		if a := spec.Actions.get(k); a != nil && a.Transforms != nil {
+			d.kindTransforms[k] = compileRewrites(a.Transforms)
+		}
+	}
 	if c := spec.Canonical; c != nil {
 		if c.KeepFragment != "" {
 			d.keepFragment = regexp.MustCompile("^(?:" + c.KeepFragment + ")$")

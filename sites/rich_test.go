@@ -46,7 +46,7 @@ func TestRichConformance(t *testing.T) {
 		Refusals: map[sites.RefusalKind]func(*testing.T, sites.Intent) func(){
 			sites.RefusedDuplicate: func(t *testing.T, in sites.Intent) func() {
 				require.NoError(t, demo.SetFaults(demosite.Faults{RefuseDuplicates: true}))
-				expected := d.Expected(in.Kind, in.Text)
+				expected := d.Expected(in.Kind, in.Actor, in.Text, time.Now())
 				demo.SeedPost("alice", expected, time.Now())
 				return func() { require.NoError(t, demo.SetFaults(demosite.Faults{})) }
 			},

@@ -91,10 +91,15 @@ type CanonicalSpec struct {
 }
 
 // TransformSpec is one regular expression replacement (RE2 syntax; $1 in
-// Replace is the first group).
+// Replace is the first group). In a text's transforms (not a canonical
+// rewrite) Replace may also name who acts and when: {actor}, {actor.slug},
+// {actor.name} (see accounts) and {time:LAYOUT}, the moment the action
+// went executing written with a Go time layout in Zone (UTC by default),
+// as a signature the site expands shows them.
 type TransformSpec struct {
 	Match   string `yaml:"match"`
 	Replace string `yaml:"replace"`
+	Zone    string `yaml:"zone"`
 }
 
 // RefusalSpec recognises one refusal of a submission: a Selector that
@@ -181,9 +186,12 @@ type ActionSpec struct {
 	// status that proves a form refused may prove nothing for an editor
 	// that retries by itself.
 	Refusals []RefusalSpec `yaml:"refusals"`
-	Result   *ResultSpec   `yaml:"result"`
-	State    *StateSpec    `yaml:"state"`
-	Search   *SearchSpec   `yaml:"search"`
+	// Transforms, when set (even empty), replace the site's transforms for
+	// this kind's text.
+	Transforms []TransformSpec `yaml:"transforms"`
+	Result     *ResultSpec     `yaml:"result"`
+	State      *StateSpec      `yaml:"state"`
+	Search     *SearchSpec     `yaml:"search"`
 }
 
 // fills returns the fields the action fills, in order.
@@ -521,9 +529,9 @@ func (s *Spec) validate() problems {
 		if len(c.KeepQuery) > 0 && len(c.DropQuery) > 0 {
 			p.add("canonical", "give keep_query or drop_query, not both")
 		}
-		checkTransforms(&p, "canonical.rewrite", c.Rewrite)
+		checkTransforms(&p, "canonical.rewrite", c.Rewrite, false)
 	}
-	checkTransforms(&p, "transforms", s.Transforms)
+	checkTransforms(&p, "transforms", s.Transforms, true)
 	checkRefusals(&p, "refusals", s.Refusals)
 	if m := s.Moderation; m != nil {
 		checkSelector(&p, "moderation.selector", m.Selector, true)
@@ -562,7 +570,9 @@ func checkRefusals(p *problems, at string, rs []RefusalSpec) {
 	}
 }
 
-func checkTransforms(p *problems, path string, ts []TransformSpec) {
+// checkTransforms validates rewrites; names says whether Replace may name
+// the actor and the time (a text's transforms), or not (canonical rules).
+func checkTransforms(p *problems, path string, ts []TransformSpec, names bool) {
 	for i, t := range ts {
 		tp := fmt.Sprintf("%s[%d]", path, i)
 		if t.Match == "" {
@@ -571,6 +581,30 @@ func checkTransforms(p *problems, path string, ts []TransformSpec) {
 		}
 		if _, err := regexp.Compile(t.Match); err != nil {
 			p.add(tp+".match", "not a regular expression: %v", err)
+		}
+		if t.Zone != "" {
+			if _, err := time.LoadLocation(t.Zone); err != nil {
+				p.add(tp+".zone", "%q is not a time zone name such as UTC or Europe/Paris", t.Zone)
+			}
+		}
+		if !names {
+			if strings.ContainsAny(t.Replace, "{}") || t.Zone != "" {
+				p.add(tp+".replace", "a canonical rewrite names no actor or time")
+			}
+			continue
+		}
+		ps, err := placeholders(t.Replace)
+		if err != nil {
+			p.add(tp+".replace", "%q: %v", t.Replace, err)
+			continue
+		}
+		for _, n := range ps {
+			switch {
+			case n == "actor", n == "actor.slug", n == "actor.name":
+			case strings.HasPrefix(n, "time:") && len(n) > len("time:"):
+			default:
+				p.add(tp+".replace", "unknown placeholder {%s} (use {actor}, {actor.slug}, {actor.name} or {time:LAYOUT})", n)
+			}
 		}
 	}
 }
@@ -616,6 +650,10 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 	checkSelector(p, path+".submit.selector", a.Submit.Selector, true)
 	a.Landed.validate(p, path+".landed")
 	checkRefusals(p, path+".refusals", a.Refusals)
+	checkTransforms(p, path+".transforms", a.Transforms, true)
+	if a.Transforms != nil && !k.Creates() {
+		p.add(path+".transforms", "%s has no text", k)
+	}
 	if a.Moderation != nil {
 		checkSelector(p, path+".moderation.selector", a.Moderation.Selector, true)
 		if !k.Creates() {

@@ -2,6 +2,7 @@ package sites_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -44,15 +45,15 @@ func TestCanonical(t *testing.T) {
 
 func TestExpectedTitleBodyAndTransforms(t *testing.T) {
 	d := realKeys(t, "")
-	require.Equal(t, "one\n\ntwo", d.Expected(kind.Post, "one\n\ntwo"), "no split, no transforms: the text itself")
+	require.Equal(t, "one\n\ntwo", d.Expected(kind.Post, "alice", "one\n\ntwo", time.Now()), "no split, no transforms: the text itself")
 
 	split := demoWith(t, "    fill:\n      selector: \"textarea#compose-text\"\n",
 		"    fields:\n      - selector: \"textarea#compose-text\"\n        value: \"{title}\"\n      - selector: \"textarea#other\"\n        value: \"{body}\"\n")
 	split = append(split, []byte("\ntransforms:\n  - match: '~~~~'\n    replace: '— alice'\n")...)
 	d, err := sites.Parse("split.yaml", split)
 	require.NoError(t, err)
-	require.Equal(t, "Title\nBody line\nmore — alice", d.Expected(kind.Post, "Title\r\n\r\nBody line\nmore ~~~~"))
-	require.Equal(t, "Hello\n\nthere — alice", d.Expected(kind.Reply, "Hello\n\nthere ~~~~"),
+	require.Equal(t, "Title\nBody line\nmore — alice", d.Expected(kind.Post, "alice", "Title\r\n\r\nBody line\nmore ~~~~", time.Now()))
+	require.Equal(t, "Hello\n\nthere — alice", d.Expected(kind.Reply, "alice", "Hello\n\nthere ~~~~", time.Now()),
 		"the reply fills one field, so it keeps its blank line; the site's transforms apply to every kind")
 }
 
@@ -101,4 +102,31 @@ func TestParseRealKeyErrors(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+// A kind's own transforms replace the site's, and a transform may name
+// the actor and the moment the action went executing, as a wiki's
+// signature (~~~~) shows them. A "$" in a name stays itself.
+func TestTransformsSignAndPerKind(t *testing.T) {
+	y := string(demoWith(t, "      selector: \"textarea#reply-text\"\n", "      selector: \"textarea#reply-text\"\n    transforms:\n"+
+		"      - match: '~~~~'\n        replace: '{actor.name} (talk) {time:15:04, 2 January 2006} (UTC)'\n"+
+		"      - match: '~~~'\n        replace: '{actor.name} ({actor})'\n"))
+	y += "\naccounts:\n  alice:\n    name: \"Alice $1 Liddell\"\ntransforms:\n  - match: '~~~~'\n    replace: 'site-wide'\n"
+	d, err := sites.Parse("demo.yaml", []byte(y))
+	require.NoError(t, err)
+	at := time.Date(2026, 12, 3, 9, 5, 0, 0, time.FixedZone("CET", 3600))
+	require.Equal(t, "Thanks Alice $1 Liddell (talk) 08:05, 3 December 2026 (UTC)", d.Expected(kind.Reply, "alice", "Thanks ~~~~", at))
+	require.Equal(t, "Hi Alice $1 Liddell (alice)", d.Expected(kind.Reply, "alice", "Hi ~~~", at))
+	require.Equal(t, "A post site-wide", d.Expected(kind.Post, "alice", "A post ~~~~", at), "the post keeps the site's transforms")
+
+	for _, tc := range []struct{ add, want string }{
+		{"transforms:\n  - match: 'x'\n    replace: '{actor.email}'\n", "transforms[0].replace: unknown placeholder {actor.email}"},
+		{"canonical:\n  rewrite:\n    - match: 'x'\n      replace: '{actor}'\n", "canonical.rewrite[0].replace: a canonical rewrite names no actor or time"},
+		{"transforms:\n  - match: 'x'\n    replace: 'y'\n    zone: Mars/Olympus\n", `transforms[0].zone: "Mars/Olympus" is not a time zone name`},
+	} {
+		_, err := sites.Parse("demo.yaml", append(demoWith(t, "", ""), []byte("\n"+tc.add)...))
+		require.ErrorContains(t, err, tc.want)
+	}
+	_, err = sites.Parse("demo.yaml", demoWith(t, "  like:\n", "  like:\n    transforms: []\n"))
+	require.ErrorContains(t, err, "actions.like.transforms: like has no text")
 }

@@ -316,7 +316,7 @@ func TestWordPressPostWithImage(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, obs.Read, "media")
 	require.Equal(t, []sites.MediaSeen{{Type: media.PNG, Alt: alt, AltRead: true}}, obs.Media, "the landed editor shows the image and its alt text")
-	require.Empty(t, verify.CheckLandedResult(verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, text), Media: []verify.Media{{Type: media.PNG, Alt: alt}}},
+	require.Empty(t, verify.CheckLandedResult(verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, "alice", text, time.Now()), Media: []verify.Media{{Type: media.PNG, Alt: alt}}},
 		obs.LandedResult()), "the landing proves the media")
 
 	id := postID(t, obs.URL)
@@ -357,7 +357,7 @@ func TestWordPressPostWithImage(t *testing.T) {
 	require.True(t, found[0].OK(), "%+v", found[0])
 	require.Equal(t, []sites.MediaSeen{{Type: media.PNG}}, found[0].Media, "the archive shows the image, not its alt text")
 	vs := res.View(time.Now())
-	vin := verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, text), NotBefore: before.Add(-time.Minute),
+	vin := verify.Intent{Kind: kind.Post, Actor: "alice", Text: d.Expected(kind.Post, "alice", text, time.Now()), NotBefore: before.Add(-time.Minute),
 		Media: []verify.Media{{Type: media.PNG, Alt: alt}}}
 	v := verify.Classify(vin, vs, verify.Options{Settle: res.Settle, Skew: time.Minute})
 	require.Equal(t, verify.Verified, v.Outcome, v.Reason)

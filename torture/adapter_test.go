@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/sites"
@@ -107,11 +108,11 @@ func TestPerturbAdapter(t *testing.T) {
 	}
 	text := `it's "quoted"`
 	d = load("transform_mismatch", "curly_quotes")
-	if got, site := d.Expected("post", text), demosite.Rewrite("curly_quotes", text); got == site || got == text {
+	if got, site := d.Expected("post", "alice", text, time.Now()), demosite.Rewrite("curly_quotes", text); got == site || got == text {
 		t.Errorf("curly_quotes: expected %q, the site shows %q", got, site)
 	}
 	d = load("transform_mismatch", "signature")
-	if got, site := d.Expected("post", "x"), demosite.Rewrite("signature", "x"); got == site || got != "x\n-- sent from demosite" {
+	if got, site := d.Expected("post", "alice", "x", time.Now()), demosite.Rewrite("signature", "x"); got == site || got != "x\n-- sent from demosite" {
 		t.Errorf("signature: expected %q, the site shows %q", got, site)
 	}
 	for _, v := range []string{"duplicate_409", "validation_selector"} {

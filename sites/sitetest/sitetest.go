@@ -154,7 +154,7 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 	}
 	before := time.Now()
 	h.prepare(t, ctx, tab, in)
-	require.Zero(t, h.Count(t, k, h.Adapter.Expected(k, text)), "filling publishes nothing")
+	require.Zero(t, h.Count(t, k, h.Adapter.Expected(k, h.Actor, text, time.Now())), "filling publishes nothing")
 	require.NoError(t, h.Adapter.Submit(ctx, tab, in), "submit")
 	obs, err := h.Adapter.Result(ctx, tab, in)
 	require.NoError(t, err, "read the landed result")
@@ -164,7 +164,7 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 	for _, f := range obs.Read {
 		switch f {
 		case "text":
-			require.Equal(t, verify.Normalize(h.Adapter.Expected(k, text)), verify.Normalize(obs.Text), "the landed text")
+			require.Equal(t, verify.Normalize(h.Adapter.Expected(k, h.Actor, text, time.Now())), verify.Normalize(obs.Text), "the landed text")
 		case "author":
 			require.Equal(t, h.Actor, obs.Author, "the landed author")
 		case "media":
@@ -175,11 +175,11 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 	if len(items) > 0 {
 		require.Contains(t, obs.Read, "media", "an action with media reads them on its result")
 	}
-	require.Equal(t, 1, h.Count(t, k, h.Adapter.Expected(k, text)), "published exactly once, counted on the site")
+	require.Equal(t, 1, h.Count(t, k, h.Adapter.Expected(k, h.Actor, text, time.Now())), "published exactly once, counted on the site")
 
 	// The search finds exactly it, as verification reads it.
 	var res sites.SearchResult
-	vin := verify.Intent{Kind: k, Actor: h.Actor, Text: h.Adapter.Expected(k, text), Media: want, NotBefore: before.Add(-time.Minute)}
+	vin := verify.Intent{Kind: k, Actor: h.Actor, Text: h.Adapter.Expected(k, h.Actor, text, time.Now()), Media: want, NotBefore: before.Add(-time.Minute)}
 	if k.HasParent() {
 		vin.ExpectedParent = h.Adapter.Canonical(in.Target)
 	}
@@ -235,7 +235,7 @@ func (h Harness) refused(t *testing.T, r sites.RefusalKind, provoke func(*testin
 	h.prepare(t, ctx, tab, in)
 	undo := provoke(t, in)
 	defer undo()
-	before := h.Count(t, k, h.Adapter.Expected(k, text)) // the provocation may add the same text
+	before := h.Count(t, k, h.Adapter.Expected(k, h.Actor, text, time.Now())) // the provocation may add the same text
 	err := h.Adapter.Submit(ctx, tab, in)
 	ref := sites.AsRefusal(err)
 	require.NotNil(t, ref, "a refusal, not %v", err)
@@ -249,7 +249,7 @@ func (h Harness) refused(t *testing.T, r sites.RefusalKind, provoke func(*testin
 		require.NotErrorIs(t, err, sites.ErrOutcomeUnknown, "a proven refusal is definitive (%s)", ref.Doubt)
 		require.Empty(t, ref.Doubt)
 	}
-	require.Equal(t, before, h.Count(t, k, h.Adapter.Expected(k, text)), "the refused submission created nothing")
+	require.Equal(t, before, h.Count(t, k, h.Adapter.Expected(k, h.Actor, text, time.Now())), "the refused submission created nothing")
 }
 
 func problems(res sites.SearchResult) []string {
