@@ -53,7 +53,7 @@ func (d *Declarative) Compares(k kind.Kind) Comparison {
 	if s == nil {
 		return Comparison{}
 	}
-	return Comparison{
+	c := Comparison{
 		Text:           s.Text.set(),
 		Author:         s.Own || s.Author.set(),
 		Own:            s.Own,
@@ -64,6 +64,16 @@ func (d *Declarative) Compares(k kind.Kind) Comparison {
 		Media:          s.Media != nil,
 		AltText:        s.Media != nil && !s.Media.HidesAlt,
 	}
+	if o := s.OpenEach; o != nil {
+		// Read on each item's page instead, where declared there.
+		c.Text = c.Text || o.Text.set()
+		c.Author = c.Author || o.Author.set()
+		c.Time = c.Time || o.Time.set()
+		if o.Media != nil {
+			c.Media, c.AltText = true, !o.Media.HidesAlt
+		}
+	}
+	return c
 }
 
 // Uncompared names the parts the intent fixes that the search reconciling

@@ -1,6 +1,7 @@
 package sites
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -506,6 +507,9 @@ func (d *Declarative) Search(ctx context.Context, tab *browser.Tab, q Query) (Se
 	s := d.searchOf(a)
 	agreed := true
 	res, err := d.searchList(ctx, tab, q, s, &agreed)
+	if err == nil && s.OpenEach != nil {
+		err = d.openEach(ctx, tab, q, s, &res)
+	}
 	markMergedLinks(res.Items)
 	if s.Count != "" {
 		// The site's own count must agree with what was read on every
@@ -684,6 +688,92 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 		}
 	}
 	return res, nil
+}
+
+// Problems of an item that open_each could not read on its own page.
+const (
+	problemNotOpened  = "text not read: the walk opens at most open_each.max items"
+	problemOpenedElse = "text not read: its page opened at another address"
+)
+
+// openEach reads, for the items of res in order, the fields s.OpenEach
+// names on each item's own page (its link), and puts them in the item in
+// place of the list's. An item without a usable link, or past max, is not
+// opened: it keeps a problem, never matches, and the view is not
+// complete. An item whose page redirects elsewhere, or does not show
+// exactly one OpenEach.Item, gets a problem too. A failure to open or
+// read a page ends the walk with its error.
+func (d *Declarative) openEach(ctx context.Context, tab *browser.Tab, q Query, s *SearchSpec, res *SearchResult) error {
+	o := s.OpenEach
+	fields := itemFields{ItemSpec: o.ItemSpec, own: s.Own && !o.Author.set(), actor: q.Actor}
+	fields.Link, fields.Parent = nil, nil
+	opened := 0
+	for i := range res.Items {
+		it := &res.Items[i]
+		if it.Link == "" || !it.OK() {
+			continue // already unusable: nothing to read for it
+		}
+		if opened == o.Max {
+			it.Problems = append(it.Problems, problemNotOpened)
+			res.Complete = false
+			continue
+		}
+		opened++
+		at := cmp.Or(it.RawLink, it.Link)
+		status, err := d.navigate(ctx, tab, at)
+		if err != nil {
+			return err
+		}
+		if blk, err := d.Blocker(ctx, tab, status); err != nil {
+			return err
+		} else if blk.Blocked() {
+			return hardStop(StopKindOf(blk.Kind), nil, "%s", blk.Detail)
+		}
+		if status != 200 {
+			return fmt.Errorf("the page of search item %s answered %d", at, status)
+		}
+		if err := d.waitReady(ctx, tab, nil); err != nil {
+			return err
+		}
+		page, err := tab.URL(ctx)
+		if err != nil {
+			return err
+		}
+		if browser.LooseURL(d.Canonical(page)) != browser.LooseURL(it.Link) {
+			it.Problems = append(it.Problems, problemOpenedElse)
+			continue
+		}
+		got, err := d.readItems(ctx, tab, page, fields)
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 {
+			it.Problems = append(it.Problems, fmt.Sprintf("text not read: its page shows %d elements of open_each.item, want exactly 1", len(got)))
+			continue
+		}
+		mergeOpened(it, got[0], o)
+	}
+	return nil
+}
+
+// mergeOpened puts into it what its own page showed (from), for the
+// fields o reads there.
+func mergeOpened(it *Item, from Item, o *OpenEachSpec) {
+	if o.Text.set() {
+		it.Text = from.Text
+	}
+	if o.Author.set() {
+		it.Author = from.Author
+	}
+	if o.Time.set() {
+		it.Time = from.Time
+	}
+	if o.Media != nil {
+		it.Media = from.Media
+	}
+	for _, pr := range from.Problems {
+		it.Problems = append(it.Problems, pr+" (on its page)")
+	}
 }
 
 // searchOf returns the search of an action that creates an item: its own,

@@ -515,3 +515,60 @@ setTimeout(() => {
 	require.NoError(t, submitOnce(t, ctx, tab, d, "previewed first"), "saved once the previewed page was ready")
 	require.EqualValues(t, 1, posts.Load())
 }
+
+// TestSearchThenOpen: a list that shows a summary, not the text (a wiki's
+// history), reads each item's text on its own page (open_each), at most
+// max items a walk: those past it, and an item whose page is another
+// address, are read with a problem and never match.
+func TestSearchThenOpen(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /history", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `<!doctype html><body><ul id="history">
+<li data-author="alice"><a class="rev" href="/rev?id=3">3</a> <span class="comment">summary three</span></li>
+<li data-author="bob"><a class="rev" href="/rev?id=2">2</a> <span class="comment">summary two</span></li>
+<li data-author="alice"><a class="rev" href="/moved?id=1">1</a> <span class="comment">summary one</span></li>
+<li data-author="alice"><a class="rev" href="/rev?id=0">0</a> <span class="comment">summary zero</span></li>
+</ul><p id="end">end</p></body>`)
+	})
+	mux.HandleFunc("GET /rev", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `<!doctype html><body><article id="rev"><h1>Page `+r.FormValue("id")+`</h1><div class="text">text of `+r.FormValue("id")+`</div></article></body>`)
+	})
+	mux.HandleFunc("GET /moved", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/rev?id=9", http.StatusFound)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	y := miniYAML(srv.URL, "/compose", "", "")
+	y = strings.Replace(y, `search:
+  url: "{origin}/u/{actor}"
+  item: "article.post"
+  text: {selector: ".text"}
+  author: {attribute: data-author}
+  link: {selector: "a.permalink", attribute: href}`, `search:
+  url: "{origin}/history"
+  item: "#history li"
+  author: {attribute: data-author}
+  link: {selector: "a.rev", attribute: href}
+  open_each:
+    item: "article#rev"
+    title: {selector: "h1"}
+    text: {selector: ".text"}
+    max: 3`, 1)
+	d := miniSite(t, y)
+	ctx, tab := miniTab(t)
+	res, err := d.Search(ctx, tab, sites.Query{Kind: kind.Post, Actor: "alice"})
+	require.NoError(t, err)
+	require.Len(t, res.Items, 4)
+	require.Equal(t, "Page 3\ntext of 3", res.Items[0].Text, "read on its page, with its title")
+	require.Empty(t, res.Items[0].Problems)
+	require.Equal(t, "Page 2\ntext of 2", res.Items[1].Text)
+	require.Equal(t, []string{"text not read: its page opened at another address"}, res.Items[2].Problems)
+	require.Equal(t, []string{"text not read: the walk opens at most open_each.max items"}, res.Items[3].Problems)
+	require.False(t, res.Complete, "an item not opened leaves the view incomplete")
+	require.True(t, d.Compares(kind.Post).Text, "the text is compared, read on the item's page")
+
+	_, err = sites.Parse("mini.yaml", []byte(strings.Replace(y, "    max: 3", "    max: 0", 1)))
+	require.ErrorContains(t, err, "search.open_each.max: required")
+	_, err = sites.Parse("mini.yaml", []byte(strings.Replace(y, "    text: {selector: \".text\"}\n    max: 3", "    max: 3", 1)))
+	require.ErrorContains(t, err, "search.text: required")
+}

@@ -340,6 +340,17 @@ type ResultSpec struct {
 	ItemSpec `yaml:",inline"`
 }
 
+// OpenEachSpec reads, for each item a search's list shows, the fields it
+// names on the item's own page (its link, opened in the same tab): the
+// one element Item there, and in it Title, Text, Author, Time, Media, as
+// an ItemSpec reads them. A field it names replaces the list's. Max bounds
+// how many items a walk opens (1 to 20): those past it are read with the
+// problem "not opened", so they never match and the view is not complete.
+type OpenEachSpec struct {
+	ItemSpec `yaml:",inline"`
+	Max      int `yaml:"max"`
+}
+
 // StateSpec reads a toggle control: the Attribute of the one element at
 // Selector is DoneValue when the action's effect is present and
 // NotDoneValue (required) when it is absent; anything else is an unknown
@@ -370,13 +381,17 @@ type SearchSpec struct {
 	// "Showing 0 items"): on every page read it must equal the items
 	// Item matched there, so that a list that shows nothing is told from
 	// a selector that sees nothing (SearchResult.Counted).
-	Count          string    `yaml:"count"`
-	Next           string    `yaml:"next"`
-	CompleteMarker string    `yaml:"complete_marker"`
-	MaxPages       int       `yaml:"max_pages"`
-	Lookback       Duration  `yaml:"lookback"`
-	Settle         *Duration `yaml:"settle"`
-	SurfaceWithin  *Duration `yaml:"surface_within"`
+	// OpenEach, when set, reads fields the list does not show (a
+	// history's or a contributions list's summary is not the text) on
+	// each item's own page: see OpenEachSpec.
+	OpenEach       *OpenEachSpec `yaml:"open_each"`
+	Count          string        `yaml:"count"`
+	Next           string        `yaml:"next"`
+	CompleteMarker string        `yaml:"complete_marker"`
+	MaxPages       int           `yaml:"max_pages"`
+	Lookback       Duration      `yaml:"lookback"`
+	Settle         *Duration     `yaml:"settle"`
+	SurfaceWithin  *Duration     `yaml:"surface_within"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("48h").
@@ -890,6 +905,37 @@ func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool,
 	need := itemNeeds{item: true, text: true, author: !s.Own}
 	if s.Own {
 		need.noAuthor = "an own list has the actor as every item's author: leave author out"
+	}
+	if o := s.OpenEach; o != nil {
+		// The text (and the author) may come from the item's page.
+		need.text = !o.Text.set()
+		need.author = need.author && !o.Author.set()
+		checkSelector(p, path+".open_each.item", o.Item, true)
+		for _, f := range []struct {
+			key string
+			f   *FieldSpec
+		}{{"title", o.Title}, {"text", o.Text}, {"author", o.Author}, {"time", o.Time}} {
+			checkField(p, path+".open_each."+f.key, f.f, false, origins)
+			if f.f != nil && f.f.Page {
+				p.add(path+".open_each."+f.key, "page is only for link and parent")
+			}
+		}
+		if o.Link.set() || o.Parent.set() {
+			p.add(path+".open_each", "reads title, text, author, time and media: the link and the parent are the list's")
+		}
+		o.Media.validate(p, path+".open_each.media")
+		if !o.Title.set() && !o.Text.set() && !o.Author.set() && !o.Time.set() && o.Media == nil {
+			p.add(path+".open_each", "names no field to read on the item's page")
+		}
+		if o.Max < 1 || o.Max > 20 {
+			p.add(path+".open_each.max", "required: how many items a walk opens, 1 to 20")
+		}
+		if o.Text.set() && s.Title.set() && !o.Title.set() {
+			p.add(path+".title", "open_each reads the text: read the title there too (open_each.title)")
+		}
+		if o.Title.set() && !o.Text.set() {
+			p.add(path+".open_each.title", "needs open_each.text too: the title is the text's first line, read with it")
+		}
 	}
 	s.ItemSpec.validate(p, path, need, origins)
 	if s.Link != nil && s.Link.Page {
