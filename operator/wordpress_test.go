@@ -157,8 +157,8 @@ func wpReply(id, target, text string) string {
 	return fmt.Sprintf("  - {id: %s, site: wordpress, actor: alice, type: reply, at: \"{at}\", target: %q, text: %q}\n", id, target, text)
 }
 
-// action returns the ledger's one action.
-func (w *wordpressWorld) only() ledger.Action {
+// only returns the ledger's one action.
+func (w *world) only() ledger.Action {
 	w.t.Helper()
 	as := w.actions()
 	require.Len(w.t, as, 1)

@@ -36,6 +36,14 @@ if [ "${1:-}" = "--tests" ]; then
 { command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; } || need_wp+=(mariadb-server)
 command -v php >/dev/null 2>&1 || need_wp+=(php-cli)
 { command -v php >/dev/null 2>&1 && php -r 'exit(extension_loaded("mysqli") ? 0 : 1);'; } || need_wp+=(php-mysql)
+# internal/testrig/mwsite: MediaWiki 1.39 from Debian, on SQLite. The
+# package is content with php-mysql for its database; the test site needs
+# PHP's SQLite driver, and intl, mbstring and the DOM, named here too.
+[ -f /usr/share/mediawiki/maintenance/install.php ] || need_wp+=(mediawiki)
+{ command -v php >/dev/null 2>&1 && php -r 'exit(extension_loaded("pdo_sqlite") ? 0 : 1);'; } || need_wp+=(php-sqlite3)
+{ command -v php >/dev/null 2>&1 && php -r 'exit(extension_loaded("intl") ? 0 : 1);'; } || need_wp+=(php-intl)
+{ command -v php >/dev/null 2>&1 && php -r 'exit(extension_loaded("mbstring") ? 0 : 1);'; } || need_wp+=(php-mbstring)
+{ command -v php >/dev/null 2>&1 && php -r 'exit(extension_loaded("dom") && extension_loaded("xml") ? 0 : 1);'; } || need_wp+=(php-xml)
 fi
 if [ ${#need_apt[@]} -gt 0 ] || [ ${#need_wp[@]} -gt 0 ]; then
   sudo=""

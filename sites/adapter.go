@@ -209,8 +209,9 @@ type SearchResult struct {
 	// search can see the list, so a view without an item of the actor
 	// shows that it has none rather than that the selector misses them.
 	// A page where they differ (or the count cannot be read) leaves
-	// Counted false and the result not Complete. False when the search
-	// declares no count.
+	// Counted false and the result not Complete. A search whose first
+	// page is the site's own answer that the list is empty (search.empty)
+	// is Counted too. False otherwise when the search declares no count.
 	Counted bool
 }
 

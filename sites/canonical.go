@@ -15,6 +15,8 @@ type rewrite struct {
 	re      *regexp.Regexp
 	replace string
 	zone    *time.Location
+	// toCase, when set, replaces a match with its cased form.
+	toCase func(string) string
 }
 
 func compileRewrites(ts []TransformSpec) []rewrite {
@@ -24,7 +26,14 @@ func compileRewrites(ts []TransformSpec) []rewrite {
 		if t.Zone != "" {
 			zone, _ = time.LoadLocation(t.Zone) // validated
 		}
-		out = append(out, rewrite{regexp.MustCompile(t.Match), t.Replace, zone}) // validated
+		r := rewrite{re: regexp.MustCompile(t.Match), replace: t.Replace, zone: zone} // validated
+		switch t.Case {
+		case "upper":
+			r.toCase = strings.ToUpper
+		case "lower":
+			r.toCase = strings.ToLower
+		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -45,6 +54,10 @@ func applyRewrites(s string, rs []rewrite) string {
 // from by (written so that a "$" in a name is itself, not a group).
 func applySigned(s string, rs []rewrite, by signer) string {
 	for _, r := range rs {
+		if r.toCase != nil {
+			s = r.re.ReplaceAllStringFunc(s, r.toCase)
+			continue
+		}
 		s = r.re.ReplaceAllString(s, by.fill(r.replace, r.zone))
 	}
 	return s

@@ -611,6 +611,19 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 		} else if blk.Blocked() {
 			return res, hardStop(StopKindOf(blk.Kind), nil, "%s", blk.Detail)
 		}
+		if e := s.Empty; e != nil && status == e.Status {
+			empty, err := saysEmpty(ctx, tab, e)
+			if err != nil {
+				return res, err
+			}
+			if empty {
+				// The site says the list has no item (more): what was
+				// read is the whole of it, and the site counted it, as
+				// a count would.
+				res.Complete, res.Counted = true, len(res.Items) == 0
+				return res, nil
+			}
+		}
 		if status != 200 {
 			return res, fmt.Errorf("search page answered %d", status)
 		}
@@ -688,6 +701,16 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 		}
 	}
 	return res, nil
+}
+
+// saysEmpty reports whether the page shows e's element, one only, whose
+// text matches e.Text.
+func saysEmpty(ctx context.Context, tab *browser.Tab, e *EmptySpec) (bool, error) {
+	texts, err := tab.Texts(ctx, e.Selector)
+	if err != nil || len(texts) != 1 {
+		return false, err
+	}
+	return compiled(e.Text).MatchString(cleanMessage(texts[0])), nil
 }
 
 // Problems of an item that open_each could not read on its own page.

@@ -43,6 +43,9 @@ func TestMain(m *testing.M) {
 	if err := wp.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "close the WordPress site:", err)
 	}
+	if err := mw.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "close the MediaWiki site:", err)
+	}
 	if err := shared.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "close shared browser:", err)
 	}

@@ -95,11 +95,14 @@ type CanonicalSpec struct {
 // rewrite) Replace may also name who acts and when: {actor}, {actor.slug},
 // {actor.name} (see accounts) and {time:LAYOUT}, the moment the action
 // went executing written with a Go time layout in Zone (UTC by default),
-// as a signature the site expands shows them.
+// as a signature the site expands shows them. Case, "upper" or "lower",
+// replaces what Match matched with its upper- or lower-case form instead
+// (a wiki shows a title's first letter capitalized: match '^\p{Ll}').
 type TransformSpec struct {
 	Match   string `yaml:"match"`
 	Replace string `yaml:"replace"`
 	Zone    string `yaml:"zone"`
+	Case    string `yaml:"case"`
 }
 
 // RefusalSpec recognises one refusal of a submission: a Selector that
@@ -351,6 +354,16 @@ type OpenEachSpec struct {
 	Max      int `yaml:"max"`
 }
 
+// EmptySpec recognises a page where the site says a list has no item
+// (a wiki's history of a page that does not exist): its HTTP Status
+// together with an element Selector whose text matches Text, a regular
+// expression. Such a page ends the walk, complete, without an item.
+type EmptySpec struct {
+	Status   int    `yaml:"status"`
+	Selector string `yaml:"selector"`
+	Text     string `yaml:"text"`
+}
+
 // StateSpec reads a toggle control: the Attribute of the one element at
 // Selector is DoneValue when the action's effect is present and
 // NotDoneValue (required) when it is absent; anything else is an unknown
@@ -384,14 +397,16 @@ type SearchSpec struct {
 	// OpenEach, when set, reads fields the list does not show (a
 	// history's or a contributions list's summary is not the text) on
 	// each item's own page: see OpenEachSpec.
-	OpenEach       *OpenEachSpec `yaml:"open_each"`
-	Count          string        `yaml:"count"`
-	Next           string        `yaml:"next"`
-	CompleteMarker string        `yaml:"complete_marker"`
-	MaxPages       int           `yaml:"max_pages"`
-	Lookback       Duration      `yaml:"lookback"`
-	Settle         *Duration     `yaml:"settle"`
-	SurfaceWithin  *Duration     `yaml:"surface_within"`
+	OpenEach *OpenEachSpec `yaml:"open_each"`
+	// Empty is the site's own answer that the list has no item at all.
+	Empty          *EmptySpec `yaml:"empty"`
+	Count          string     `yaml:"count"`
+	Next           string     `yaml:"next"`
+	CompleteMarker string     `yaml:"complete_marker"`
+	MaxPages       int        `yaml:"max_pages"`
+	Lookback       Duration   `yaml:"lookback"`
+	Settle         *Duration  `yaml:"settle"`
+	SurfaceWithin  *Duration  `yaml:"surface_within"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("48h").
@@ -602,6 +617,15 @@ func checkTransforms(p *problems, path string, ts []TransformSpec, names bool) {
 				p.add(tp+".zone", "%q is not a time zone name such as UTC or Europe/Paris", t.Zone)
 			}
 		}
+		switch t.Case {
+		case "":
+		case "upper", "lower":
+			if t.Replace != "" || t.Zone != "" {
+				p.add(tp+".case", "replaces the match with its %s-case form: leave replace and zone out", t.Case)
+			}
+		default:
+			p.add(tp+".case", "%q is not upper or lower", t.Case)
+		}
 		if !names {
 			if strings.ContainsAny(t.Replace, "{}") || t.Zone != "" {
 				p.add(tp+".replace", "a canonical rewrite names no actor or time")
@@ -771,6 +795,11 @@ func (a *ActionSpec) validateFills(p *problems, path string) {
 			}
 		}
 	}
+	if strings.Contains(a.Open, "{title}") {
+		// The page's address carries the title (a wiki's page name): it
+		// is the title's one use, and preflight checks the page opened.
+		uses["{title}"]++
+	}
 	for v, n := range uses {
 		if n > 1 {
 			p.add(path+".fields", "%s is filled %d times", v, n)
@@ -780,7 +809,7 @@ func (a *ActionSpec) validateFills(p *problems, path string) {
 	case uses["{text}"] == 1 && uses["{title}"]+uses["{body}"] == 0:
 	case uses["{text}"] == 0 && uses["{title}"] == 1 && uses["{body}"] == 1:
 	default:
-		p.add(path+".fields", "must fill the whole text: {text} once, or {title} and {body} once each")
+		p.add(path+".fields", "must fill the whole text: {text} once, or {title} and {body} once each ({title} may be in open instead)")
 	}
 }
 
@@ -788,11 +817,11 @@ func (a *ActionSpec) validateFills(p *problems, path string) {
 // body.
 func (a *ActionSpec) splitsText() bool {
 	for _, f := range a.fills() {
-		if f.Value == "{title}" {
+		if f.Value == "{title}" || f.Value == "{body}" {
 			return true
 		}
 	}
-	return false
+	return strings.Contains(a.Open, "{title}")
 }
 
 func (r *ReadySpec) validate(p *problems, path string) {
@@ -943,6 +972,17 @@ func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool,
 	}
 	if s.Parent != nil && s.Parent.Page && s.URL != "{target}" {
 		p.add(path+".parent", "page: the page is the parent only of a list on the target's own page: url must be {target}")
+	}
+	if e := s.Empty; e != nil {
+		if e.Status < 200 || e.Status > 499 {
+			p.add(path+".empty.status", "required: the HTTP status of the site's page for an empty list (200 to 499)")
+		}
+		checkSelector(p, path+".empty.selector", e.Selector, true)
+		if e.Text == "" {
+			p.add(path+".empty.text", "required: a regular expression of what the site says (an element matching selector alone proves nothing)")
+		} else if _, err := regexp.Compile(e.Text); err != nil {
+			p.add(path+".empty.text", "not a regular expression: %v", err)
+		}
 	}
 	checkSelector(p, path+".next", s.Next, false)
 	checkSelector(p, path+".count", s.Count, false)

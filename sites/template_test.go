@@ -19,7 +19,7 @@ actions:
   post:
     open: "{origin}/index.php?title={title}&action=edit"
     fields:
-      - {selector: "#wpSummary", value: "{title}"}
+      - {selector: "#wpSummary", value: "Created by browserop"}
       - {selector: "#wpTextbox1", value: "{body}"}
     submit: {selector: "#wpSave"}
     result: {link: {page: true}}

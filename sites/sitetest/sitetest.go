@@ -153,6 +153,21 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 		want = append(want, verify.Media{Type: m.Type, Alt: m.Alt})
 	}
 	before := time.Now()
+	var baseline []string
+	haveBaseline := false
+	if !h.Adapter.Compares(k).Time {
+		// A search that reads no time tells the result from an older
+		// twin by the baseline, as the operator does: the identical
+		// items there before the click.
+		res, err := h.Adapter.Search(ctx, tab, sites.Query{Kind: k, Actor: h.Actor, Target: in.Target, Text: text})
+		require.NoError(t, err, "the search before the click")
+		bin := verify.Intent{Kind: k, Actor: h.Actor, Text: h.Adapter.Expected(k, h.Actor, text, time.Now()), Media: want, NotBefore: before}
+		if k.HasParent() {
+			bin.ExpectedParent = h.Adapter.Canonical(in.Target)
+		}
+		baseline, haveBaseline = verify.BaselineOf(bin, res.View(time.Now()))
+		require.True(t, haveBaseline, "the search before the click reads a baseline")
+	}
 	h.prepare(t, ctx, tab, in)
 	require.Zero(t, h.Count(t, k, h.Adapter.Expected(k, h.Actor, text, time.Now())), "filling publishes nothing")
 	require.NoError(t, h.Adapter.Submit(ctx, tab, in), "submit")
@@ -179,7 +194,8 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 
 	// The search finds exactly it, as verification reads it.
 	var res sites.SearchResult
-	vin := verify.Intent{Kind: k, Actor: h.Actor, Text: h.Adapter.Expected(k, h.Actor, text, time.Now()), Media: want, NotBefore: before.Add(-time.Minute)}
+	vin := verify.Intent{Kind: k, Actor: h.Actor, Text: h.Adapter.Expected(k, h.Actor, text, time.Now()), Media: want, NotBefore: before.Add(-time.Minute),
+		Baseline: baseline, HaveBaseline: haveBaseline}
 	if k.HasParent() {
 		vin.ExpectedParent = h.Adapter.Canonical(in.Target)
 	}

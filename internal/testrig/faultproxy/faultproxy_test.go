@@ -170,6 +170,27 @@ func TestDropAfterCommit(t *testing.T) {
 	}
 }
 
+func TestDropBeforeSite(t *testing.T) {
+	s := newSite(t)
+	p := start(t, s.URL)
+	r := add(t, p, Spec{Method: "POST", Mode: DropBeforeSite, Limit: 1})
+	if _, _, err := send(t, context.Background(), "POST", p.URL()+"/wp-comments-post.php", "comment=hi"); err == nil {
+		t.Fatal("the client got an answer, want a dropped connection")
+	}
+	if got := s.hits.Load(); got != 0 {
+		t.Errorf("site hits = %d, want 0 (the request never reached it)", got)
+	}
+	if r.Matched() != 1 || r.Faulted() != 1 {
+		t.Errorf("Matched, Faulted = %d, %d; want 1, 1", r.Matched(), r.Faulted())
+	}
+	if resp, _, err := send(t, context.Background(), "POST", p.URL()+"/wp-comments-post.php", "comment=hi"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("past its limit: %v, %v; want a passed 200", resp, err)
+	}
+	if got := s.hits.Load(); got != 1 {
+		t.Errorf("site hits = %d, want 1", got)
+	}
+}
+
 func TestErrorAfterCommit(t *testing.T) {
 	s := newSite(t)
 	p := start(t, s.URL)

@@ -34,6 +34,10 @@ const (
 	// keeps it until the rule is released (then the client gets it) or the
 	// client goes away or the proxy closes (then nothing is written).
 	Hold
+	// DropBeforeSite closes the client's connection without forwarding
+	// the request: the site never sees it, nothing happened, and the
+	// client sees an empty response.
+	DropBeforeSite
 )
 
 // String names the mode as the fault switches do.
@@ -47,6 +51,8 @@ func (m Mode) String() string {
 		return "error_after_commit"
 	case Hold:
 		return "hold"
+	case DropBeforeSite:
+		return "drop_before_site"
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }

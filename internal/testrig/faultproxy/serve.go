@@ -87,6 +87,12 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if mode == DropBeforeSite {
+		rule.fault()
+		drop(w)
+		return
+	}
+
 	// The site must finish its work whatever the client does meanwhile:
 	// the request to it ends only with the proxy.
 	ctx, cancel := context.WithCancel(p.ctx)
