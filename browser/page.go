@@ -692,3 +692,28 @@ func (t *Tab) WaitDocument(ctx context.Context, mark uint64, settle time.Duratio
 	})
 	return true, err
 }
+
+// FetchText fetches rawURL from the current page with its cookies (a
+// same-origin GET, not cached) and returns the answer's status and text.
+// It is the page's own request, as its scripts would make it; it loads no
+// document.
+func (t *Tab) FetchText(ctx context.Context, rawURL string) (int, string, error) {
+	if err := checkNavURL(rawURL); err != nil {
+		return 0, "", err
+	}
+	var r struct {
+		Status int    `json:"status"`
+		Body   string `json:"body"`
+		Err    string `json:"err"`
+	}
+	err := t.run(ctx, "fetch "+redactURL(rawURL), 0, func(actx context.Context) error {
+		return t.eval(actx, jsFetchText, &r, rawURL)
+	})
+	if err != nil {
+		return 0, "", err
+	}
+	if r.Err != "" {
+		return 0, "", fmt.Errorf("fetch %s: %s", redactURL(rawURL), r.Err)
+	}
+	return r.Status, r.Body, nil
+}

@@ -293,6 +293,19 @@ const (
 	return {n: 1, x: x, y: y};
 }`
 
+	// jsFetchText fetches a URL with the page's cookies and gives its
+	// status and text (at most 1 MiB of it).
+	jsFetchText = `async function(u){
+	try {
+		const r = await fetch(u, {credentials: 'same-origin', cache: 'no-store', redirect: 'manual'});
+		if (r.type === 'opaqueredirect') return {status: 302, body: ''};
+		const t = await r.text();
+		return {status: r.status, body: t.slice(0, 1048576)};
+	} catch (e) {
+		return {status: 0, body: '', err: String(e)};
+	}
+}`
+
 	// jsLandMark marks every element matching one of sels in a WeakSet
 	// held by this isolated world's global, which page scripts cannot
 	// reach; token names the marks of one click, so marks of a world that

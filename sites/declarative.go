@@ -3,6 +3,7 @@ package sites
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -154,31 +155,96 @@ func (d *Declarative) navigate(ctx context.Context, tab *browser.Tab, u string) 
 	return status, nil
 }
 
-// Identity reads the signed-in handle on the current page. No identity
-// element is a HardStop of kind login; several are one of kind
-// selector_ambiguous.
+// Identity reads the signed-in handle on the current page, the way every
+// caller reads it (preflight, login, sites check): once the page is ready
+// (the site's ready), after the identity's steps (opening an account
+// menu), from the identity element (waited for up to identity.wait) or
+// the site's JSON answer (identity.json). No identity is a HardStop of
+// kind login that says what was looked for; several elements are one of
+// kind selector_ambiguous.
 func (d *Declarative) Identity(ctx context.Context, tab *browser.Tab) (string, error) {
 	id := d.spec.Identity
+	if err := d.waitReady(ctx, tab, nil); err != nil {
+		return "", hardStop(StopLogin, err, "the page never became ready to show who is signed in")
+	}
+	if err := d.runSteps(ctx, tab, id.Steps, "identity.steps", nil); err != nil {
+		return "", hardStop(StopLogin, err, "the steps that show who is signed in failed")
+	}
 	var v string
 	var err error
-	if id.Attribute != "" {
-		v, err = tab.Attr(ctx, id.Selector, id.Attribute)
+	if id.JSON != nil {
+		v, err = d.identityJSON(ctx, tab, id.JSON)
+		if err != nil {
+			return "", err
+		}
 	} else {
-		v, err = tab.Text(ctx, id.Selector)
-	}
-	switch {
-	case errors.Is(err, browser.ErrNotFound):
-		return "", hardStop(StopLogin, err, "no signed-in identity on the page")
-	case errors.Is(err, browser.ErrSelectorAmbiguous):
-		return "", hardStop(StopSelectorAmbiguous, err, "identity")
-	case err != nil:
-		return "", err
+		if id.Wait != nil {
+			// Drawn late: an element that never shows is nobody, below.
+			_ = tab.WaitVisible(ctx, id.Selector, time.Duration(*id.Wait))
+		}
+		if id.Attribute != "" {
+			v, err = tab.Attr(ctx, id.Selector, id.Attribute)
+		} else {
+			v, err = tab.Text(ctx, id.Selector)
+		}
+		switch {
+		case errors.Is(err, browser.ErrNotFound):
+			return "", hardStop(StopLogin, err, "no signed-in identity on the page (identity.selector %q matched nothing)", id.Selector)
+		case errors.Is(err, browser.ErrSelectorAmbiguous):
+			return "", hardStop(StopSelectorAmbiguous, err, "identity")
+		case err != nil:
+			return "", err
+		}
 	}
 	v = strings.TrimPrefix(strings.TrimSpace(v), "@")
 	if v == "" {
 		return "", hardStop(StopLogin, nil, "empty identity on the page")
 	}
 	return d.loginOf(v, id.Shows), nil
+}
+
+// identityJSON fetches j's URL from the current page, with its cookies,
+// and returns the string at j's path.
+func (d *Declarative) identityJSON(ctx context.Context, tab *browser.Tab, j *IdentityJSONSpec) (string, error) {
+	u, err := d.expandURL(j.URL, "", "")
+	if err != nil {
+		return "", err
+	}
+	status, body, err := tab.FetchText(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case status == 401 || status == 403 || status >= 300 && status < 400:
+		// Refused, or sent to sign in.
+		return "", hardStop(StopLogin, nil, "identity.json answered %d: nobody signed in", status)
+	case status != 200:
+		return "", fmt.Errorf("identity.json answered %d", status)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(body), &doc); err != nil {
+		return "", fmt.Errorf("identity.json: the answer is not JSON: %v", err)
+	}
+	for _, key := range strings.Split(j.Path, ".") {
+		switch node := doc.(type) {
+		case map[string]any:
+			doc = node[key]
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(node) {
+				doc = nil
+			} else {
+				doc = node[i]
+			}
+		default:
+			doc = nil
+		}
+	}
+	v, ok := doc.(string)
+	if !ok || strings.TrimSpace(v) == "" {
+		return "", hardStop(StopLogin, nil, "identity.json: no name at %s: nobody signed in", j.Path)
+	}
+	return v, nil
 }
 
 // Blocker checks the blocker rules in order and returns the first that

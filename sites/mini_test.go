@@ -572,3 +572,85 @@ func TestSearchThenOpen(t *testing.T) {
 	_, err = sites.Parse("mini.yaml", []byte(strings.Replace(y, "    text: {selector: \".text\"}\n    max: 3", "    max: 3", 1)))
 	require.ErrorContains(t, err, "search.text: required")
 }
+
+// TestIdentityOnASinglePageApp: an app that draws the signed-in account
+// late, inside an account menu, is read once its menu is opened (the
+// identity's steps) and the element shows (identity.wait); an app that
+// says who is signed in only through its JSON API is read from there,
+// with the page's cookies; a 401 there is nobody.
+func TestIdentityOnASinglePageApp(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /home", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `<!doctype html><body><div id="app"></div><script>
+setTimeout(() => {
+	document.getElementById('app').innerHTML = '<b id="late">@alice</b><button id="avatar">A</button><div id="menu" hidden><span id="who">@alice</span></div>';
+	document.getElementById('avatar').onclick = () => { setTimeout(() => { document.getElementById('menu').hidden = false; }, 300); };
+}, 600);
+</script></body>`)
+	})
+	mux.HandleFunc("GET /app", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `<!doctype html><body>app</body>`)
+	})
+	mux.HandleFunc("GET /api/me", func(w http.ResponseWriter, r *http.Request) {
+		if c, err := r.Cookie("session"); err != nil || c.Value != "alice-session" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"data": [{"user": {"handle": "alice"}}]}`)
+	})
+	mux.HandleFunc("GET /signin", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "alice-session", Path: "/"})
+		io.WriteString(w, `<!doctype html><body>signed in</body>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	ctx, tab := miniTab(t)
+
+	menu := strings.Replace(miniYAML(srv.URL, "/compose", "", ""),
+		`identity: {url: "{origin}/home", selector: "#whoami", attribute: data-handle}`,
+		`identity: {url: "{origin}/home", selector: "#who", wait: 3s, steps: [{click: "#avatar", wait: "#who"}]}`, 1)
+	d := miniSite(t, menu)
+	_, err := d.OpenHome(ctx, tab)
+	require.NoError(t, err)
+	who, err := d.Identity(ctx, tab)
+	require.NoError(t, err, "the menu opened, the account read")
+	require.Equal(t, "alice", who)
+
+	for _, tc := range []struct {
+		wait string
+		ok   bool
+	}{{", wait: 3s", true}, {"", false}} {
+		late := strings.Replace(miniYAML(srv.URL, "/compose", "", ""),
+			`identity: {url: "{origin}/home", selector: "#whoami", attribute: data-handle}`,
+			`identity: {url: "{origin}/home", selector: "#late"`+tc.wait+`}`, 1)
+		d = miniSite(t, late)
+		_, err = d.OpenHome(ctx, tab)
+		require.NoError(t, err)
+		who, err = d.Identity(ctx, tab)
+		if tc.ok {
+			require.NoError(t, err, "waited for: drawn after load")
+			require.Equal(t, "alice", who)
+		} else {
+			require.Equal(t, sites.StopLogin, sites.AsHardStop(err).Kind, "read at once: not drawn yet")
+			require.ErrorContains(t, err, `identity.selector "#late" matched nothing`)
+		}
+	}
+
+	api := strings.Replace(miniYAML(srv.URL, "/compose", "", ""),
+		`identity: {url: "{origin}/home", selector: "#whoami", attribute: data-handle}`,
+		`identity: {url: "{origin}/app", json: {url: "{origin}/api/me", path: data.0.user.handle}}`, 1)
+	d = miniSite(t, api)
+	_, err = d.OpenHome(ctx, tab)
+	require.NoError(t, err)
+	_, err = d.Identity(ctx, tab)
+	require.Equal(t, sites.StopLogin, sites.AsHardStop(err).Kind, "401: nobody signed in")
+	require.ErrorContains(t, err, "identity.json answered 401")
+	_, err = tab.Navigate(ctx, srv.URL+"/signin")
+	require.NoError(t, err)
+	_, err = d.OpenHome(ctx, tab)
+	require.NoError(t, err)
+	who, err = d.Identity(ctx, tab)
+	require.NoError(t, err)
+	require.Equal(t, "alice", who, "read from the API with the page's cookie")
+}

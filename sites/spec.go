@@ -58,6 +58,25 @@ type IdentitySpec struct {
 	Selector  string `yaml:"selector"`
 	Attribute string `yaml:"attribute"`
 	Shows     string `yaml:"shows"`
+	// Wait, when set, is how long the identity element may take to show
+	// (a single-page app draws the account after load); without it, it
+	// is read at once, once the page is ready.
+	Wait *Duration `yaml:"wait"`
+	// Steps run before the identity is read, on the page it is read on:
+	// open the account menu that holds it, and nothing else.
+	Steps []StepSpec `yaml:"steps"`
+	// JSON, instead of Selector, reads the identity from an endpoint of
+	// the site, fetched from the page with its cookies.
+	JSON *IdentityJSONSpec `yaml:"json"`
+}
+
+// IdentityJSONSpec reads the signed-in account from a JSON answer of the
+// site: URL (a URL template on the site) answers an object, and Path
+// ("user.username", "data.0.handle") names the string in it. An answer
+// of 401 or 403, or a path that names nothing, is nobody signed in.
+type IdentityJSONSpec struct {
+	URL  string `yaml:"url"`
+	Path string `yaml:"path"`
 }
 
 // AccountSpec names one account as the site shows it: Slug in URLs
@@ -464,8 +483,30 @@ func (s *Spec) validate() problems {
 			p.add("identity.login_url", "the sign-in page is the same for every account: no {actor}")
 		}
 	}
-	checkSelector(&p, "identity.selector", s.Identity.Selector, true)
+	checkSelector(&p, "identity.selector", s.Identity.Selector, s.Identity.JSON == nil)
 	checkName(&p, "identity.attribute", s.Identity.Attribute)
+	if j := s.Identity.JSON; j != nil {
+		if s.Identity.Selector != "" || s.Identity.Attribute != "" {
+			p.add("identity.json", "reads the identity instead of selector: leave selector and attribute out")
+		}
+		if j.URL == "" {
+			p.add("identity.json.url", "required")
+		} else {
+			checkTemplate(&p, "identity.json.url", j.URL, origins, false)
+			if strings.Contains(j.URL, "{actor") {
+				p.add("identity.json.url", "asks who is signed in: no {actor}")
+			}
+		}
+		if j.Path == "" || strings.HasPrefix(j.Path, ".") || strings.HasSuffix(j.Path, ".") || strings.Contains(j.Path, "..") {
+			p.add("identity.json.path", "required: the keys to the name, joined by dots, such as user.username")
+		}
+	}
+	if w := s.Identity.Wait; w != nil && (*w <= 0 || time.Duration(*w) > time.Minute) {
+		p.add("identity.wait", "must be more than 0s and at most 1m")
+	}
+	for i, st := range s.Identity.Steps {
+		st.validate(&p, fmt.Sprintf("identity.steps[%d]", i))
+	}
 
 	for i, b := range s.Blockers {
 		path := fmt.Sprintf("blockers[%d]", i)
