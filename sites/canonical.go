@@ -78,6 +78,12 @@ func (by signer) fill(replace string, zone *time.Location) string {
 			return b.String()
 		}
 		j := strings.Index(rest[i:], "}") + i
+		if i > 0 && rest[i-1] == '$' {
+			// ${1}: the group's reference, for ReplaceAllString.
+			b.WriteString(rest[:j+1])
+			rest = rest[j+1:]
+			continue
+		}
 		b.WriteString(rest[:i])
 		switch n := rest[i+1 : j]; {
 		case n == "actor":

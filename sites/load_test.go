@@ -39,9 +39,10 @@ func TestLoadDemo(t *testing.T) {
 func TestLoadFSBundled(t *testing.T) {
 	all, err := sites.LoadFS(bundled.Sites, "sites")
 	require.NoError(t, err)
-	require.Len(t, all, 2)
+	require.Len(t, all, 3)
 	require.Equal(t, "demo", all[0].Name())
-	require.Equal(t, "wordpress", all[1].Name())
+	require.Equal(t, "mediawiki", all[1].Name())
+	require.Equal(t, "wordpress", all[2].Name())
 }
 
 func TestLoadDir(t *testing.T) {

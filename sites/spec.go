@@ -667,13 +667,16 @@ func checkTransforms(p *problems, path string, ts []TransformSpec, names bool) {
 		default:
 			p.add(tp+".case", "%q is not upper or lower", t.Case)
 		}
+		// ${1} and ${name} are the regular expression's groups, not
+		// placeholders.
+		own := groupRefRE.ReplaceAllString(t.Replace, "")
 		if !names {
-			if strings.ContainsAny(t.Replace, "{}") || t.Zone != "" {
+			if strings.ContainsAny(own, "{}") || t.Zone != "" {
 				p.add(tp+".replace", "a canonical rewrite names no actor or time")
 			}
 			continue
 		}
-		ps, err := placeholders(t.Replace)
+		ps, err := placeholders(own)
 		if err != nil {
 			p.add(tp+".replace", "%q: %v", t.Replace, err)
 			continue
@@ -916,6 +919,8 @@ func (l *LandedSpec) validate(p *problems, path string) {
 var (
 	methodRE = regexp.MustCompile(`^[A-Z]{3,7}$`)
 	groupRE  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,30}$`)
+	// groupRefRE is a replacement's reference to a group: ${1}, ${name}.
+	groupRefRE = regexp.MustCompile(`\$\{[^{}]*\}`)
 )
 
 // itemNeeds says which parts of an ItemSpec a reader requires (the link

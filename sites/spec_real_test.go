@@ -117,6 +117,11 @@ func TestTransformsSignAndPerKind(t *testing.T) {
 	at := time.Date(2026, 12, 3, 9, 5, 0, 0, time.FixedZone("CET", 3600))
 	require.Equal(t, "Thanks Alice $1 Liddell (talk) 08:05, 3 December 2026 (UTC)", d.Expected(kind.Reply, "alice", "Thanks ~~~~", at))
 	require.Equal(t, "Hi Alice $1 Liddell (alice)", d.Expected(kind.Reply, "alice", "Hi ~~~", at))
+	groups := string(demoWith(t, "      selector: \"textarea#reply-text\"\n", "      selector: \"textarea#reply-text\"\n    transforms:\n"+
+		"      - match: '(?P<w>\\w+)!'\n        replace: '${w}, {actor}!'\n"))
+	d2, err := sites.Parse("demo.yaml", []byte(groups))
+	require.NoError(t, err, "${w} is the group, not a placeholder")
+	require.Equal(t, "Hi, alice!", d2.Expected(kind.Reply, "alice", "Hi!", at))
 	require.Equal(t, "A post site-wide", d.Expected(kind.Post, "alice", "A post ~~~~", at), "the post keeps the site's transforms")
 
 	for _, tc := range []struct{ add, want string }{
