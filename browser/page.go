@@ -717,3 +717,21 @@ func (t *Tab) FetchText(ctx context.Context, rawURL string) (int, string, error)
 	}
 	return r.Status, r.Body, nil
 }
+
+// Quiet reports whether the tab's main frame has no document request in
+// flight and has kept its document for at least d, as seen by the calls
+// to Quiet: a caller polls it, and each call that finds a request in
+// flight or a newer document starts the count again. Nothing is being
+// submitted or loaded in a quiet tab, and was not a moment ago.
+func (t *Tab) Quiet(d time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.nav.docRequest != "" {
+		t.quietSince = time.Time{}
+		return false
+	}
+	if t.nav.seq != t.quietSeq || t.quietSince.IsZero() {
+		t.quietSeq, t.quietSince = t.nav.seq, time.Now()
+	}
+	return time.Since(t.quietSince) >= d
+}

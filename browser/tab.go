@@ -51,8 +51,12 @@ type Tab struct {
 	mu      sync.Mutex
 	timeout time.Duration // action deadline; 0 means the Browser's
 	nav     navState
-	changed chan struct{} // closed and replaced on every nav state change
-	world   runtime.ExecutionContextID
+	// quietSeq and quietSince are what Quiet saw: the document it last
+	// found quiet, and since when.
+	quietSeq   uint64
+	quietSince time.Time
+	changed    chan struct{} // closed and replaced on every nav state change
+	world      runtime.ExecutionContextID
 	// clickHook runs right after a click's mouse events are dispatched.
 	clickHook func()
 

@@ -203,6 +203,14 @@ func (d *Declarative) Identity(ctx context.Context, tab *browser.Tab) (string, e
 	return d.loginOf(v, id.Shows), nil
 }
 
+// ReadsIdentityInPlace reports whether Identity only reads the page it is
+// given: no steps that click, no answer to fetch. browserop login then
+// reads it in the tab the person signs in with, sending nothing to the
+// site.
+func (d *Declarative) ReadsIdentityInPlace() bool {
+	return len(d.spec.Identity.Steps) == 0 && d.spec.Identity.JSON == nil
+}
+
 // identityJSON fetches j's URL from the current page, with its cookies,
 // and returns the string at j's path.
 func (d *Declarative) identityJSON(ctx context.Context, tab *browser.Tab, j *IdentityJSONSpec) (string, error) {

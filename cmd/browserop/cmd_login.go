@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,13 +86,6 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	if _, err := open(ctx, shown); err != nil {
 		return err
 	}
-	// A second, background tab checks who is signed in, so the person's
-	// typing in the shown tab is never disturbed.
-	probe, err := b.NewTab(ctx, "about:blank")
-	if err != nil {
-		return err
-	}
-	own = append(own, probe)
 	if b.Headless() {
 		if noDisplay {
 			fmt.Fprintln(e.stdout, "There is no display here (DISPLAY and WAYLAND_DISPLAY are unset), so Chrome runs without a window.")
@@ -102,38 +96,84 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, `If the site offers "Remember me" or "Keep me signed in", tick it: browserop starts its browser again for each run, and a session that lasts only as long as the browser is lost then.`)
 	fmt.Fprintf(e.stdout, "browserop waits until you are signed in (at most %s; Ctrl-C to stop).\n", *timeout)
-	tick := time.NewTicker(2 * time.Second)
+	who, err := waitSignedIn(ctx, b, shown, site, &own, 2*time.Second)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%w: nobody signed in to %s within %s", errcode.ErrUsage, site.Name(), *timeout)
+		}
+		return err
+	}
+	fmt.Fprintf(e.stdout, "signed in to %s as @%s; browserop will act as this account\n", site.Name(), clean(who))
+	return nil
+}
+
+// probeQuiet is how long the tab the person signs in with must have been
+// quiet (no page loading or submitted) before a second tab asks the site
+// who is signed in.
+const probeQuiet = 5 * time.Second
+
+// waitSignedIn waits, checking every tick, until someone is signed in to
+// site and returns who. It never disturbs the sign-in: an adapter whose
+// identity is a plain read of the page is read in the person's tab
+// itself, sending nothing to the site; a second tab (added to own) opens
+// the identity page only while the person's tab has been quiet for
+// probeQuiet, because a request of browserop's that carries the session
+// cookie of before the sign-in, answered while the sign-in's own POST is
+// in flight, can make the site start a new anonymous session over the one
+// just signed in (MediaWiki does).
+func waitSignedIn(ctx context.Context, b *browser.Browser, shown *browser.Tab, site sites.Adapter, own *[]*browser.Tab, every time.Duration) (string, error) {
+	inPlace := false
+	if d, ok := site.(interface{ ReadsIdentityInPlace() bool }); ok {
+		inPlace = d.ReadsIdentityInPlace()
+	}
+	tick := time.NewTicker(every)
 	defer tick.Stop()
+	var probe *browser.Tab
 	for {
 		select {
 		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("%w: nobody signed in to %s within %s", errcode.ErrUsage, site.Name(), *timeout)
-			}
-			return ctx.Err()
+			return "", ctx.Err()
 		case <-b.Done():
-			return fmt.Errorf("%w: the browser was closed before anyone signed in to %s", errcode.ErrUsage, site.Name())
+			return "", fmt.Errorf("%w: the browser was closed before anyone signed in to %s", errcode.ErrUsage, site.Name())
 		case <-shown.Done():
-			return fmt.Errorf("%w: the sign-in window was closed before anyone signed in to %s; run browserop login again", errcode.ErrUsage, site.Name())
+			return "", fmt.Errorf("%w: the sign-in window was closed before anyone signed in to %s; run browserop login again", errcode.ErrUsage, site.Name())
 		case <-tick.C:
 		}
-		if probe.Err() != nil {
-			// The person closed the checking tab: open another.
-			if probe, err = b.NewTab(ctx, "about:blank"); err != nil {
+		quiet := shown.Quiet(probeQuiet)
+		if inPlace && shown.Quiet(0) {
+			if o, err := shown.Origin(ctx); err == nil && slices.Contains(site.Origins(), o) {
+				if who, err := readIdentityNow(ctx, site, shown); err == nil && who != "" {
+					return who, nil
+				}
+			}
+		}
+		if !quiet {
+			continue
+		}
+		if probe == nil || probe.Err() != nil {
+			// The first check, or the person closed the checking tab.
+			p, err := b.NewTab(ctx, "about:blank")
+			if err != nil {
 				continue
 			}
-			own = append(own, probe)
+			probe = p
+			*own = append(*own, probe)
 		}
 		if _, err := site.OpenHome(ctx, probe); err != nil {
 			continue
 		}
-		who, err := site.Identity(ctx, probe)
-		if err != nil || who == "" {
-			continue
+		if who, err := site.Identity(ctx, probe); err == nil && who != "" {
+			return who, nil
 		}
-		fmt.Fprintf(e.stdout, "signed in to %s as @%s; browserop will act as this account\n", site.Name(), clean(who))
-		return nil
 	}
+}
+
+// readIdentityNow reads who is signed in on tab's page with a short
+// deadline: the person's page is read as it is, never waited on.
+func readIdentityNow(ctx context.Context, site sites.Adapter, tab *browser.Tab) (string, error) {
+	rctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return site.Identity(rctx, tab)
 }
 
 // lacksDisplay reports whether a visible window cannot open: on Linux and
