@@ -21,7 +21,7 @@ var ErrNotFileInput = errors.New("not a file input")
 // jsFileInput returns the one element sel matches when it is an enabled
 // file input, else the number of matches (-1: one match, not a file input).
 const jsFileInput = `function(sel){
-	const l = document.querySelectorAll(sel);
+	const l = __browseropQuery(document, sel);
 	if (l.length !== 1) return l.length;
 	const e = l[0];
 	if (!(e instanceof HTMLInputElement) || e.type !== 'file' || e.disabled) return -1;

@@ -188,6 +188,17 @@ Element.prototype.getAttribute = function(){ return 'mallory'; };
 Object.defineProperty(Node.prototype, 'textContent', {get(){ return 'lies'; }});
 </script>`)
 	})
+	mux.HandleFunc("GET /named", func(w http.ResponseWriter, r *http.Request) {
+		// Controls told apart only by their text or accessible name.
+		io.WriteString(w, `<!doctype html><body>
+<div class="panel"><button class="t">Categories</button><button class="t">Tags  &amp;
+ labels</button><button class="t" aria-label="Close panel">×</button>
+<span id="lbl">Publish now</span><button class="t" aria-labelledby="lbl">⏵</button>
+<label for="ti">Title</label><input id="ti"><input type="submit" value="Save draft" class="t">
+<button class="t" title="Settings"><img alt=""></button></div>
+<script>for (const b of document.querySelectorAll('button')) b.onclick = () => { document.body.dataset.clicked = b.textContent || b.getAttribute('aria-label'); };</script>
+</body>`)
+	})
 	mux.HandleFunc("GET /append", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `<!doctype html><textarea id="t"></textarea>
 <script>

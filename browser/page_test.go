@@ -501,3 +501,37 @@ func TestWaitClickable(t *testing.T) {
 	require.ErrorIs(t, err, browser.ErrNotClickable)
 	require.ErrorContains(t, err, "covers it")
 }
+
+// A selector may end in :text("…") or :name("…"): the elements its CSS
+// matches whose visible text, or accessible name, is that (white space
+// collapsed), for controls a page tells apart by their words only.
+func TestTextAndNameSelectors(t *testing.T) {
+	s := newSite(t)
+	_, tab := newTab(t, s.URL+"/named")
+	ctx := ctxT(t)
+	for sel, want := range map[string]int{
+		`button.t:text("Categories")`:  1,
+		`button:text("Tags & labels")`: 1,
+		`:text("Categories")`:          1, // the button only: the panel's text is more
+		`button:text("categories")`:    0, // exact, case included
+		`button:name("Close panel")`:   1,
+		`button:name("Publish now")`:   1,
+		`input:name("Title")`:          1,
+		`input:name("Save draft")`:     1,
+		`button:name("Settings")`:      1,
+		`button.t:text("Nope")`:        0,
+		`button:text("say \"hi\"")`:    0,
+	} {
+		n, err := tab.Count(ctx, sel)
+		require.NoError(t, err, sel)
+		require.Equal(t, want, n, sel)
+	}
+	require.NoError(t, tab.ClickOnce(ctx, `button:name("Close panel")`))
+	v, err := tab.Attr(ctx, "body", "data-clicked")
+	require.NoError(t, err)
+	require.Equal(t, "×", v)
+	for _, bad := range []string{`button[:text("x")`, `.panel button:name("Close panel") x`} {
+		_, err = tab.Count(ctx, bad)
+		require.Error(t, err, "not CSS (a :text or :name not at the end is not either): %s", bad)
+	}
+}

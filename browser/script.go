@@ -96,6 +96,17 @@ func (t *Tab) worldID(actx context.Context) (runtime.ExecutionContextID, error) 
 	if err != nil {
 		return 0, err
 	}
+	// The world's query function, which every page function uses to
+	// match a selector (see jsQuery).
+	ev, err := chromedp.Call(actx, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: jsQuery, ContextID: res.ExecutionContextID, Silent: new(true),
+	})
+	if err != nil {
+		return 0, err
+	}
+	if ev.ExceptionDetails != nil {
+		return 0, fmt.Errorf("page script: %w", &chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails})
+	}
 	t.mu.Lock()
 	if t.nav.seq == seq {
 		t.world = res.ExecutionContextID
@@ -125,14 +136,49 @@ func isStaleContext(err error) bool {
 
 // The page functions. Each takes plain JSON arguments and returns plain JSON.
 const (
-	jsCount = `function(sel){return document.querySelectorAll(sel).length}`
+	// jsQuery defines, in browserop's world, the one way a selector is
+	// matched: __browseropQuery(root, sel) returns the elements under root
+	// (in document order) that match sel, which is CSS, or CSS followed by
+	// one :text("…") (the element's visible text is that, white space
+	// collapsed and trimmed) or :name("…") (its accessible name is that:
+	// aria-label, the text of aria-labelledby's elements, its label, the
+	// value of a button input, alt, title, else its visible text). An
+	// empty CSS part is any element. A selector that is not valid CSS
+	// throws, as querySelectorAll does.
+	jsQuery = `globalThis.__browseropQuery = (function(){
+	const re = /^([\s\S]*?)\s*:(text|name)\("((?:[^"\\]|\\.)*)"\)$/;
+	const norm = s => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
+	const label = (root, id) => { const e = root.getElementById ? root.getElementById(id) : null; return e ? e.textContent : ''; };
+	const name = e => {
+		const own = e.getAttribute('aria-label');
+		if (own && norm(own)) return own;
+		const by = e.getAttribute('aria-labelledby');
+		if (by) {
+			const doc = e.ownerDocument, t = by.split(/\s+/).map(id => label(doc, id)).join(' ');
+			if (norm(t)) return t;
+		}
+		if (e.labels && e.labels.length) return Array.from(e.labels, l => l.textContent).join(' ');
+		if (e.tagName === 'INPUT' && /^(button|submit|reset)$/i.test(e.type)) return e.value;
+		for (const a of ['alt', 'title']) { const v = e.getAttribute(a); if (v && norm(v)) return v; }
+		return e.innerText;
+	};
+	return function(root, sel) {
+		const m = re.exec(sel);
+		if (!m) return Array.from(root.querySelectorAll(sel));
+		const want = norm(JSON.parse('"' + m[3] + '"'));
+		const by = m[2] === 'text' ? (e => e.innerText) : name;
+		return Array.from(root.querySelectorAll(m[1] || '*')).filter(e => norm(by(e)) === want);
+	};
+})();`
 
-	jsTexts = `function(sel){return Array.from(document.querySelectorAll(sel), e => e.textContent)}`
+	jsCount = `function(sel){return __browseropQuery(document, sel).length}`
 
-	jsAttrs = `function(sel, name){return Array.from(document.querySelectorAll(sel), e => e.getAttribute(name))}`
+	jsTexts = `function(sel){return Array.from(__browseropQuery(document, sel), e => e.textContent)}`
+
+	jsAttrs = `function(sel, name){return Array.from(__browseropQuery(document, sel), e => e.getAttribute(name))}`
 
 	jsVisible = `function(sel){
-	for (const e of document.querySelectorAll(sel)) {
+	for (const e of __browseropQuery(document, sel)) {
 		const r = e.getBoundingClientRect(), s = getComputedStyle(e);
 		if (r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none') return true;
 	}
@@ -146,7 +192,7 @@ const (
 	jsFrameDoc = `
 	let doc = document;
 	if (frameSel) {
-		const fl = document.querySelectorAll(frameSel);
+		const fl = __browseropQuery(document, frameSel);
 		if (fl.length !== 1) return {fn: fl.length};
 		const f = fl[0];
 		if (f.tagName !== 'IFRAME' && f.tagName !== 'FRAME') return {fn: 1, ferr: 'it is not an iframe'};
@@ -228,7 +274,7 @@ const (
 	// is no instance of this window's classes.
 	jsValue = `async function(frameSel, sel, settle){
 	if (settle > 0) await new Promise(r => setTimeout(r, settle));` + jsFrameDoc + jsEditorText + `
-	const l = doc.querySelectorAll(sel);
+	const l = __browseropQuery(doc, sel);
 	if (l.length !== 1) return {fn: 1, n: l.length};
 	const e = l[0];
 	if (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' || e.tagName === 'SELECT') return {fn: 1, n: 1, v: e.value};
@@ -240,14 +286,14 @@ const (
 	// holds it) and selects everything in it, so the insertion that
 	// follows replaces the content.
 	jsPrepareFill = `function(frameSel, sel){` + jsFrameDoc + `
-	const l = doc.querySelectorAll(sel);
+	const l = __browseropQuery(doc, sel);
 	if (l.length !== 1) return {fn: 1, n: l.length};
 	const e = l[0];
 	const field = e.tagName === 'INPUT' || e.tagName === 'TEXTAREA';
 	if (!field && !e.isContentEditable) return {fn: 1, n: 1, err: 'not an editable element'};
 	if (e.disabled || e.readOnly) return {fn: 1, n: 1, err: 'disabled or read-only'};
 	if (doc !== document) {
-		const f = document.querySelector(frameSel);
+		const f = __browseropQuery(document, frameSel)[0];
 		f.scrollIntoView({block: 'center', inline: 'center'});
 		f.focus();
 	}
@@ -274,7 +320,7 @@ const (
 	// only hidden elements is reported as such (not clickable), not as
 	// missing.
 	jsClickPoint = `function(sel){
-	const all = document.querySelectorAll(sel);
+	const all = __browseropQuery(document, sel);
 	const shown = e => {
 		const r = e.getBoundingClientRect();
 		return r.width > 0 && r.height > 0 && e.checkVisibility({visibilityProperty: true});
@@ -314,9 +360,9 @@ const (
 	jsLandMark = `function(sels, token){
 	const m = new WeakSet();
 	for (const sel of sels) {
-		try { document.querySelectorAll(sel); } catch (e) { return {sel: sel}; }
+		try { __browseropQuery(document, sel); } catch (e) { return {sel: sel}; }
 	}
-	for (const sel of sels) for (const e of document.querySelectorAll(sel)) m.add(e);
+	for (const sel of sels) for (const e of __browseropQuery(document, sel)) m.add(e);
 	globalThis.__browseropLanding = {token: token, marks: m};
 	return {sel: ''};
 }`
@@ -333,7 +379,7 @@ const (
 		marks = s.marks;
 	}
 	const texts = [];
-	for (const e of document.querySelectorAll(sel)) {
+	for (const e of __browseropQuery(document, sel)) {
 		if (marks && marks.has(e)) continue;
 		const r = e.getBoundingClientRect(), st = getComputedStyle(e);
 		if (r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none') texts.push(e.innerText);
@@ -347,7 +393,7 @@ const (
 	jsLandElement = `function(sel, token){
 	const s = globalThis.__browseropLanding;
 	if (!s || s.token !== token) return {found: false, lost: true};
-	for (const e of document.querySelectorAll(sel)) {
+	for (const e of __browseropQuery(document, sel)) {
 		if (s.marks.has(e)) continue;
 		const r = e.getBoundingClientRect(), st = getComputedStyle(e);
 		if (r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none') return {found: true};
@@ -367,10 +413,10 @@ const (
 	// or attribute, and how many elements matched; with all, every
 	// match's value too.
 	jsExtract = `function(itemSel, fields){
-	return Array.from(document.querySelectorAll(itemSel), it => {
+	return Array.from(__browseropQuery(document, itemSel), it => {
 		const o = {};
 		for (const f of fields) {
-			const l = f.sel ? it.querySelectorAll(f.sel) : [it];
+			const l = f.sel ? __browseropQuery(it, f.sel) : [it];
 			let v = null;
 			if (l.length > 0) v = f.attr ? l[0].getAttribute(f.attr) : l[0].textContent;
 			o[f.name] = {n: l.length, v: v};

@@ -1088,8 +1088,15 @@ func checkSelector(p *problems, path, sel string, required bool) {
 		p.add(path, "must be one line")
 	case sel != "" && strings.TrimSpace(sel) != sel:
 		p.add(path, "has leading or trailing space")
+	case (strings.Contains(sel, ":text(") || strings.Contains(sel, ":name(")) && !wordsSelectorRE.MatchString(sel):
+		p.add(path, "%q: :text(\"…\") or :name(\"…\") comes once, at the end, its words in double quotes", sel)
 	}
 }
+
+// wordsSelectorRE is a selector that ends in one :text("…") or
+// :name("…") (browser's jsQuery reads it so), with nothing of either
+// before it.
+var wordsSelectorRE = regexp.MustCompile(`^(?:[^:]|:[^tn]|:t[^e]|:n[^a])*?\s*:(?:text|name)\("(?:[^"\\]|\\.)*"\)$`)
 
 func checkField(p *problems, path string, f *FieldSpec, required bool, origins map[string]bool) {
 	if !f.set() {

@@ -135,3 +135,18 @@ func TestTransformsSignAndPerKind(t *testing.T) {
 	_, err = sites.Parse("demo.yaml", demoWith(t, "  like:\n", "  like:\n    transforms: []\n"))
 	require.ErrorContains(t, err, "actions.like.transforms: like has no text")
 }
+
+// A selector may end in one :text("…") or :name("…"); anywhere else, or
+// twice, it is refused at load.
+func TestWordsSelectorsAtLoad(t *testing.T) {
+	ok := []string{`button:text("Publish")`, `:name("Close dialog")`, `.panel > button.toggle:text("say \"hi\"")`, `a:not(.x):text("Older posts")`}
+	bad := []string{`button:text("a"):name("b")`, `button:text("a") span`, `button:text(a)`, `:name("x"`}
+	for _, sel := range ok {
+		_, err := sites.Parse("demo.yaml", demoWith(t, `selector: "button#compose-submit"`, `selector: '`+sel+`'`))
+		require.NoError(t, err, sel)
+	}
+	for _, sel := range bad {
+		_, err := sites.Parse("demo.yaml", demoWith(t, `selector: "button#compose-submit"`, `selector: '`+sel+`'`))
+		require.ErrorContains(t, err, "comes once, at the end", sel)
+	}
+}
