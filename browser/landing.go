@@ -55,15 +55,46 @@ type ResponseMatch struct {
 	// URL is matched against the full request URL (without its fragment).
 	// It is required.
 	URL *regexp.Regexp
+	// Body, when set, must match the request's body too (publishing and
+	// autosaving may send the same method to the same URL). A request
+	// whose body Chrome does not report (too long, a stream) is taken as
+	// matching: it may be the submission.
+	Body *regexp.Regexp
 }
 
-func (m *ResponseMatch) matches(method, url string) bool {
-	if m.Method != "" && !strings.EqualFold(m.Method, method) {
+func (m *ResponseMatch) matches(req *network.Request) bool {
+	if m.Method != "" && !strings.EqualFold(m.Method, req.Method) {
 		return false
 	}
 	// A URL this long is a data: URL or worse, never an API call; matching
 	// it would hold up the event loop.
-	return len(url) <= maxMatchedURL && m.URL.MatchString(url)
+	if len(req.URL) > maxMatchedURL || !m.URL.MatchString(req.URL) {
+		return false
+	}
+	if m.Body == nil {
+		return true
+	}
+	body, known := requestBody(req)
+	return !known || m.Body.MatchString(body)
+}
+
+// requestBody is a request's body as Chrome reported it with the request,
+// and whether it reported all of it.
+func requestBody(req *network.Request) (string, bool) {
+	if !req.HasPostData {
+		return "", true
+	}
+	if len(req.PostDataEntries) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for _, e := range req.PostDataEntries {
+		if e == nil || len(e.Bytes) == 0 || b.Len()+len(e.Bytes) > maxMatchedURL {
+			return "", false
+		}
+		b.Write(e.Bytes)
+	}
+	return b.String(), true
 }
 
 // maxMatchedURL bounds the URLs a ResponseMatch is tried on.
@@ -315,7 +346,7 @@ func (t *Tab) watchRequest(ev *network.EventRequestWillBeSent) {
 	matched := false
 	if !doc && ev.RedirectResponse == nil && w.match != nil {
 		// Matched outside the lock: a long URL takes a moment.
-		matched = w.match.matches(ev.Request.Method, ev.Request.URL)
+		matched = w.match.matches(ev.Request)
 	}
 	t.updateIf(func(n *navState) bool {
 		if n.land != w {

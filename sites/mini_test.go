@@ -654,3 +654,38 @@ setTimeout(() => {
 	require.NoError(t, err)
 	require.Equal(t, "alice", who, "read from the API with the page's cookie")
 }
+
+// TestLandedResponseBody: an editor that autosaves to the same URL it
+// publishes to sends two requests on the click. With landed.response.body
+// naming the publishing one, the autosave is no request of the
+// submission, and the refusal that answers the one publish proves
+// nothing was created; without it, the refusal answers one of two.
+func TestLandedResponseBody(t *testing.T) {
+	pages := map[string]string{
+		"/autosaving": composePage("", `fetch('/api/post', {method: 'POST', body: 'autosave: ' + document.getElementById('t').value}).then(() => send().then(show));`),
+	}
+	refusals := "refusals:\n  - kind: validation\n    status: 409\n    message: \"p.error\"\n"
+	for _, tc := range []struct {
+		name, landed string
+		definite     bool
+	}{
+		{"body", "    landed: {response: {method: POST, url: '/api/post$', body: '^publish'}}", true},
+		{"no body", landResponse, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMini(t, pages, http.StatusConflict, `{}`)
+			d := miniSite(t, miniYAML(m.URL, "/autosaving", tc.landed, refusals))
+			ctx, tab := miniTab(t)
+			err := submitOnce(t, ctx, tab, d, "publish this")
+			require.Eventually(t, func() bool { return m.posts.Load() == 2 }, 5*time.Second, 20*time.Millisecond)
+			ref := sites.AsRefusal(err)
+			require.NotNil(t, ref, "%v", err)
+			if tc.definite {
+				require.NotErrorIs(t, err, sites.ErrOutcomeUnknown, "the one publishing request, refused")
+				return
+			}
+			require.ErrorIs(t, err, sites.ErrOutcomeUnknown)
+			require.Equal(t, "2 requests of the submission were seen", ref.Doubt)
+		})
+	}
+}

@@ -310,6 +310,9 @@ type LandedSpec struct {
 type ResponseSpec struct {
 	Method string `yaml:"method"`
 	URL    string `yaml:"url"`
+	// Body, when set, is a regular expression the request's body must
+	// match too: publishing and autosaving may both PUT the same URL.
+	Body string `yaml:"body"`
 }
 
 // FieldSpec reads one value: the first element matching Selector inside the
@@ -912,6 +915,11 @@ func (l *LandedSpec) validate(p *problems, path string) {
 			p.add(path+".response.url", "required: a regular expression the request's URL matches")
 		} else if _, err := regexp.Compile(r.URL); err != nil {
 			p.add(path+".response.url", "not a regular expression: %v", err)
+		}
+		if r.Body != "" {
+			if _, err := regexp.Compile(r.Body); err != nil {
+				p.add(path+".response.body", "not a regular expression: %v", err)
+			}
 		}
 	}
 }

@@ -147,6 +147,9 @@ func signsOf(l *LandedSpec) browser.LandingSigns {
 	out := browser.LandingSigns{Navigation: l.Navigation, Selector: l.Selector, URLChange: l.URLChange}
 	if r := l.Response; r != nil {
 		out.Response = &browser.ResponseMatch{Method: r.Method, URL: regexp.MustCompile(r.URL)}
+		if r.Body != "" {
+			out.Response.Body = regexp.MustCompile(r.Body)
+		}
 	}
 	return out
 }
