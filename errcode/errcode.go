@@ -30,6 +30,9 @@ var (
 	ErrHardStop = errors.New("hard stop")
 	// ErrNeedsPerson: ambiguous actions wait for a person to resolve them.
 	ErrNeedsPerson = errors.New("ambiguous actions need a person")
+	// ErrWaitingForSite: ambiguous actions wait for their site to settle;
+	// a later pass decides them, with no person.
+	ErrWaitingForSite = errors.New("ambiguous actions wait for their site to settle")
 	// ErrForbidden: the request is outside the task's contract or the
 	// configured ceiling, or the task takes no more intents.
 	ErrForbidden = errors.New("forbidden")
@@ -52,6 +55,7 @@ const (
 	ExitHardStop    = 3
 	ExitLocked      = 4
 	ExitNeedsPerson = 5
+	ExitWaiting     = 6
 )
 
 // classes is the one table from error to exit code, HTTP status and code.
@@ -72,6 +76,7 @@ var classes = []struct {
 	{ErrHardStop, Class{"hard_stop", ExitHardStop, http.StatusConflict}},
 	{ledger.ErrLocked, Class{"locked", ExitLocked, http.StatusConflict}},
 	{ErrNeedsPerson, Class{"needs_person", ExitNeedsPerson, http.StatusConflict}},
+	{ErrWaitingForSite, Class{"waiting_for_site", ExitWaiting, http.StatusConflict}},
 	{ledger.ErrNotFound, Class{"not_found", ExitUsage, http.StatusNotFound}},
 	{ledger.ErrConflict, Class{"conflict", ExitUsage, http.StatusUnprocessableEntity}},
 	{ledger.ErrIllegalTransition, Class{"illegal_transition", ExitUsage, http.StatusConflict}},
@@ -134,4 +139,5 @@ var ExitCodes = []struct {
 	{ExitHardStop, "hard stop: mutations stopped for a reason that is shown"},
 	{ExitLocked, "locked: another operator holds the lease"},
 	{ExitNeedsPerson, "needs a person: ambiguous actions wait to be resolved"},
+	{ExitWaiting, "waiting for a site: ambiguous actions settle by themselves on a later pass (inside the site's settle or surface_within)"},
 }

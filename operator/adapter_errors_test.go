@@ -11,6 +11,7 @@ import (
 
 	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
@@ -95,4 +96,28 @@ func TestHeldActionSaysWhy(t *testing.T) {
 	require.True(t, strings.HasPrefix(held.Reason, "hard stop: identity_mismatch ("), held.Reason)
 	require.Contains(t, held.Reason, "alice", "the account signed in is named")
 	require.Empty(t, w.effects(""))
+}
+
+// A submission that timed out (the site held its answer) may surface
+// late: while the site has not shown it, inside its surface_within, it
+// waits for the site, not for a person. The pass ends waiting_for_site
+// (exit 6), not needs_person, and a later pass verifies it by itself.
+func TestSettlingWaitsForTheSite(t *testing.T) {
+	w := newWorld(t, demosite.Faults{HangAfterCommit: true, VisibilityDelay: 8 * time.Second})
+	w.useRunner(nil, wrongAdapter(t, w, "settle: "+settle.String()+"\n", "settle: "+settle.String()+"\n  surface_within: 1m\n"))
+	w.calendar("entries:\n" + post("late", "shown a while after its answer was lost"))
+
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeWaiting, sum.Outcome, "%+v", sum)
+	require.Empty(t, sum.NeedsPerson)
+	require.Len(t, sum.WaitingForSite, 1)
+	require.ErrorIs(t, sum.Err(), errcode.ErrWaitingForSite)
+	require.Equal(t, errcode.ExitWaiting, errcode.Of(sum.Err()).Exit)
+	require.Len(t, w.effects(demosite.EffectPost), 1)
+
+	require.NoError(t, w.srv.SetFaults(demosite.Faults{}))
+	require.Eventually(t, func() bool {
+		return w.pass().Outcome == operator.OutcomeOK && w.only().Status == ledger.Verified
+	}, 40*time.Second, time.Second, "a later pass verifies it, no person")
+	require.Len(t, w.effects(demosite.EffectPost), 1, "published once")
 }

@@ -600,6 +600,11 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 		} else if a, err = p.r.db.Recheck(p.ctx, p.fence(), a.ID, reason); err != nil {
 			return a, err
 		}
+		if v.Settling && len(others) == 0 {
+			p.settling[a.ID] = true
+		} else {
+			delete(p.settling, a.ID)
+		}
 		p.hardStopPass("an unresolved ambiguous action")
 		p.report(a, entry, notes.ambiguous)
 	}

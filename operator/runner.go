@@ -260,7 +260,10 @@ const (
 	OutcomeLockedSkip  = "locked_skip"
 	OutcomeHardStop    = "hard_stop"
 	OutcomeNeedsPerson = "needs_person"
-	OutcomeError       = "error"
+	// OutcomeWaiting: every ambiguous action left waits for its site to
+	// settle (verify.Verdict.Settling): a later pass decides them.
+	OutcomeWaiting = "waiting_for_site"
+	OutcomeError   = "error"
 )
 
 // ActionReport is one action's outcome in a pass, value-free but for the
@@ -294,9 +297,12 @@ type Summary struct {
 	Counts      map[string]int `json:"counts"`
 	Actions     []ActionReport `json:"actions"`
 	NeedsPerson []string       `json:"needs_person,omitempty"` // ambiguous action ids
-	Problems    []string       `json:"problems,omitempty"`     // calendar and planner problems
-	Started     time.Time      `json:"started"`
-	Ended       time.Time      `json:"ended"`
+	// WaitingForSite are the ambiguous actions this pass left inside their
+	// site's settle time or surface_within: no person is needed yet.
+	WaitingForSite []string  `json:"waiting_for_site,omitempty"`
+	Problems       []string  `json:"problems,omitempty"` // calendar and planner problems
+	Started        time.Time `json:"started"`
+	Ended          time.Time `json:"ended"`
 }
 
 func (s *Summary) count(k Count) { s.Counts[string(k)]++ }
@@ -309,6 +315,8 @@ func (s *Summary) Err() error {
 		return ledger.ErrLocked
 	case OutcomeNeedsPerson:
 		return fmt.Errorf("%w: %d waiting", errcode.ErrNeedsPerson, len(s.NeedsPerson))
+	case OutcomeWaiting:
+		return fmt.Errorf("%w: %d", errcode.ErrWaitingForSite, len(s.WaitingForSite))
 	case OutcomeHardStop:
 		return fmt.Errorf("%w: %s", errcode.ErrHardStop, s.HardStop)
 	}
@@ -328,6 +336,9 @@ type pass struct {
 	// hard stops that concern one site only: no mutation on it once set.
 	site      string
 	siteStops map[string]string
+	// settling holds the ambiguous actions whose last verdict in this
+	// pass was one their site decides by itself (verify.Verdict.Settling).
+	settling map[string]bool
 	// reconciled holds the actions this pass reconciled: reported once,
 	// under their entry, not again as already verified.
 	reconciled map[string]bool
@@ -452,7 +463,7 @@ func (r *Runner) begin(ctx context.Context, sum *Summary) (*pass, error) {
 	for _, x := range ended {
 		log.Warn("an earlier pass was interrupted: marked ended", "interrupted_run", x.ID, "holder", x.Holder, "started", x.StartedAt)
 	}
-	return &pass{r: r, ctx: ctx, log: log, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}, reconciled: map[string]bool{}}, nil
+	return &pass{r: r, ctx: ctx, log: log, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}, settling: map[string]bool{}, reconciled: map[string]bool{}}, nil
 }
 
 // heartbeat renews the lease every Config.Heartbeat until p.ctx ends, and
@@ -507,7 +518,11 @@ func (p *pass) end(ctx context.Context, held ledger.Lease, runErr error) error {
 	actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	if amb, err := r.db.ListActions(actx, ledger.ActionFilter{Statuses: []ledger.Status{ledger.Ambiguous}}); err == nil {
 		for _, a := range amb {
-			sum.NeedsPerson = append(sum.NeedsPerson, a.ID)
+			if p.settling[a.ID] {
+				sum.WaitingForSite = append(sum.WaitingForSite, a.ID)
+			} else {
+				sum.NeedsPerson = append(sum.NeedsPerson, a.ID)
+			}
 		}
 	} else {
 		runErr = errors.Join(runErr, err)
@@ -518,6 +533,8 @@ func (p *pass) end(ctx context.Context, held ledger.Lease, runErr error) error {
 		sum.Outcome = OutcomeError
 	case len(sum.NeedsPerson) > 0:
 		sum.Outcome = OutcomeNeedsPerson
+	case len(sum.WaitingForSite) > 0:
+		sum.Outcome = OutcomeWaiting
 	case p.stopReason() != "":
 		sum.Outcome = OutcomeHardStop
 	default:
@@ -541,6 +558,9 @@ func (p *pass) end(ctx context.Context, held ledger.Lease, runErr error) error {
 	}
 	if len(sum.NeedsPerson) > 0 {
 		attrs = append(attrs, "needs_person", sum.NeedsPerson)
+	}
+	if len(sum.WaitingForSite) > 0 {
+		attrs = append(attrs, "waiting_for_site", sum.WaitingForSite)
 	}
 	if len(sum.Problems) > 0 {
 		attrs = append(attrs, "problems", len(sum.Problems))

@@ -317,7 +317,7 @@ func classify(in Intent, s Search, o Options) Verdict {
 	case !s.Complete:
 		return Verdict{Outcome: Ambiguous, Reason: reasonIncomplete}
 	case s.ObservedAt.Before(in.SettleStart().Add(settle)):
-		return Verdict{Outcome: Ambiguous, Reason: reasonSettling}
+		return Verdict{Outcome: Ambiguous, Reason: reasonSettling, Settling: true}
 	default:
 		if v, held := heldAbsence(in, s, suspectFrom); held {
 			return v
@@ -338,7 +338,7 @@ func absentUnlessSurfacing(in Intent, observedAt time.Time, o Options, reason st
 		return Verdict{Outcome: Ambiguous, Reason: reasonMaySurface}
 	}
 	if observedAt.Before(in.SettleStart().Add(o.SurfaceWithin)) {
-		return Verdict{Outcome: Ambiguous, Reason: reasonInsideSurface}
+		return Verdict{Outcome: Ambiguous, Reason: reasonInsideSurface, Settling: true}
 	}
 	return Verdict{Outcome: Absent, Reason: reasonAbsentBound}
 }

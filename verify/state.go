@@ -77,7 +77,7 @@ func ClassifyState(in Intent, st State, o Options) Verdict {
 			return Verdict{Outcome: Ambiguous, Reason: reasonStateNoTime}
 		}
 		if st.ObservedAt.Before(in.SettleStart().Add(max(o.Settle, 0))) {
-			return Verdict{Outcome: Ambiguous, Reason: reasonStateSettling}
+			return Verdict{Outcome: Ambiguous, Reason: reasonStateSettling, Settling: true}
 		}
 		return absentUnlessSurfacing(in, st.ObservedAt, o, reasonStateNotDone)
 	default:

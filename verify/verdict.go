@@ -51,6 +51,11 @@ type Verdict struct {
 	URL     string
 	URLs    []string
 	Reason  string
+	// Settling marks an Ambiguous verdict the site alone decides: the view
+	// is read inside the settle time, or inside the bound on how late the
+	// site shows a submission (SurfaceWithin). A later look, with no
+	// person, turns it Verified or Absent.
+	Settling bool
 	// Unexplained lists the items by the actor that kept a view from
 	// proving absence (see Intent.Seen): the caller names them to the
 	// person, who settles the action in one step. Unlike Reason, they

@@ -211,6 +211,9 @@ func printSummary(e *env, sum *operator.Summary) error {
 	for _, id := range sum.NeedsPerson {
 		fmt.Fprintf(w, "needs a person: %s (browserop actions show %s)\n", id, id)
 	}
+	for _, id := range sum.WaitingForSite {
+		fmt.Fprintf(w, "waiting for the site: %s settles by itself; a later pass decides it (browserop actions show %s)\n", id, id)
+	}
 	for _, p := range sum.Problems {
 		fmt.Fprintf(w, "problem: %s\n", clean(p))
 	}
