@@ -281,16 +281,17 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 // did not finish (upload_failed). Any other error is a hard stop.
 func (p *pass) prepare(m *mutation) (bool, error) {
 	_, err := m.site.Fill(p.ctx, m.tab, m.si)
+	nothing := nothingDone(m.site, m.in.performed())
 	switch {
 	case errors.Is(err, sites.ErrReadBackMismatch):
 		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive,
-			"the editor's read-back differs from the intended text; nothing was submitted", NoteReadBackMismatch)
+			"the editor's read-back differs from the intended text; "+nothing, NoteReadBackMismatch)
 		return true, err
 	case errors.Is(err, sites.ErrUploadFailed):
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrUploadFailed, "a media upload failed"), NoteUploadFailed)
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrUploadFailed, "a media upload failed", nothing), NoteUploadFailed)
 		return true, err
 	case errors.Is(err, sites.ErrStepFailed):
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrStepFailed, "a step before the click failed"), NoteStepFailed)
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrStepFailed, "a step before the click failed", nothing), NoteStepFailed)
 		return true, err
 	case err != nil:
 		return true, p.stopOn(err, m.a, m.entry)
@@ -306,12 +307,22 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 
 // preparationFailed is the reason of an action whose preparation failed
 // with err (wrapping sentinel): what, the adapter's detail (control
-// characters escaped), and that nothing was submitted.
-func preparationFailed(err, sentinel error, what string) string {
+// characters escaped), and what was not done (nothingDone).
+func preparationFailed(err, sentinel error, what, nothing string) string {
 	if detail := errcode.After(err, sentinel); detail != err.Error() {
 		what += ": " + printable(detail)
 	}
-	return what + "; nothing was submitted"
+	return what + "; " + nothing
+}
+
+// nothingDone says what a failure before the click left undone: nothing
+// was submitted; on a site whose editor saves drafts by itself
+// (actions.KIND.drafts), nothing was published, but a draft may be kept.
+func nothingDone(site sites.Adapter, k kind.Kind) string {
+	if d, ok := site.(interface{ KeepsDrafts(kind.Kind) bool }); ok && d.KeepsDrafts(k) {
+		return "nothing was published (the site may keep a draft of it)"
+	}
+	return "nothing was submitted"
 }
 
 // handToPerson ends here an action the person confirms first. Prepared and

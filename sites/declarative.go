@@ -87,6 +87,13 @@ func (d *Declarative) moderationOf(a *ActionSpec) *ModerationSpec {
 	return d.spec.Moderation
 }
 
+// KeepsDrafts reports whether the site's editor for kind k saves drafts
+// by itself (actions.KIND.drafts).
+func (d *Declarative) KeepsDrafts(k kind.Kind) bool {
+	a := d.spec.Actions.get(k)
+	return a != nil && a.Drafts
+}
+
 // Supports reports whether the site configures the kind.
 func (d *Declarative) Supports(k kind.Kind) bool { return d.spec.Actions.get(k) != nil }
 

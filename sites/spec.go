@@ -208,6 +208,10 @@ type ActionSpec struct {
 	// status that proves a form refused may prove nothing for an editor
 	// that retries by itself.
 	Refusals []RefusalSpec `yaml:"refusals"`
+	// Drafts says the site's editor saves a draft by itself while it is
+	// filled (an autosave): a failure before the click then published
+	// nothing, but may leave a draft on the site.
+	Drafts bool `yaml:"drafts"`
 	// Transforms, when set (even empty), replace the site's transforms for
 	// this kind's text.
 	Transforms []TransformSpec `yaml:"transforms"`
@@ -737,6 +741,9 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 	a.Landed.validate(p, path+".landed")
 	checkRefusals(p, path+".refusals", a.Refusals)
 	checkTransforms(p, path+".transforms", a.Transforms, true)
+	if a.Drafts && !k.Creates() {
+		p.add(path+".drafts", "%s has no editor to save a draft", k)
+	}
 	if a.Transforms != nil && !k.Creates() {
 		p.add(path+".transforms", "%s has no text", k)
 	}
