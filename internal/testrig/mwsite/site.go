@@ -25,6 +25,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/browserop/browserop/internal/testrig/rig"
 )
 
 // Front is a server in front of MediaWiki, such as a faultproxy.Proxy:
@@ -84,7 +86,7 @@ type Site struct {
 	skin         string
 	cookiePrefix string
 	progs        programs
-	php          *server
+	php          *rig.Server
 	db           *sql.DB // the wiki's SQLite database, read-only
 
 	installed string // LocalSettings.php as install.php wrote it
@@ -232,15 +234,15 @@ func (s *Site) startPHP(ctx context.Context, port, workers int) error {
 	cmd.Dir = s.docroot
 	cmd.Env = append(phpEnv(), "PHP_CLI_SERVER_WORKERS="+strconv.Itoa(workers))
 	logPath := filepath.Join(s.dir, "php-server.log")
-	srv, err := startServer("php -S", cmd, logPath)
+	srv, err := rig.StartServer("php -S", cmd, logPath)
 	if err != nil {
 		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
-		if err := srv.exited(); err != nil {
-			if strings.Contains(tail(logPath, 500), "Failed to listen") {
+		if err := srv.Exited(); err != nil {
+			if strings.Contains(rig.Tail(logPath, 500), "Failed to listen") {
 				return fmt.Errorf("%w: %w", errListen, err)
 			}
 			return err
@@ -252,7 +254,7 @@ func (s *Site) startPHP(ctx context.Context, port, workers int) error {
 		}
 		select {
 		case <-wctx.Done():
-			srv.stop(time.Second)
+			srv.Stop(time.Second)
 			return fmt.Errorf("php -S on %s not ready: %w", addr, wctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
@@ -269,7 +271,7 @@ func (s *Site) warmUp(ctx context.Context) error {
 	}
 	if status != http.StatusOK || !strings.Contains(body, `"wgPageName":"`+MainPage+`"`) {
 		return fmt.Errorf("GET %s: status %d: %s; php errors: %s; mediawiki errors: %s", u, status, pageError(body),
-			tail(filepath.Join(s.dir, "php-errors.log"), 1000), tail(filepath.Join(s.dir, "mw-exception.log"), 1000))
+			rig.Tail(filepath.Join(s.dir, "php-errors.log"), 1000), rig.Tail(filepath.Join(s.dir, "mw-exception.log"), 1000))
 	}
 	return nil
 }
@@ -318,7 +320,7 @@ func (s *Site) CookiePrefix() string { return s.cookiePrefix }
 func (s *Site) Close() error {
 	s.closeOnce.Do(func() {
 		if s.php != nil {
-			s.php.stop(5 * time.Second)
+			s.php.Stop(5 * time.Second)
 		}
 		if s.db != nil {
 			s.closeErr = s.db.Close()

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/browserop/browserop/internal/testrig/rig"
 )
 
 // The database WordPress uses, and its MariaDB account.
@@ -24,7 +26,7 @@ const (
 type database struct {
 	client string
 	socket string
-	srv    *server
+	srv    *rig.Server
 }
 
 // mariadbFlags are the server's options besides its paths: small, quick and
@@ -63,13 +65,13 @@ func startDatabase(ctx context.Context, p programs, dir, socket, pass string) (*
 		"--pid-file=" + filepath.Join(dir, "mysql.pid"), "--tmpdir=" + dir,
 		"--log-error=" + filepath.Join(dir, "mysql.err")}, userFlag...)
 	srvArgs = append(srvArgs, mariadbFlags...)
-	srv, err := startServer("mariadbd", exec.Command(p.mariadbd, srvArgs...), filepath.Join(dir, "mysql.out"))
+	srv, err := rig.StartServer("mariadbd", exec.Command(p.mariadbd, srvArgs...), filepath.Join(dir, "mysql.out"))
 	if err != nil {
 		return nil, err
 	}
 	db := &database{client: p.client, socket: socket, srv: srv}
 	if err := db.waitReady(ctx, filepath.Join(dir, "mysql.err")); err != nil {
-		srv.stop(5 * time.Second)
+		srv.Stop(5 * time.Second)
 		return nil, err
 	}
 	create := fmt.Sprintf("CREATE DATABASE %s CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;\n"+
@@ -77,7 +79,7 @@ func startDatabase(ctx context.Context, p programs, dir, socket, pass string) (*
 		"GRANT ALL PRIVILEGES ON %s.* TO '%s'@'localhost';\n",
 		dbName, dbUser, quote(pass), dbName, dbUser)
 	if _, err := db.run(ctx, "", create); err != nil {
-		srv.stop(5 * time.Second)
+		srv.Stop(5 * time.Second)
 		return nil, fmt.Errorf("create database: %w", err)
 	}
 	return db, nil
@@ -88,8 +90,8 @@ func (db *database) waitReady(ctx context.Context, errLog string) error {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	for {
-		if err := db.srv.exited(); err != nil {
-			return fmt.Errorf("%w; error log: %s", err, tail(errLog, 1500))
+		if err := db.srv.Exited(); err != nil {
+			return fmt.Errorf("%w; error log: %s", err, rig.Tail(errLog, 1500))
 		}
 		if c, err := net.Dial("unix", db.socket); err == nil {
 			c.Close()
@@ -99,7 +101,7 @@ func (db *database) waitReady(ctx context.Context, errLog string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("mariadbd not ready: %w; error log: %s", ctx.Err(), tail(errLog, 1500))
+			return fmt.Errorf("mariadbd not ready: %w; error log: %s", ctx.Err(), rig.Tail(errLog, 1500))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/browserop/browserop/internal/testrig/rig"
 )
 
 // install runs WordPress's installer through its form, as a person would,
@@ -33,7 +35,7 @@ func (s *Site) install(ctx context.Context) error {
 		return fmt.Errorf("install: %w", err)
 	}
 	if status != http.StatusOK || !strings.Contains(body, "<h1>Success!</h1>") {
-		return fmt.Errorf("install: status %d: %s; php errors: %s", status, pageError(body), tail(s.dir+"/php-errors.log", 1000))
+		return fmt.Errorf("install: status %d: %s; php errors: %s", status, pageError(body), rig.Tail(s.dir+"/php-errors.log", 1000))
 	}
 	s.users[Admin.Login] = 1
 

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/browserop/browserop/internal/testrig/rig"
 )
 
 // Front is a server in front of WordPress, such as a faultproxy.Proxy:
@@ -66,7 +68,7 @@ type Site struct {
 	title   string
 	progs   programs
 	db      *database
-	php     *server
+	php     *rig.Server
 	sockDir string // a short directory for the socket, when dir's path is too long
 
 	users map[string]int // login -> user ID
@@ -220,15 +222,15 @@ func (s *Site) startPHP(ctx context.Context, port, workers int) error {
 	cmd.Dir = s.docroot
 	cmd.Env = append(os.Environ(), "PHP_CLI_SERVER_WORKERS="+strconv.Itoa(workers))
 	logPath := filepath.Join(s.dir, "php-server.log")
-	srv, err := startServer("php -S", cmd, logPath)
+	srv, err := rig.StartServer("php -S", cmd, logPath)
 	if err != nil {
 		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
-		if err := srv.exited(); err != nil {
-			if strings.Contains(tail(logPath, 500), "Failed to listen") {
+		if err := srv.Exited(); err != nil {
+			if strings.Contains(rig.Tail(logPath, 500), "Failed to listen") {
 				return fmt.Errorf("%w: %w", errListen, err)
 			}
 			return err
@@ -240,7 +242,7 @@ func (s *Site) startPHP(ctx context.Context, port, workers int) error {
 		}
 		select {
 		case <-wctx.Done():
-			srv.stop(time.Second)
+			srv.Stop(time.Second)
 			return fmt.Errorf("php -S on %s not ready: %w", addr, wctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
@@ -280,10 +282,10 @@ func (s *Site) UserID(login string) int { return s.users[login] }
 func (s *Site) Close() error {
 	s.closeOnce.Do(func() {
 		if s.php != nil {
-			s.php.stop(5 * time.Second)
+			s.php.Stop(5 * time.Second)
 		}
 		if s.db != nil {
-			s.db.srv.stop(10 * time.Second)
+			s.db.srv.Stop(10 * time.Second)
 		}
 		if s.sockDir != "" {
 			s.closeErr = os.RemoveAll(s.sockDir)

@@ -3,108 +3,40 @@ package wpsite
 import (
 	"context"
 	"errors"
-	"os"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/browserop/browserop/internal/testrig/rig"
 )
 
-// startTimeout bounds a start for a test: a 2-core machine under the race
-// detector and other tests takes seconds, not minutes.
-const startTimeout = 3 * time.Minute
+// kind is this rig for package rig's ForTest and Shared.
+func kind(opts []Option) rig.Kind[*Site] {
+	return rig.Kind[*Site]{
+		Name: "wpsite", What: "the WordPress test site", NotInstalled: ErrNotInstalled, Timeout: 3 * time.Minute,
+		Start: func(ctx context.Context, dir string) (*Site, error) { return Start(ctx, dir, opts...) },
+	}
+}
 
 // missing skips tb because err (wrapping ErrNotInstalled) says a package is
-// missing, or fails it when the CI environment variable is set: CI installs
-// them (scripts/setup.sh --tests), so there the test runs.
+// missing, or fails it when the CI environment variable is set.
 func missing(tb testing.TB, err error) {
 	tb.Helper()
-	if os.Getenv("CI") != "" {
-		tb.Fatalf("wpsite: CI is set but the WordPress test site cannot run: %v", err)
-	}
-	tb.Skipf("wpsite: skipping: %v", err)
+	kind(nil).Missing(tb, err)
 }
 
 // ForTest starts a site in a temporary directory for tb alone and stops it
 // when tb ends. It skips tb when a package is missing (fails under CI).
 func ForTest(tb testing.TB, opts ...Option) *Site {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	s, err := Start(ctx, tb.TempDir(), opts...)
-	if errors.Is(err, ErrNotInstalled) {
-		missing(tb, err)
-	}
-	if err != nil {
-		tb.Fatalf("%v", err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Errorf("wpsite: close: %v", err)
-		}
-	})
-	return s
+	return kind(opts).ForTest(tb)
 }
 
 // Shared is one site for a whole test binary, started by the first test
-// that asks for it, so that a package's tests do not each pay for an
-// install:
-//
-//	var wp = wpsite.NewShared()
-//
-//	func TestMain(m *testing.M) {
-//		code := m.Run()
-//		wp.Close()
-//		os.Exit(code)
-//	}
-//
-//	func TestX(t *testing.T) { site := wp.Site(t); ... }
-type Shared struct {
-	opts []Option
-	once sync.Once
-	dir  string
-	site *Site
-	err  error
-}
+// that asks for it (see rig.Shared).
+type Shared = rig.Shared[*Site]
 
 // NewShared returns a shared site that starts, with opts, on first use.
-func NewShared(opts ...Option) *Shared { return &Shared{opts: opts} }
-
-// Site returns the shared site, starting it on the first call. It skips tb
-// when a package is missing (fails under CI), and fails tb when the site
-// could not start (every later call fails the same way).
-func (sh *Shared) Site(tb testing.TB) *Site {
-	tb.Helper()
-	sh.once.Do(func() {
-		sh.dir, sh.err = os.MkdirTemp("", "wpsite-")
-		if sh.err != nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		defer cancel()
-		sh.site, sh.err = Start(ctx, sh.dir, sh.opts...)
-	})
-	if errors.Is(sh.err, ErrNotInstalled) {
-		missing(tb, sh.err)
-	}
-	if sh.err != nil {
-		tb.Fatalf("wpsite: shared site: %v", sh.err)
-	}
-	return sh.site
-}
-
-// Close stops the shared site, if it started, and removes its directory.
-func (sh *Shared) Close() error {
-	var err error
-	if sh.site != nil {
-		err = sh.site.Close()
-	}
-	if sh.dir != "" {
-		if rerr := os.RemoveAll(sh.dir); rerr != nil && err == nil {
-			err = rerr
-		}
-	}
-	return err
-}
+func NewShared(opts ...Option) *Shared { return rig.NewShared(kind(opts)) }
 
 // ThemeForTest switches s to the theme name for tb (UseTheme) and back to
 // the theme it used before when tb ends, so that a test binary's tests

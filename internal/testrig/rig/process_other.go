@@ -1,6 +1,6 @@
 //go:build !linux
 
-package wpsite
+package rig
 
 import (
 	"os/exec"

@@ -1,4 +1,7 @@
-package wpsite
+// Package rig holds what the test rigs (wpsite, mwsite) share: their
+// servers as child processes in a group of their own, and one site per
+// test binary, started on first use.
+package rig
 
 import (
 	"bytes"
@@ -9,9 +12,9 @@ import (
 	"time"
 )
 
-// server is a long-running child process (mariadbd, php -S) with its output
+// Server is a long-running child process (mariadbd, php -S) with its output
 // in a log file under the site's directory.
-type server struct {
+type Server struct {
 	name string
 	cmd  *exec.Cmd
 	log  string
@@ -19,9 +22,10 @@ type server struct {
 	err  error // how it ended, once done is closed
 }
 
-// startServer starts cmd as a server whose standard output and error go to
-// the file logPath.
-func startServer(name string, cmd *exec.Cmd, logPath string) (*server, error) {
+// StartServer starts cmd as a server whose standard output and error go to
+// the file logPath, in a process group of its own that dies with the test
+// binary (on Linux).
+func StartServer(name string, cmd *exec.Cmd, logPath string) (*Server, error) {
 	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
@@ -32,7 +36,7 @@ func startServer(name string, cmd *exec.Cmd, logPath string) (*server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	s := &server{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	s := &Server{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		s.err = cmd.Wait()
 		close(s.done)
@@ -40,22 +44,22 @@ func startServer(name string, cmd *exec.Cmd, logPath string) (*server, error) {
 	return s, nil
 }
 
-// exited returns an error saying the server ended, with the tail of its
+// Exited returns an error saying the server ended, with the tail of its
 // log, or nil while it runs.
-func (s *server) exited() error {
+func (s *Server) Exited() error {
 	select {
 	case <-s.done:
-		return fmt.Errorf("%s exited (%v): %s", s.name, s.err, tail(s.log, 1500))
+		return fmt.Errorf("%s exited (%v): %s", s.name, s.err, Tail(s.log, 1500))
 	default:
 		return nil
 	}
 }
 
-// stop ends the server and every process of its group (PHP's workers):
+// Stop ends the server and every process of its group (PHP's workers):
 // SIGTERM to the whole group while its leader still runs, then SIGKILL after
 // grace. The site's data is throwaway, so nothing waits for a
 // clean shutdown longer than that.
-func (s *server) stop(grace time.Duration) {
+func (s *Server) Stop(grace time.Duration) {
 	select {
 	case <-s.done:
 		return
@@ -70,8 +74,8 @@ func (s *server) stop(grace time.Duration) {
 	}
 }
 
-// tail returns the last n bytes of the file at path, for error messages.
-func tail(path string, n int) string {
+// Tail returns the last n bytes of the file at path, for error messages.
+func Tail(path string, n int) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Sprintf("(no log: %v)", err)

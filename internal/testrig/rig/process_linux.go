@@ -1,4 +1,4 @@
-package mwsite
+package rig
 
 import (
 	"os/exec"
