@@ -16,10 +16,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -145,7 +143,7 @@ func Start(ctx context.Context, dir string, opts ...Option) (*Site, error) {
 func (s *Site) start(ctx context.Context, cfg config) error {
 	// PHP's port is chosen before PHP binds it, so another process may take
 	// it in between: then PHP fails to listen, and another port is tried.
-	port, err := freePort()
+	port, err := rig.FreePort()
 	if err != nil {
 		return err
 	}
@@ -169,10 +167,10 @@ func (s *Site) start(ctx context.Context, cfg config) error {
 	t = time.Now()
 	for attempt := 1; ; attempt++ {
 		err = s.startPHP(ctx, port, cfg.workers)
-		if err == nil || attempt == 3 || !errors.Is(err, errListen) {
+		if err == nil || attempt == 3 || !errors.Is(err, rig.ErrListen) {
 			break
 		}
-		if port, err = freePort(); err != nil {
+		if port, err = rig.FreePort(); err != nil {
 			return err
 		}
 		s.setOrigin(port, cfg.front)
@@ -218,47 +216,15 @@ func (s *Site) setOrigin(port int, front Front) {
 	}
 }
 
-// errListen is PHP's server failing to listen on its port.
-var errListen = errors.New("php -S could not listen")
-
-// startPHP starts PHP's built-in server on port, serving the docroot, and
-// waits until it accepts connections.
+// startPHP starts PHP's built-in server on port, serving the docroot
+// (rig.StartPHP).
 func (s *Site) startPHP(ctx context.Context, port, workers int) error {
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.Command(s.progs.php,
-		"-d", "display_errors=0",
-		"-d", "log_errors=1",
-		"-d", "error_log="+filepath.Join(s.dir, "php-errors.log"),
-		"-d", "memory_limit=256M",
-		"-S", addr, "-t", s.docroot)
-	cmd.Dir = s.docroot
-	cmd.Env = append(phpEnv(), "PHP_CLI_SERVER_WORKERS="+strconv.Itoa(workers))
-	logPath := filepath.Join(s.dir, "php-server.log")
-	srv, err := rig.StartServer("php -S", cmd, logPath)
+	srv, err := rig.StartPHP(ctx, s.progs.php, s.dir, s.docroot, port, workers, phpEnv())
 	if err != nil {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for {
-		if err := srv.Exited(); err != nil {
-			if strings.Contains(rig.Tail(logPath, 500), "Failed to listen") {
-				return fmt.Errorf("%w: %w", errListen, err)
-			}
-			return err
-		}
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			s.php = srv
-			return nil
-		}
-		select {
-		case <-wctx.Done():
-			srv.Stop(time.Second)
-			return fmt.Errorf("php -S on %s not ready: %w", addr, wctx.Err())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	s.php = srv
+	return nil
 }
 
 // warmUp asks PHP's server for the main page and checks that MediaWiki
@@ -278,16 +244,6 @@ func (s *Site) warmUp(ctx context.Context) error {
 
 // MainPage is the title of the page install.php creates and / redirects to.
 const MainPage = "Main_Page"
-
-// freePort returns a loopback port nobody listened on a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
 
 // URL returns the site's origin, http://127.0.0.1:PORT without a trailing
 // slash: the front's when the site has one.
