@@ -164,12 +164,6 @@ func (d *Declarative) expandURL(tmpl, actor, target string) (string, error) {
 	return d.expand(tmpl, urlVars{actor: actor, target: target})
 }
 
-// expandSearchURL is expandURL that also puts text, query-escaped, for
-// {text}.
-func (d *Declarative) expandSearchURL(tmpl, actor, target, text string) (string, error) {
-	return d.expand(tmpl, urlVars{actor: actor, target: target, text: text})
-}
-
 // expand fills a validated URL template with v. {target} alone is the
 // target, which must be on the site. Every other value is escaped for
 // where it stands: as a path segment before the query, as a query value
