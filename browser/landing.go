@@ -55,27 +55,34 @@ type ResponseMatch struct {
 	// URL is matched against the full request URL (without its fragment).
 	// It is required.
 	URL *regexp.Regexp
-	// Body, when set, must match the request's body too (publishing and
-	// autosaving may send the same method to the same URL). A request
-	// whose body Chrome does not report (too long, a stream) is taken as
-	// matching: it may be the submission.
+	// Body, when set, chooses among the matching requests the one whose
+	// answer is the landing sign: its body must match too (publishing and
+	// autosaving may send the same method to the same URL). It never
+	// makes a request less of a submission: every request that matches
+	// Method and URL counts in SubmissionRequests and Landing.Doubt,
+	// whatever its body, for an adapter's body pattern may be wrong. A
+	// request whose body Chrome does not report (too long, a stream) is
+	// taken as matching: it may be the submission.
 	Body *regexp.Regexp
 }
 
-func (m *ResponseMatch) matches(req *network.Request) bool {
+// matches reports whether req is one of the requests m names (method
+// and URL), and whether its answer is a landing sign (its body matches
+// too).
+func (m *ResponseMatch) matches(req *network.Request) (request, sign bool) {
 	if m.Method != "" && !strings.EqualFold(m.Method, req.Method) {
-		return false
+		return false, false
 	}
 	// A URL this long is a data: URL or worse, never an API call; matching
 	// it would hold up the event loop.
 	if len(req.URL) > maxMatchedURL || !m.URL.MatchString(req.URL) {
-		return false
+		return false, false
 	}
 	if m.Body == nil {
-		return true
+		return true, true
 	}
 	body, known := requestBody(req)
-	return !known || m.Body.MatchString(body)
+	return true, !known || m.Body.MatchString(body)
 }
 
 // requestBody is a request's body as Chrome reported it with the request,
@@ -303,6 +310,8 @@ type watchedReq struct {
 	url    string
 	loader cdp.LoaderID
 	answer Answer
+	// sign: its answer may be the landing (ResponseMatch.Body).
+	sign bool
 }
 
 func (s *watchedSet) put(id network.RequestID, r *watchedReq) {
@@ -343,10 +352,10 @@ func (t *Tab) watchRequest(ev *network.EventRequestWillBeSent) {
 		return
 	}
 	doc := ev.Type == network.ResourceTypeDocument && ev.FrameID == main
-	matched := false
+	matched, sign := false, false
 	if !doc && ev.RedirectResponse == nil && w.match != nil {
 		// Matched outside the lock: a long URL takes a moment.
-		matched = w.match.matches(ev.Request)
+		matched, sign = w.match.matches(ev.Request)
 	}
 	t.updateIf(func(n *navState) bool {
 		if n.land != w {
@@ -368,7 +377,7 @@ func (t *Tab) watchRequest(ev *network.EventRequestWillBeSent) {
 			w.docs.put(ev.RequestID, &watchedReq{url: ev.Request.URL, loader: ev.LoaderID})
 		case matched:
 			w.matched++
-			w.reqs.put(ev.RequestID, &watchedReq{url: ev.Request.URL})
+			w.reqs.put(ev.RequestID, &watchedReq{url: ev.Request.URL, sign: sign})
 		}
 		return false
 	})
@@ -390,7 +399,7 @@ func (t *Tab) watchAnswer(id network.RequestID, resp *network.Response) {
 			return false
 		}
 		r.answer.add(resp)
-		if w.outcome != nil {
+		if w.outcome != nil || !r.sign {
 			return false
 		}
 		w.outcome = &reqOutcome{url: r.url, status: int(resp.Status), answer: r.answer}
@@ -407,7 +416,7 @@ func (t *Tab) watchFailed(id network.RequestID, failed string) {
 			return false
 		}
 		r := w.reqs.get(id)
-		if r == nil {
+		if r == nil || !r.sign {
 			return false
 		}
 		w.outcome = &reqOutcome{url: r.url, failed: failed}

@@ -314,7 +314,7 @@ func (d *Declarative) OpenURL(in Intent) (string, error) {
 func (d *Declarative) varsOf(a *ActionSpec, actor, target, text string) urlVars {
 	v := urlVars{actor: actor, target: target, text: text}
 	if a.Target != nil {
-		v.pattern = compiled(a.Target.Pattern)
+		v.pattern = compiled(a.Target.whole())
 	}
 	return v
 }

@@ -656,36 +656,60 @@ setTimeout(() => {
 }
 
 // TestLandedResponseBody: an editor that autosaves to the same URL it
-// publishes to sends two requests on the click. With landed.response.body
-// naming the publishing one, the autosave is no request of the
-// submission, and the refusal that answers the one publish proves
-// nothing was created; without it, the refusal answers one of two.
+// publishes to sends two requests on the click. landed.response.body
+// names the publishing one: its answer is the landing, not the
+// autosave's. Both are requests of the submission all the same (the
+// adapter's pattern may be wrong): a refusal that answers one of them
+// proves nothing.
 func TestLandedResponseBody(t *testing.T) {
-	pages := map[string]string{
-		"/autosaving": composePage("", `fetch('/api/post', {method: 'POST', body: 'autosave: ' + document.getElementById('t').value}).then(() => send().then(show));`),
-	}
-	refusals := "refusals:\n  - kind: validation\n    status: 409\n    message: \"p.error\"\n"
-	for _, tc := range []struct {
-		name, landed string
-		definite     bool
-	}{
-		{"body", "    landed: {response: {method: POST, url: '/api/post$', body: '^publish'}}", true},
-		{"no body", landResponse, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := newMini(t, pages, http.StatusConflict, `{}`)
-			d := miniSite(t, miniYAML(m.URL, "/autosaving", tc.landed, refusals))
-			ctx, tab := miniTab(t)
-			err := submitOnce(t, ctx, tab, d, "publish this")
-			require.Eventually(t, func() bool { return m.posts.Load() == 2 }, 5*time.Second, 20*time.Millisecond)
-			ref := sites.AsRefusal(err)
-			require.NotNil(t, ref, "%v", err)
-			if tc.definite {
-				require.NotErrorIs(t, err, sites.ErrOutcomeUnknown, "the one publishing request, refused")
+	page := composePage("", `fetch('/api/post', {method: 'POST', body: 'autosave: ' + document.getElementById('t').value}).then(() => send().then(show));`)
+	serve := func(t *testing.T, autosave, publish int) (*httptest.Server, *atomic.Int64) {
+		var posts atomic.Int64
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /autosaving", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, page) })
+		mux.HandleFunc("POST /api/post", func(w http.ResponseWriter, r *http.Request) {
+			posts.Add(1)
+			b, _ := io.ReadAll(r.Body)
+			if strings.HasPrefix(string(b), "autosave") {
+				w.WriteHeader(autosave)
 				return
 			}
-			require.ErrorIs(t, err, sites.ErrOutcomeUnknown)
-			require.Equal(t, "2 requests of the submission were seen", ref.Doubt)
+			w.WriteHeader(publish)
 		})
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		return srv, &posts
 	}
+	withBody := "    landed: {response: {method: POST, url: '/api/post$', body: '^publish'}}"
+	refusals := "refusals:\n  - kind: validation\n    status: 409\n    message: \"p.error\"\n"
+
+	t.Run("the publish answers", func(t *testing.T) {
+		srv, posts := serve(t, http.StatusInternalServerError, http.StatusCreated)
+		for _, tc := range []struct {
+			landed string
+			ok     bool
+		}{{withBody, true}, {landResponse, false}} {
+			d := miniSite(t, miniYAML(srv.URL, "/autosaving", tc.landed, ""))
+			ctx, tab := miniTab(t)
+			err := submitOnce(t, ctx, tab, d, "publish this")
+			if tc.ok {
+				require.NoError(t, err, "landed on the publish's 201, not the autosave's 500")
+			} else {
+				require.ErrorIs(t, err, sites.ErrOutcomeUnknown, "the autosave's 500 answered first")
+				require.ErrorContains(t, err, "answered 500")
+			}
+		}
+		require.GreaterOrEqual(t, posts.Load(), int64(3), "each click sent its autosave, and the first its publish")
+	})
+	t.Run("a refusal answers one of two", func(t *testing.T) {
+		srv, posts := serve(t, http.StatusConflict, http.StatusConflict)
+		d := miniSite(t, miniYAML(srv.URL, "/autosaving", withBody, refusals))
+		ctx, tab := miniTab(t)
+		err := submitOnce(t, ctx, tab, d, "publish this")
+		require.Eventually(t, func() bool { return posts.Load() == 2 }, 5*time.Second, 20*time.Millisecond)
+		ref := sites.AsRefusal(err)
+		require.NotNil(t, ref, "%v", err)
+		require.ErrorIs(t, err, sites.ErrOutcomeUnknown, "the body pattern does not make the autosave no request")
+		require.Equal(t, "2 requests of the submission were seen", ref.Doubt)
+	})
 }

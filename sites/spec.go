@@ -229,13 +229,17 @@ func (a *ActionSpec) fills() []FillSpec {
 }
 
 // TargetSpec reads parts of an intent's target URL: Pattern is a regular
-// expression the target must match (anchor it to match it whole), whose
-// named groups
+// expression the whole target must match (it is anchored at both ends),
+// whose named groups
 // ((?P<page>…)) templates use as {target.page}. A target it does not
 // match is refused before anything is opened.
 type TargetSpec struct {
 	Pattern string `yaml:"pattern"`
 }
+
+// whole is the pattern anchored at both ends: it matches the whole target
+// or nothing.
+func (t *TargetSpec) whole() string { return "^(?:" + t.Pattern + ")$" }
 
 // groups returns the names of the pattern's named groups, as template
 // placeholders (target.NAME); nil for no spec or a pattern that does not

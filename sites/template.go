@@ -188,14 +188,19 @@ func (d *Declarative) expand(tmpl string, v urlVars) (string, error) {
 		if v.pattern != nil {
 			captured = v.pattern.FindStringSubmatchIndex(v.target)
 		}
+		if captured != nil && (captured[0] != 0 || captured[1] != len(v.target)) {
+			captured = nil // it matches a part of the target only
+		}
 		if captured == nil {
 			return "", hardStop(StopTarget, nil, "the target %q does not match the action's target.pattern", excerpt(v.target))
 		}
 	}
 	out := strings.Replace(tmpl, "{origin}", d.origins[0], 1)
-	query := strings.Index(out, "?")
 	var b strings.Builder
 	rest := out
+	// Whether a value is in the query is the template's own text to say:
+	// its literal "?" (no escaped value holds one).
+	inQuery := false
 	for {
 		i := strings.Index(rest, "{")
 		if i < 0 {
@@ -204,17 +209,13 @@ func (d *Declarative) expand(tmpl string, v urlVars) (string, error) {
 		}
 		j := strings.Index(rest[i:], "}") + i
 		b.WriteString(rest[:i])
+		inQuery = inQuery || strings.Contains(rest[:i], "?")
 		name := rest[i+1 : j]
-		inQuery := query >= 0 && b.Len() > query
 		val, err := d.urlValue(name, v, captured)
 		if err != nil {
 			return "", err
 		}
-		if inQuery {
-			b.WriteString(url.QueryEscape(val))
-		} else {
-			b.WriteString(url.PathEscape(val))
-		}
+		b.WriteString(escapeFor(val, inQuery))
 		rest = rest[j+1:]
 	}
 	out = b.String()
@@ -222,6 +223,19 @@ func (d *Declarative) expand(tmpl string, v urlVars) (string, error) {
 		return "", hardStop(StopOffsite, err, "template")
 	}
 	return out, nil
+}
+
+// escapeFor escapes a value for a URL: a query value, or a path segment,
+// where "." and ".." are written %2E and %2E%2E so that no value is a
+// dot segment that climbs the path.
+func escapeFor(v string, inQuery bool) string {
+	if inQuery {
+		return url.QueryEscape(v)
+	}
+	if v == "." || v == ".." {
+		return strings.ReplaceAll(v, ".", "%2E")
+	}
+	return url.PathEscape(v)
 }
 
 // urlValue is the raw value of placeholder name (never {origin}, which
@@ -286,11 +300,7 @@ func (d *Declarative) expandValue(tmpl, value string) (string, error) {
 			break
 		}
 		b.WriteString(out[:i])
-		if q := strings.Index(b.String(), "?"); q >= 0 {
-			b.WriteString(url.QueryEscape(value))
-		} else {
-			b.WriteString(url.PathEscape(value))
-		}
+		b.WriteString(escapeFor(value, strings.Contains(b.String(), "?")))
 		out = out[i+len("{value}"):]
 	}
 	return b.String(), nil

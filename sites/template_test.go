@@ -1,6 +1,7 @@
 package sites_test
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ actions:
     submit: {selector: "#wpSave"}
     result: {link: {page: true}}
   reply:
-    target: {pattern: '^http://127\.0\.0\.1:8080/(?:index\.php\?title=|wiki/)(?P<page>[^&#?]+)'}
+    target: {pattern: 'http://127\.0\.0\.1:8080/(?:index\.php\?title=|wiki/)(?P<page>[^&#?]+)'}
     open: "{origin}/index.php?title=Talk:{target.page}&action=edit&section=new"
     fill: {selector: "#wpTextbox1"}
     submit: {selector: "#wpSave"}
@@ -41,7 +42,7 @@ actions:
       lookback: 72h
       settle: 1s
   follow:
-    target: {pattern: 'title=(?P<page>[^&#]+)'}
+    target: {pattern: '.*[?&]title=(?P<page>[^&#]+).*'}
     open: "{origin}/wiki/{target.page}?action=watch"
     submit: {selector: "#ca-watch a"}
     state: {selector: "#ca-watch", attribute: class, done_value: "on", not_done_value: "off"}
@@ -93,13 +94,13 @@ func TestTemplatesTakeTitlesAndTargetParts(t *testing.T) {
 	for _, tc := range []struct{ old, new, want string }{
 		{`open: "{origin}/index.php?title=Talk:{target.page}&action=edit&section=new"`, `open: "{origin}/index.php?title={target.name}"`,
 			`actions.reply.open: {target.name}: the action's target.pattern has no group (?P<name>…)`},
-		{`    target: {pattern: 'title=(?P<page>[^&#]+)'}`, `    target: {pattern: 'title=([^&#]+)'}`,
+		{`    target: {pattern: '.*[?&]title=(?P<page>[^&#]+).*'}`, `    target: {pattern: 'title=([^&#]+)'}`,
 			`actions.follow.target.pattern: "title=([^&#]+)" has no named group`},
 		{`    open: "{origin}/index.php?title={title}&action=edit"`, "    target: {pattern: '(?P<x>.)'}\n    open: \"{origin}/index.php?title={title}&action=edit\"",
 			`actions.post.target: a post has no target`},
 		{`open: "{origin}/index.php?title=Talk:{target.page}&action=edit&section=new"`, `open: "{origin}/index.php?title={title}"`,
 			`actions.reply.open: unknown placeholder {title}`},
-		{`    target: {pattern: 'title=(?P<page>[^&#]+)'}`, `    target: {pattern: 'title=(?P<Page>[^&#]+)'}`,
+		{`    target: {pattern: '.*[?&]title=(?P<page>[^&#]+).*'}`, `    target: {pattern: 'title=(?P<Page>[^&#]+)'}`,
 			`actions.follow.target.pattern: group name "Page": use lower-case letters`},
 	} {
 		y := strings.Replace(wikiYAML, tc.old, tc.new, 1)
@@ -121,4 +122,31 @@ func TestFieldTemplateEscapesValues(t *testing.T) {
 	require.Equal(t, "http://127.0.0.1:8080/wiki/Team%20plan%20p1%2F2?from=Team+plan+p1%2F2", got)
 	_, err = sites.ExpandValue(d, `{origin}/wiki/{value}`, "a\nb")
 	require.ErrorContains(t, err, "does not name a page")
+}
+
+// A value is escaped as a query value only after the template's own "?":
+// a value expanded before it, longer or shorter than its placeholder,
+// moves nothing. A path value cannot add a query key, nor be a dot
+// segment; the pattern matches the whole target or nothing.
+func TestTemplateEscapingHoldsItsPlace(t *testing.T) {
+	y := strings.Replace(wikiYAML, `open: "{origin}/index.php?title=Talk:{target.page}&action=edit&section=new"`,
+		`open: "{origin}/w/{target.ns}/{target.page}?page={target.page}&action=edit"`, 1)
+	y = strings.Replace(y, `target: {pattern: 'http://127\.0\.0\.1:8080/(?:index\.php\?title=|wiki/)(?P<page>[^&#?]+)'}`,
+		`target: {pattern: 'http://127\.0\.0\.1:8080/wiki/(?P<ns>[^/:]+):(?P<page>[^&#?]+)'}`, 1)
+	d, err := sites.Parse("wiki.yaml", []byte(y))
+	require.NoError(t, err)
+	u, err := d.OpenURL(sites.Intent{Kind: kind.Reply, Actor: "alice", Target: "http://127.0.0.1:8080/wiki/T:A%26action%3Ddelete%26x%3D", Text: "hi"})
+	require.NoError(t, err)
+	require.Equal(t, "http://127.0.0.1:8080/w/T/A&action=delete&x=?page=A%26action%3Ddelete%26x%3D&action=edit", u,
+		"the query value is query-escaped, the path part path-escaped: no key is added")
+	q, err := url.Parse(u)
+	require.NoError(t, err)
+	require.Equal(t, []string{"edit"}, q.Query()["action"])
+
+	u, err = d.OpenURL(sites.Intent{Kind: kind.Reply, Actor: "alice", Target: "http://127.0.0.1:8080/wiki/..:..", Text: "hi"})
+	require.NoError(t, err)
+	require.Equal(t, "http://127.0.0.1:8080/w/%2E%2E/%2E%2E?page=..&action=edit", u, "no dot segment")
+
+	_, err = d.OpenURL(sites.Intent{Kind: kind.Reply, Actor: "alice", Target: "http://127.0.0.1:8080/x/wiki/T:A", Text: "hi"})
+	require.ErrorContains(t, err, "does not match the action's target.pattern", "the whole target must match")
 }
