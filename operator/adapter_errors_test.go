@@ -121,3 +121,26 @@ func TestSettlingWaitsForTheSite(t *testing.T) {
 	}, 40*time.Second, time.Second, "a later pass verifies it, no person")
 	require.Len(t, w.effects(demosite.EffectPost), 1, "published once")
 }
+
+// Waiting for a site never hides another stop: with a site stopped for a
+// login earlier in the same pass, the pass ends hard_stop, not
+// waiting_for_site, though its one ambiguous action waits for its site.
+func TestWaitingNeverHidesAStop(t *testing.T) {
+	w := newWorld(t, demosite.Faults{HangAfterCommit: true, VisibilityDelay: 8 * time.Second})
+	demo := wrongAdapter(t, w, "settle: "+settle.String()+"\n", "settle: "+settle.String()+"\n  surface_within: 1m\n")
+	raw, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
+	require.NoError(t, err)
+	spec := strings.Replace(string(raw), "http://127.0.0.1:8787", w.base, 1)
+	spec = strings.Replace(spec, `selector: "span#whoami"`, `selector: "span#nobody-here"`, 1)
+	other, err := sites.Parse("other.yaml", []byte(spec))
+	require.NoError(t, err)
+	w.useRunner(nil, demo, other)
+	w.calendar("entries:\n  - {id: first, site: other, actor: alice, type: post, at: \"{at}\", text: \"never signed in here\"}\n" +
+		post("late", "shown a while after its answer was lost"))
+
+	sum := w.pass()
+	require.Equal(t, operator.OutcomeHardStop, sum.Outcome, "%+v", sum)
+	require.Contains(t, sum.StoppedSites, "other")
+	require.Len(t, sum.WaitingForSite, 1, "the demo's action waits for its site all the same")
+	require.ErrorIs(t, sum.Err(), errcode.ErrHardStop)
+}

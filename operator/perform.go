@@ -91,7 +91,7 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 			}
 		case ledger.Executing, ledger.Ambiguous:
 			// Reconciliation runs first; one left means it could not be settled.
-			p.hardStopPass("an unresolved ambiguous action")
+			p.hardStopPass(stopUnresolved)
 			p.report(a, entry, NoteAmbiguousWaiting)
 			return a, nil
 		case ledger.Moderated:
@@ -616,7 +616,7 @@ func (p *pass) settle(a ledger.Action, v verify.Verdict, entry string, cause err
 		} else {
 			delete(p.settling, a.ID)
 		}
-		p.hardStopPass("an unresolved ambiguous action")
+		p.hardStopPass(stopUnresolved)
 		p.report(a, entry, notes.ambiguous)
 	}
 	return a, nil

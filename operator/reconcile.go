@@ -200,7 +200,7 @@ func (p *pass) reconcile() error {
 		in, err := fromAction(a)
 		if err != nil {
 			p.problem(err.Error())
-			p.hardStopPass("an unresolved ambiguous action")
+			p.hardStopPass(stopUnresolved)
 			continue
 		}
 		st, err := p.tabFor(a.Site)

@@ -533,7 +533,9 @@ func (p *pass) end(ctx context.Context, held ledger.Lease, runErr error) error {
 		sum.Outcome = OutcomeError
 	case len(sum.NeedsPerson) > 0:
 		sum.Outcome = OutcomeNeedsPerson
-	case len(sum.WaitingForSite) > 0:
+	case len(sum.WaitingForSite) > 0 && len(p.siteStops) == 0 && (p.stopped == "" || p.stopped == stopUnresolved):
+		// Waiting for the site alone: any other stop (a login, a
+		// captcha) is the person's to see, and ends the pass as one.
 		sum.Outcome = OutcomeWaiting
 	case p.stopReason() != "":
 		sum.Outcome = OutcomeHardStop
@@ -717,3 +719,7 @@ func (p *pass) dueEntries(cal calendar.Calendar) []calendar.Entry {
 	sort.SliceStable(due, func(i, j int) bool { return due[i].At.Before(due[j].At) })
 	return due
 }
+
+// stopUnresolved is the pass's stop while an action it could not settle
+// is ambiguous: nothing more is done until it is.
+const stopUnresolved = "an unresolved ambiguous action"

@@ -693,7 +693,7 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 			return res, hardStop(StopKindOf(blk.Kind), nil, "%s", blk.Detail)
 		}
 		if e := s.Empty; e != nil && status == e.Status {
-			empty, err := saysEmpty(ctx, tab, e)
+			empty, err := d.saysEmpty(ctx, tab, s)
 			if err != nil {
 				return res, err
 			}
@@ -784,14 +784,30 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 	return res, nil
 }
 
-// saysEmpty reports whether the page shows e's element, one only, whose
-// text matches e.Text.
-func saysEmpty(ctx context.Context, tab *browser.Tab, e *EmptySpec) (bool, error) {
-	texts, err := tab.Texts(ctx, e.Selector)
-	if err != nil || len(texts) != 1 {
+// saysEmpty reports whether the page, once ready, is the site's word that
+// s's list is empty: exactly one element of s.Empty.Selector, whose text
+// matches s.Empty.Text, and no item (and, with a count, a count of none)
+// on it. An answer that shows an item is no empty list, whatever else it
+// says.
+func (d *Declarative) saysEmpty(ctx context.Context, tab *browser.Tab, s *SearchSpec) (bool, error) {
+	if err := d.waitReady(ctx, tab, nil); err != nil {
 		return false, err
 	}
-	return compiled(e.Text).MatchString(cleanMessage(texts[0])), nil
+	e := s.Empty
+	texts, err := tab.Texts(ctx, e.Selector)
+	if err != nil || len(texts) != 1 || !compiled(e.Text).MatchString(cleanMessage(texts[0])) {
+		return false, err
+	}
+	if n, err := tab.Count(ctx, s.Item); err != nil || n != 0 {
+		return false, err
+	}
+	if s.Count != "" {
+		n, ok, err := readCount(ctx, tab, s.Count)
+		if err != nil || (ok && n != 0) {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // Problems of an item that open_each could not read on its own page.

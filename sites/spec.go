@@ -385,9 +385,10 @@ type OpenEachSpec struct {
 }
 
 // EmptySpec recognises a page where the site says a list has no item
-// (a wiki's history of a page that does not exist): its HTTP Status
-// together with an element Selector whose text matches Text, a regular
-// expression. Such a page ends the walk, complete, without an item.
+// (a wiki's history of a page that does not exist): its HTTP Status, a
+// client error, together with one element Selector whose text matches
+// Text, a regular expression, and no item on the page. Such a page ends
+// the walk, complete, without an item.
 type EmptySpec struct {
 	Status   int    `yaml:"status"`
 	Selector string `yaml:"selector"`
@@ -1039,8 +1040,11 @@ func (s *SearchSpec) validate(p *problems, path string, origins map[string]bool,
 		p.add(path+".parent", "page: the page is the parent only of a list on the target's own page: url must be {target}")
 	}
 	if e := s.Empty; e != nil {
-		if e.Status < 200 || e.Status > 499 {
-			p.add(path+".empty.status", "required: the HTTP status of the site's page for an empty list (200 to 499)")
+		if e.Status < 400 || e.Status > 499 {
+			// A page that answers 200 is where lists are drawn: a
+			// placeholder there, or a text that happens to match, is no
+			// proof that the list is empty.
+			p.add(path+".empty.status", "required: the client error status (400 to 499) of the site's answer that the list does not exist")
 		}
 		checkSelector(p, path+".empty.selector", e.Selector, true)
 		if e.Text == "" {
