@@ -15,7 +15,7 @@ import (
 )
 
 // All selectors of the page primitives are CSS selectors, evaluated with
-// querySelectorAll in the main frame.
+// the query function of browserop's world (jsQuery) in the main frame.
 
 // checkNavURL allows http, https and about:blank; a javascript:, data:,
 // file: or chrome: URL is never navigated to.
@@ -654,9 +654,15 @@ func (t *Tab) Transition(ctx context.Context) (string, error) {
 	return tr, err
 }
 
-// Documents returns how many documents the tab's main frame has
-// committed: a mark for WaitDocument.
-func (t *Tab) Documents() uint64 { return t.snapshot().seq }
+// DocumentMark is where the tab's main frame stood at a moment: how many
+// documents it had committed and how many loads had failed.
+type DocumentMark struct{ seq, fails uint64 }
+
+// Documents returns a mark for WaitDocument.
+func (t *Tab) Documents() DocumentMark {
+	n := t.snapshot()
+	return DocumentMark{seq: n.seq, fails: n.failSeq}
+}
 
 // WaitDocument reports whether the main frame began loading a document
 // after mark (Documents): one committed since, one whose request is in
@@ -665,8 +671,9 @@ func (t *Tab) Documents() uint64 { return t.snapshot().seq }
 // (the action timeout) until the newest document is parsed, and returns an
 // error for a load that failed or ended on an error page. It sends no
 // input.
-func (t *Tab) WaitDocument(ctx context.Context, mark uint64, settle time.Duration) (bool, error) {
-	started := func(n *navState) bool { return n.seq > mark || n.docRequest != "" }
+func (t *Tab) WaitDocument(ctx context.Context, m DocumentMark, settle time.Duration) (bool, error) {
+	mark, fails := m.seq, m.fails
+	started := func(n *navState) bool { return n.seq > mark || n.docRequest != "" || n.failSeq > fails }
 	if now := t.snapshot(); !started(&now) {
 		sctx, cancel := context.WithTimeout(ctx, settle)
 		err := t.waitNav(sctx, func(n *navState) (bool, error) { return started(n), nil })
@@ -678,7 +685,6 @@ func (t *Tab) WaitDocument(ctx context.Context, mark uint64, settle time.Duratio
 			return false, err
 		}
 	}
-	fails := t.snapshot().failSeq
 	err := t.run(ctx, "wait for the document a step loads", 0, func(actx context.Context) error {
 		return t.waitNav(actx, func(n *navState) (bool, error) {
 			switch {

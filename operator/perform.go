@@ -258,7 +258,11 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 	if err != nil || !b.Owns(m.tab.ID()) {
 		return true, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, m.a, m.entry)
 	}
-	if m.in.target != "" && m.in.performed() != kind.Post {
+	perIntent := false
+	if d, ok := m.site.(interface{ OpensPerIntent(kind.Kind) bool }); ok {
+		perIntent = d.OpensPerIntent(m.in.performed())
+	}
+	if m.in.target != "" && m.in.performed() != kind.Post || perIntent {
 		// Compared in the site's canonical form: a site that drops a
 		// tracking parameter on the way still opened the target (or the
 		// page the action opens for it, named by the target's parts).

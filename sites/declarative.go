@@ -87,6 +87,14 @@ func (d *Declarative) moderationOf(a *ActionSpec) *ModerationSpec {
 	return d.spec.Moderation
 }
 
+// OpensPerIntent reports whether the page kind k opens is named by the
+// intent (its open takes {title} or the target's parts): preflight then
+// checks that the action landed on that page.
+func (d *Declarative) OpensPerIntent(k kind.Kind) bool {
+	a := d.spec.Actions.get(k)
+	return a != nil && (strings.Contains(a.Open, "{title}") || strings.Contains(a.Open, "{target"))
+}
+
 // KeepsDrafts reports whether the site's editor for kind k saves drafts
 // by itself (actions.KIND.drafts).
 func (d *Declarative) KeepsDrafts(k kind.Kind) bool {

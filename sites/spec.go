@@ -1,6 +1,7 @@
 package sites
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -1113,7 +1114,17 @@ func checkSelector(p *problems, path, sel string, required bool) {
 		p.add(path, "has leading or trailing space")
 	case (strings.Contains(sel, ":text(") || strings.Contains(sel, ":name(")) && !wordsSelectorRE.MatchString(sel):
 		p.add(path, "%q: :text(\"…\") or :name(\"…\") comes once, at the end, its words in double quotes", sel)
+	case wordsSelectorRE.MatchString(sel) && !validWords(sel):
+		p.add(path, "%q: the words of :text or :name are a JSON string: escape only \\\" \\\\ \\n \\t \\uXXXX", sel)
 	}
+}
+
+// validWords reports whether the quoted words ending sel read as the page
+// reads them (browser's jsQuery: a JSON string).
+func validWords(sel string) bool {
+	i := max(strings.LastIndex(sel, `:text("`), strings.LastIndex(sel, `:name("`))
+	var s string
+	return i >= 0 && json.Unmarshal([]byte(sel[i+len(`:text(`):len(sel)-1]), &s) == nil
 }
 
 // wordsSelectorRE is a selector that ends in one :text("…") or

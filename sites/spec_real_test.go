@@ -149,4 +149,6 @@ func TestWordsSelectorsAtLoad(t *testing.T) {
 		_, err := sites.Parse("demo.yaml", demoWith(t, `selector: "button#compose-submit"`, `selector: '`+sel+`'`))
 		require.ErrorContains(t, err, "comes once, at the end", sel)
 	}
+	_, err := sites.Parse("demo.yaml", demoWith(t, `selector: "button#compose-submit"`, `selector: 'button:text("\x41")'`))
+	require.ErrorContains(t, err, "are a JSON string", "an escape the page cannot read")
 }
