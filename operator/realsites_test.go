@@ -445,7 +445,7 @@ func TestSurfaceBound(t *testing.T) {
 	w.calendar("entries:\n" + post("late", text))
 
 	sum := w.pass()
-	require.Equal(t, operator.OutcomeNeedsPerson, sum.Outcome, "%+v", sum)
+	require.Equal(t, operator.OutcomeWaiting, sum.Outcome, "inside the bound it waits for the site, not a person: %+v", sum)
 	a := w.actionWithText(text)
 	require.Equal(t, ledger.Ambiguous, a.Status)
 	require.True(t, a.MaySurface)
@@ -453,7 +453,7 @@ func TestSurfaceBound(t *testing.T) {
 	// Inside the bound: still not proven absent.
 	w.runner.SetClock(fixedClock(a.ExecutingAt.Add(bound - time.Minute)))
 	sum = w.pass()
-	require.Equal(t, operator.OutcomeNeedsPerson, sum.Outcome, "%+v", sum)
+	require.Equal(t, operator.OutcomeWaiting, sum.Outcome, "%+v", sum)
 	a = w.actionWithText(text)
 	require.Equal(t, ledger.Ambiguous, a.Status)
 	require.Contains(t, a.FailureReason, "inside the time the site takes at most to show a submission")
