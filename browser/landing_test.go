@@ -192,7 +192,9 @@ func TestLandingCountsTheSubmission(t *testing.T) {
 		require.Equal(t, 409, got.Status)
 		require.Eventually(t, func() bool { return tab.SubmissionRequests() == 2 }, 5*time.Second, 20*time.Millisecond)
 		require.Equal(t, "2 requests of the submission were seen", got.Doubt(tab.SubmissionRequests()))
-		require.EqualValues(t, 2, s.api.Load())
+		// Chrome reports a request as it sends it: on a busy machine the
+		// server counts it a moment later.
+		require.Eventually(t, func() bool { return s.api.Load() == 2 }, 5*time.Second, 20*time.Millisecond)
 	})
 	t.Run("ResendOnceAnswered", func(t *testing.T) {
 		// The page sends the submission again after the site answered
