@@ -510,17 +510,19 @@ func TestTextAndNameSelectors(t *testing.T) {
 	_, tab := newTab(t, s.URL+"/named")
 	ctx := ctxT(t)
 	for sel, want := range map[string]int{
-		`button.t:text("Categories")`:  1,
-		`button:text("Tags & labels")`: 1,
-		`:text("Categories")`:          1, // the button only: the panel's text is more
-		`button:text("categories")`:    0, // exact, case included
-		`button:name("Close panel")`:   1,
-		`button:name("Publish now")`:   1,
-		`input:name("Title")`:          1,
-		`input:name("Save draft")`:     1,
-		`button:name("Settings")`:      1,
-		`button.t:text("Nope")`:        0,
-		`button:text("say \"hi\"")`:    0,
+		`button.t:text("Categories")`:   1,
+		`button:text("Tags & labels")`:  1,
+		`:text("Categories")`:           1, // the button only: the panel's text is more
+		`button:text("categories")`:     0, // exact, case included
+		`button:name("Close panel")`:    1,
+		`button:name("Publish now")`:    1,
+		`input:name("Title")`:           1,
+		`input:name("Save draft")`:      1,
+		`button:name("Settings")`:       1,
+		`.panel :text("Categories")`:    1, // a descendant of the panel, not the panel
+		`.panel > :name("Close panel")`: 1,
+		`button.t:text("Nope")`:         0,
+		`button:text("say \"hi\"")`:     0,
 	} {
 		n, err := tab.Count(ctx, sel)
 		require.NoError(t, err, sel)

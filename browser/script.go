@@ -143,10 +143,11 @@ const (
 	// collapsed and trimmed) or :name("…") (its accessible name is that:
 	// aria-label, the text of aria-labelledby's elements, its label, the
 	// value of a button input, alt, title, else its visible text). An
-	// empty CSS part is any element. A selector that is not valid CSS
-	// throws, as querySelectorAll does.
+	// empty CSS part, or one that ends in a combinator or a space, is
+	// followed by any element ("div :text(…)" is a div's descendant). A
+	// selector that is not valid CSS throws, as querySelectorAll does.
 	jsQuery = `globalThis.__browseropQuery = (function(){
-	const re = /^([\s\S]*?)\s*:(text|name)\("((?:[^"\\]|\\.)*)"\)$/;
+	const re = /^([\s\S]*?):(text|name)\("((?:[^"\\]|\\.)*)"\)$/;
 	const norm = s => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
 	const label = (root, id) => { const e = root.getElementById ? root.getElementById(id) : null; return e ? e.textContent : ''; };
 	const name = e => {
@@ -167,7 +168,9 @@ const (
 		if (!m) return Array.from(root.querySelectorAll(sel));
 		const want = norm(JSON.parse('"' + m[3] + '"'));
 		const by = m[2] === 'text' ? (e => e.innerText) : name;
-		return Array.from(root.querySelectorAll(m[1] || '*')).filter(e => norm(by(e)) === want);
+		// "div :text(…)" is a div's descendant, as CSS reads "div *".
+		const css = (m[1] === '' || /[\s>+~]$/.test(m[1])) ? m[1] + '*' : m[1];
+		return Array.from(root.querySelectorAll(css)).filter(e => norm(by(e)) === want);
 	};
 })();`
 
