@@ -243,12 +243,12 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 			continue
 		}
 		pc := PageCheck{Key: "actions." + string(k) + ".open"}
-		if strings.Contains(a.Open, "{target") && target == "" {
+		if a.opensByTarget() && target == "" {
 			pc.Skipped = "needs a target (--target URL)"
 			rep.Pages = append(rep.Pages, pc)
 			continue
 		}
-		if strings.Contains(a.Open, "{title}") && text == "" {
+		if a.opensByTitle() && text == "" {
 			pc.Skipped = "needs a text whose first line names the page (--text)"
 			rep.Pages = append(rep.Pages, pc)
 			continue

@@ -92,7 +92,7 @@ func (d *Declarative) moderationOf(a *ActionSpec) *ModerationSpec {
 // checks that the action landed on that page.
 func (d *Declarative) OpensPerIntent(k kind.Kind) bool {
 	a := d.spec.Actions.get(k)
-	return a != nil && (strings.Contains(a.Open, "{title}") || strings.Contains(a.Open, "{target"))
+	return a != nil && (a.opensByTitle() || a.opensByTarget())
 }
 
 // KeepsDrafts reports whether the site's editor for kind k saves drafts

@@ -732,7 +732,7 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 		p.add(path+".open", "required")
 	} else {
 		checkTemplate(p, path+".open", a.Open, origins, k != kind.Post, extra...)
-		if k != kind.Post && !strings.Contains(a.Open, "{target") {
+		if k != kind.Post && !a.opensByTarget() {
 			p.add(path+".open", "must open the intent's {target}, or a page named by its parts ({target.NAME})")
 		}
 	}
@@ -855,7 +855,7 @@ func (a *ActionSpec) validateFills(p *problems, path string) {
 			}
 		}
 	}
-	if strings.Contains(a.Open, "{title}") {
+	if a.opensByTitle() {
 		// The page's address carries the title (a wiki's page name): it
 		// is the title's one use, and preflight checks the page opened.
 		uses["{title}"]++
@@ -881,8 +881,14 @@ func (a *ActionSpec) splitsText() bool {
 			return true
 		}
 	}
-	return strings.Contains(a.Open, "{title}")
+	return a.opensByTitle()
 }
+
+// opensByTitle reports whether the action's page is named by the text's
+// title (a wiki page), and opensByTarget whether by its target or the
+// target's parts.
+func (a *ActionSpec) opensByTitle() bool  { return strings.Contains(a.Open, "{title}") }
+func (a *ActionSpec) opensByTarget() bool { return strings.Contains(a.Open, "{target") }
 
 func (r *ReadySpec) validate(p *problems, path string) {
 	if r == nil {

@@ -186,10 +186,8 @@ func (d *Declarative) expand(tmpl string, v urlVars) (string, error) {
 			return "", hardStop(StopTarget, err, "target")
 		}
 		if v.pattern != nil {
+			// Anchored at both ends (TargetSpec.whole): the whole target.
 			captured = v.pattern.FindStringSubmatchIndex(v.target)
-		}
-		if captured != nil && (captured[0] != 0 || captured[1] != len(v.target)) {
-			captured = nil // it matches a part of the target only
 		}
 		if captured == nil {
 			return "", hardStop(StopTarget, nil, "the target %q does not match the action's target.pattern", excerpt(v.target))
