@@ -258,11 +258,7 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 	if err != nil || !b.Owns(m.tab.ID()) {
 		return true, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, m.a, m.entry)
 	}
-	perIntent := false
-	if d, ok := m.site.(interface{ OpensPerIntent(kind.Kind) bool }); ok {
-		perIntent = d.OpensPerIntent(m.in.performed())
-	}
-	if m.in.target != "" && m.in.performed() != kind.Post || perIntent {
+	if m.in.target != "" && m.in.performed() != kind.Post || m.site.OpensPerIntent(m.in.performed()) {
 		// Compared in the site's canonical form: a site that drops a
 		// tracking parameter on the way still opened the target (or the
 		// page the action opens for it, named by the target's parts).
@@ -323,7 +319,7 @@ func preparationFailed(err, sentinel error, what, nothing string) string {
 // was submitted; on a site whose editor saves drafts by itself
 // (actions.KIND.drafts), nothing was published, but a draft may be kept.
 func nothingDone(site sites.Adapter, k kind.Kind) string {
-	if d, ok := site.(interface{ KeepsDrafts(kind.Kind) bool }); ok && d.KeepsDrafts(k) {
+	if site.KeepsDrafts(k) {
 		return "nothing was published (the site may keep a draft of it)"
 	}
 	return "nothing was submitted"

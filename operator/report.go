@@ -26,8 +26,13 @@ func (p *pass) report(a ledger.Action, entry string, note Note) {
 	if rep.Reason == "" && note == NoteHeld {
 		rep.Reason = "hard stop: " + p.stoppedFor(a.Site)
 	}
+	p.add(rep)
+}
+
+// add puts rep in the pass's summary, counts its note and logs it.
+func (p *pass) add(rep ActionReport) {
 	p.sum.Actions = append(p.sum.Actions, rep)
-	p.sum.count(Count(note))
+	p.sum.count(Count(rep.Note))
 	p.logAction(rep)
 }
 
@@ -45,9 +50,7 @@ func (p *pass) reportHeld(a ledger.Action, entry string, err error) {
 		}
 		rep.Reason += " (" + printable(cause) + ")"
 	}
-	p.sum.Actions = append(p.sum.Actions, rep)
-	p.sum.count(Count(NoteHeld))
-	p.logAction(rep)
+	p.add(rep)
 }
 
 // maxCause bounds the cause a held action's reason quotes.

@@ -246,6 +246,18 @@ type Adapter interface {
 	// edit page built from the target's parts). Preflight compares the
 	// page it landed on with it.
 	OpenURL(in Intent) (string, error)
+	// OpensPerIntent reports whether the page kind k opens is named by the
+	// intent (its title, its target's parts) rather than fixed: preflight
+	// then checks that the action landed on OpenURL's page.
+	OpensPerIntent(k kind.Kind) bool
+	// KeepsDrafts reports whether the site's editor for kind k saves a
+	// draft by itself while it is filled: a failure before the click then
+	// published nothing, but may leave a draft.
+	KeepsDrafts(k kind.Kind) bool
+	// ReadsIdentityInPlace reports whether Identity only reads the page it
+	// is given (no steps that click, no answer to fetch): browserop login
+	// then reads it in the person's own tab, sending the site nothing.
+	ReadsIdentityInPlace() bool
 	// Fill prepares the action for its one committing click, for every
 	// kind: it waits until the page is ready, fills each declared field
 	// with its part of the intent's text and reads each back, and runs the

@@ -122,10 +122,7 @@ const probeQuiet = 5 * time.Second
 // in flight, can make the site start a new anonymous session over the one
 // just signed in (MediaWiki does).
 func waitSignedIn(ctx context.Context, b *browser.Browser, shown *browser.Tab, site sites.Adapter, own *[]*browser.Tab, every time.Duration) (string, error) {
-	inPlace := false
-	if d, ok := site.(interface{ ReadsIdentityInPlace() bool }); ok {
-		inPlace = d.ReadsIdentityInPlace()
-	}
+	inPlace := site.ReadsIdentityInPlace()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var probe *browser.Tab
