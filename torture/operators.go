@@ -342,7 +342,7 @@ func (w *world) inject(i int, ev Event, main *proc, addExtra func(*proc)) {
 // with a person settling what stays ambiguous by looking at the site.
 func (w *world) settle() {
 	w.settling = true
-	settleStart, answeredLate := time.Now(), false
+	settleStart, answeredLate, waitedForSite := time.Now(), false, false
 	w.setFaults(nil)
 	if f := w.sch.Adapter; f != nil {
 		for n := range f.PersonPosts {
@@ -401,6 +401,18 @@ func (w *world) settle() {
 			w.waitsForPerson = true
 			wait := time.Until(settleStart.Add(surfaceWithin + settleTime + 2*time.Second))
 			w.logf("the person answers late: the operators go on for %s first", wait.Round(100*time.Millisecond))
+			if wait > 0 {
+				time.Sleep(wait)
+			}
+		case sum.Outcome == operator.OutcomeWaiting && !waitedForSite:
+			// Exit 6: the action settles by itself once the site's
+			// bounds (settle, surface_within) have passed since the last
+			// click, which was before the settle phase began; passes run
+			// meanwhile would decide nothing. Wait once, as a cron
+			// schedule's next run would.
+			waitedForSite = true
+			wait := time.Until(settleStart.Add(surfaceWithin + settleTime + 2*time.Second))
+			w.logf("waiting for the site: the next pass in %s", wait.Round(100*time.Millisecond))
 			if wait > 0 {
 				time.Sleep(wait)
 			}

@@ -227,3 +227,14 @@ func TestSeed7056LateClickOnAnotherAccountDoubleLike(t *testing.T) {
 		}
 	}
 }
+
+// Seed 592632 (attach mode): Chrome killed while a reply executes, the
+// pass crashing after it verified another. Every settle pass then ends
+// waiting_for_site (exit 6): the reply may still surface, inside the
+// site's surface_within. The harness ran its settle passes one after
+// another inside that bound, as if exit 6 asked for a person, and gave up
+// before the bound passed. A wait for the site is waited out, once, and
+// the next pass settles the action by itself.
+func TestSeed592632WaitingForSiteSettles(t *testing.T) {
+	regress(t, Plan(592632), InvUnsettled, "a pass waiting for its site is never waited out")
+}
