@@ -44,6 +44,9 @@ type Entry struct {
 	// are read or after (a site's limits).
 	MediaAt     []MediaSource
 	PartMediaAt [][]MediaSource
+	// FieldsAt[NAME] is the line of the calendar file where the entry
+	// field NAME was set (none for an agent's intent).
+	FieldsAt map[string]int
 }
 
 // MediaSource is where a media item was named: its place in the entry
@@ -211,6 +214,7 @@ type entryYAML struct {
 	Parts  yaml.Node `yaml:"parts"`
 	Target string    `yaml:"target"`
 	Media  yaml.Node `yaml:"media"`
+	Fields yaml.Node `yaml:"fields"`
 }
 
 // Parse parses one calendar file. name is used in problems. The
@@ -260,7 +264,7 @@ func parseEntry(file string, n *yaml.Node, mediaDir string) (Entry, *Error) {
 		return fail("", n.Line, "an entry must be a mapping")
 	}
 	keyLine := map[string]int{}
-	known := map[string]bool{"id": true, "site": true, "actor": true, "type": true, "at": true, "text": true, "parts": true, "target": true, "media": true}
+	known := map[string]bool{"id": true, "site": true, "actor": true, "type": true, "at": true, "text": true, "parts": true, "target": true, "media": true, "fields": true}
 	var id string
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i].Value
@@ -271,25 +275,34 @@ func parseEntry(file string, n *yaml.Node, mediaDir string) (Entry, *Error) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i].Value; !known[k] {
-			return fail(id, n.Content[i].Line, "unknown key %q (known: id, site, actor, type, at, text, parts, target, media)", k)
+			return fail(id, n.Content[i].Line, "unknown key %q (known: id, site, actor, type, at, text, parts, target, media, fields)", k)
 		}
 	}
 	var y entryYAML
 	if err := n.Decode(&y); err != nil {
 		return fail(id, n.Line, "%s", trimYAMLError(err))
 	}
+	e := Entry{Request: intent.Request{Site: y.Site, Actor: strings.TrimPrefix(y.Actor, "@"), Type: intent.ParseType(y.Type), Text: y.Text, Target: y.Target},
+		ID: y.ID, File: file, Line: n.Line}
 	line := func(k string) int {
+		if name, ok := strings.CutPrefix(k, "fields."); ok {
+			if l, ok := e.FieldsAt[name]; ok {
+				return l
+			}
+			k = "fields"
+		}
 		if l, ok := keyLine[k]; ok {
 			return l
 		}
 		return n.Line
 	}
-	e := Entry{Request: intent.Request{Site: y.Site, Actor: strings.TrimPrefix(y.Actor, "@"), Type: intent.ParseType(y.Type), Text: y.Text, Target: y.Target},
-		ID: y.ID, File: file, Line: n.Line}
 	if !entryIDPattern.MatchString(e.ID) {
 		return fail(id, line("id"), "id %q must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", e.ID)
 	}
 	if cerr := parseContent(&e, &y); cerr != nil {
+		return fail(id, cerr.Line, "%s", cerr.Problem)
+	}
+	if cerr := parseFields(&e, &y.Fields); cerr != nil {
 		return fail(id, cerr.Line, "%s", cerr.Problem)
 	}
 	e.Request = e.Request.Normalized()
@@ -334,6 +347,53 @@ func parseContent(e *Entry, y *entryYAML) *Error {
 	}
 	e.Media, e.MediaAt, err = parseMediaList(items, "media")
 	return err
+}
+
+// parseFields reads an entry's fields: a mapping of names to a text or a
+// list of texts, into e.Fields, with the line of each (e.FieldsAt).
+func parseFields(e *Entry, n *yaml.Node) *Error {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch {
+	case n.Kind == 0 || n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return nil
+	case n.Kind != yaml.MappingNode:
+		return &Error{Line: n.Line, Problem: "fields must be a mapping of entry field names to a text or a list of texts"}
+	}
+	e.Fields, e.FieldsAt = intent.Fields{}, map[string]int{}
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k, v := n.Content[j], n.Content[j+1]
+		name := k.Value
+		if _, dup := e.Fields[name]; dup {
+			return &Error{Line: k.Line, Problem: fmt.Sprintf("fields: %s is set twice", name)}
+		}
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		switch v.Kind {
+		case yaml.ScalarNode:
+			var s string
+			if v.Tag == "!!null" || v.Decode(&s) != nil {
+				return &Error{Line: v.Line, Problem: fmt.Sprintf("fields.%s must be a text or a list of texts", name)}
+			}
+			e.Fields[name] = intent.Text(s)
+		case yaml.SequenceNode:
+			items := []string{}
+			for _, it := range v.Content {
+				var s string
+				if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || it.Decode(&s) != nil {
+					return &Error{Line: it.Line, Problem: fmt.Sprintf("fields.%s: each item is a text", name)}
+				}
+				items = append(items, s)
+			}
+			e.Fields[name] = intent.List(items...)
+		default:
+			return &Error{Line: v.Line, Problem: fmt.Sprintf("fields.%s must be a text or a list of texts", name)}
+		}
+		e.FieldsAt[name] = k.Line
+	}
+	return nil
 }
 
 // parsePart reads thread part i: a text, or a mapping of text and media.

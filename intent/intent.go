@@ -37,6 +37,9 @@ type Request struct {
 	// the last parts take none).
 	Media     []Media   `json:"media,omitempty" jsonschema:"the images a post or reply attaches, in order: files already in browserop's media directory (nothing is uploaded); at most what the site takes"`
 	PartMedia [][]Media `json:"part_media,omitempty" jsonschema:"for a thread only: part_media[i] are the images part i attaches ([] for none)"`
+	// Fields are the entry fields a post or reply sets (a category,
+	// tags), as the site's adapter declares them.
+	Fields Fields `json:"fields,omitempty" jsonschema:"for a post or reply: the entry fields the site's adapter declares (actions.KIND.entry_fields), each a text or a list of texts, e.g. {\"category\": \"News\", \"tags\": [\"go\", \"release\"]}"`
 }
 
 // Media is one image a request attaches: File, a path relative to the
@@ -110,7 +113,7 @@ const MaxTextRunes = 10000
 
 // Problem is what is wrong with a request: Field names the part at fault
 // by its JSON name (site, actor, type, target, text, parts, media,
-// part_media), so that a calendar can point at its line.
+// part_media, or fields.NAME for one entry field), so that a calendar can point at its line.
 type Problem struct {
 	Field string
 	Err   error
@@ -132,6 +135,9 @@ func (r Request) Normalized() Request {
 	}
 	if len(r.Media) == 0 {
 		r.Media = nil
+	}
+	if len(r.Fields) == 0 {
+		r.Fields = nil
 	}
 	return r
 }
@@ -216,6 +222,18 @@ func (r Request) Check(partMedia string) *Problem {
 		return fail("part_media", "a %s takes no per-part media; only a thread does", t)
 	case pm > len(r.Parts):
 		return fail("part_media", "media for %d parts, the thread has %d", pm, len(r.Parts))
+	}
+	if len(r.Fields) > 0 {
+		if t.Kind != kind.Post && t.Kind != kind.Reply {
+			return fail("fields", "a %s takes no entry fields; only a post or a reply does", t)
+		}
+		if name, err := r.Fields.Check(); err != nil {
+			field := "fields"
+			if name != "" {
+				field += "." + name
+			}
+			return fail(field, "%v", err)
+		}
 	}
 	return nil
 }

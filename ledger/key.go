@@ -9,6 +9,8 @@ import (
 	"io"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/browserop/browserop/intent"
 )
 
 // CanonicalJSON re-encodes a JSON value canonically: object keys sorted,
@@ -113,6 +115,10 @@ type Payload struct {
 	// of its bytes, its type and its alt text: an image changed after
 	// the action was reserved is another intent, as an edited text is.
 	Media []PayloadMedia `json:"media,omitempty"`
+	// Fields are the entry fields the action sets (a category, tags), by
+	// name: absent when it sets none, so that the payloads, and keys, of
+	// actions without any are what they always were.
+	Fields intent.Fields `json:"fields,omitempty"`
 }
 
 // PayloadMedia is one attached media item in a Payload.

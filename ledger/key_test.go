@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/ledger"
 	"github.com/stretchr/testify/require"
 )
@@ -16,6 +17,7 @@ type payloadFields struct {
 	Intent, Text, Parent, Thread string
 	Position                     *int
 	Media                        []ledger.PayloadMedia
+	Fields                       intent.Fields
 }
 
 // TestPayloadKeysGolden pins ledger.Payload's encoding and the keys of

@@ -25,6 +25,11 @@ import (
 var typeSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage](): {Description: "any JSON value"},
 	reflect.TypeFor[intent.Type]():     {Type: "string"},
+	// An entry field is a text or a list of texts.
+	reflect.TypeFor[intent.FieldValue](): {OneOf: []*jsonschema.Schema{
+		{Type: "string"},
+		{Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+	}},
 }
 
 func schemaFor[T any]() *jsonschema.Schema {
@@ -164,6 +169,7 @@ func taskStateSchema() *jsonschema.Schema {
 		"effect_state": "pending, needs_confirmation (waits for the person), executing, known_complete, not_done, uncertain (never retried blindly) or moderated (made, held by the site's moderators: never retried, verified once public)",
 		"result":       "the canonical result, e.g. the permalink of the published post",
 		"failure":      "why the action is not done",
+		"last_stop":    "for a pending action: the last hard stop of a pass that held it before its click (kind such as login, cause, reason, run_id, at); absent once it went ahead",
 	})
 	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/browserop/browserop/authority"
 	"github.com/browserop/browserop/budgets"
 	"github.com/browserop/browserop/calendar"
+	intents "github.com/browserop/browserop/intent"
 	"github.com/browserop/browserop/kind"
 	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/media"
@@ -45,7 +46,9 @@ type intent struct {
 	// media are the files the action attaches, in order (read from the
 	// media directory when the entry or intent was loaded); rebuilt from
 	// a recorded action, they have no File, only what verification needs.
-	media  []media.Item
+	media []media.Item
+	// fields are the entry fields a post or reply sets (a category, tags).
+	fields intents.Fields
 	thread *ledger.ThreadRef
 }
 
@@ -59,7 +62,7 @@ func (in intent) performed() kind.Kind {
 }
 
 func (in intent) ledgerIntent(runID string) ledger.Intent {
-	p := ledger.Payload{Intent: in.origin, Text: in.text, Media: payloadMedia(in.media)}
+	p := ledger.Payload{Intent: in.origin, Text: in.text, Media: payloadMedia(in.media), Fields: in.fields}
 	if in.kind.HasParent() {
 		p.Parent = in.target
 	}
@@ -74,7 +77,7 @@ func (in intent) ledgerIntent(runID string) ledger.Intent {
 }
 
 func (in intent) sitesIntent() sites.Intent {
-	return sites.Intent{Kind: in.performed(), Actor: in.actor, Target: in.target, Text: in.text, Media: in.media}
+	return sites.Intent{Kind: in.performed(), Actor: in.actor, Target: in.target, Text: in.text, Media: in.media, Fields: in.fields}
 }
 
 // fromAction rebuilds what verification needs from a recorded action.
@@ -86,7 +89,8 @@ func fromAction(a ledger.Action) (intent, error) {
 	if !a.Type.Known() {
 		return intent{}, fmt.Errorf("action %s: type %q cannot be verified", a.ID, a.Type)
 	}
-	in := intent{owner: owner{origin: p.Intent, id: a.IntentID}, site: a.Site, kind: a.Type, format: a.Format, actor: a.Actor, text: p.Text, target: a.TargetURL}
+	in := intent{owner: owner{origin: p.Intent, id: a.IntentID}, site: a.Site, kind: a.Type, format: a.Format, actor: a.Actor, text: p.Text, target: a.TargetURL,
+		fields: p.Fields}
 	for _, m := range p.Media {
 		in.media = append(in.media, media.Item{SHA256: m.SHA256, Type: m.Type, Alt: m.Alt})
 	}
@@ -97,18 +101,25 @@ func fromAction(a ledger.Action) (intent, error) {
 }
 
 // verifyIntent is the intent as verify compares it on site: the text as
-// the site renders it (site.Expected), the parent or target in the site's
-// canonical form (site.Canonical), as the links the adapter reads are.
+// the site renders it (site.Expected), the parent or target in the
+// canonical form of the kind performed (site.CanonicalFor), as the links
+// the adapter reads for it are.
 // The ledger keeps the raw intent: its idempotency key never changes.
 func (in intent) verifyIntent(site sites.Adapter, executingAt time.Time) verify.Intent {
 	v := verify.Intent{Kind: in.kind, Actor: in.actor, Text: site.Expected(in.performed(), in.actor, in.text, executingAt), NotBefore: executingAt}
 	for _, m := range in.media {
 		v.Media = append(v.Media, verify.Media{Type: m.Type, Alt: m.Alt})
 	}
+	for name, f := range in.fields {
+		if v.Fields == nil {
+			v.Fields = map[string][]string{}
+		}
+		v.Fields[name] = f.Texts
+	}
 	switch {
 	case in.kind.HasParent():
 		if in.target != "" {
-			v.ExpectedParent = site.Canonical(in.target)
+			v.ExpectedParent = site.CanonicalFor(in.performed(), in.target)
 		}
 	case in.kind.Toggles():
 		// The control is read on the page the action opens: the target,
@@ -117,7 +128,7 @@ func (in intent) verifyIntent(site sites.Adapter, executingAt time.Time) verify.
 		if u, err := site.OpenURL(in.sitesIntent()); err == nil {
 			page = u
 		}
-		v.Target = site.Canonical(page)
+		v.Target = site.CanonicalFor(in.performed(), page)
 	}
 	return v
 }
@@ -126,7 +137,7 @@ func (in intent) verifyIntent(site sites.Adapter, executingAt time.Time) verify.
 func entryIntent(e calendar.Entry, task ledger.Task, o owner) intent {
 	k := e.Type.Kind // the entry was checked when it was read
 	in := intent{owner: o, task: task, site: e.Site, actor: e.Actor, target: e.Target, text: e.Text,
-		media: e.Items, kind: k, format: k.Format()}
+		media: e.Items, fields: e.Fields, kind: k, format: k.Format()}
 	if k == kind.Post && len(e.Items) > 0 {
 		in.format = budgets.PostImage
 	}
@@ -171,7 +182,8 @@ func entryInput(e calendar.Entry) json.RawMessage {
 		Target    string                  `json:"target,omitempty"`
 		Media     []ledger.PayloadMedia   `json:"media,omitempty"`
 		PartMedia [][]ledger.PayloadMedia `json:"part_media,omitempty"`
-	}{e.ID, e.Site, e.Actor, e.Type.String(), e.At.UTC().Format(time.RFC3339Nano), e.Text, e.Parts, e.Target, payloadMedia(e.Items), partMedia})
+		Fields    intents.Fields          `json:"fields,omitempty"`
+	}{e.ID, e.Site, e.Actor, e.Type.String(), e.At.UTC().Format(time.RFC3339Nano), e.Text, e.Parts, e.Target, payloadMedia(e.Items), partMedia, e.Fields})
 	return raw
 }
 
@@ -198,7 +210,8 @@ func candidateKey(c Candidate) string {
 	raw, _ := ledger.Canonicalize(struct {
 		Site, Actor, Type, Target, Text string
 		Parts                           []string
-	}{c.Site, c.Actor, c.Type.String(), c.Target, c.Text, c.Parts})
+		Fields                          intents.Fields `json:",omitempty"`
+	}{c.Site, c.Actor, c.Type.String(), c.Target, c.Text, c.Parts, c.Fields})
 	sum := sha256.Sum256(raw)
 	return ledger.KeyPlanner + hex.EncodeToString(sum[:12])
 }

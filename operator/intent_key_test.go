@@ -34,6 +34,8 @@ func TestIntentKeysGolden(t *testing.T) {
 			// Media are files written to a media directory (their bytes
 			// in hex) and read from it as the calendar reads them.
 			Media []struct{ File, Data, Alt string }
+			// Fields are the entry fields the entry sets.
+			Fields intents.Fields
 		} `json:"request"`
 		Type      string `json:"type"`
 		Format    string `json:"format"`
@@ -50,7 +52,7 @@ func TestIntentKeysGolden(t *testing.T) {
 	for _, v := range vectors {
 		t.Run(v.Name, func(t *testing.T) {
 			r := v.Request
-			e := calendar.Entry{ID: "e", Request: intents.Request{Site: "demo", Actor: r.Actor, Type: intents.ParseType(r.Type), Text: r.Text, Parts: r.Parts, Target: r.Target}}
+			e := calendar.Entry{ID: "e", Request: intents.Request{Site: "demo", Actor: r.Actor, Type: intents.ParseType(r.Type), Text: r.Text, Parts: r.Parts, Target: r.Target, Fields: r.Fields}}
 			dir := t.TempDir()
 			for _, m := range r.Media {
 				data, err := hex.DecodeString(m.Data)

@@ -13,7 +13,9 @@ import (
 // JudgeCalendar refuses, at load, the entries that can be judged without a
 // browser: an entry naming a site that has no adapter, one whose media
 // the site does not take (sites.MediaLimits: too many, a type it does not
-// take, a file too large, or media on an action that takes none), or
+// take, a file too large, or media on an action that takes none), one
+// whose entry fields the site's action does not declare as set
+// (sites.Adapter.RefuseFields), or
 // whose target is outside the authority its task would get (its site's
 // hosts, within the ceiling: the check the pass makes before the click).
 // Each becomes a problem naming its file and line (a media item's own
@@ -50,6 +52,13 @@ func (r *Runner) refuse(e calendar.Entry) *calendar.Error {
 	}
 	if mp := calendar.RefuseMedia(r.sites[e.Site], e); mp != nil {
 		return &calendar.Error{File: e.File, Line: mp.At.Line, EntryID: e.ID, Problem: mp.Error()}
+	}
+	if name, err := r.sites[e.Site].RefuseFields(e.Type.Kind, e.Fields); err != nil {
+		line := e.Line
+		if l, ok := e.FieldsAt[name]; ok {
+			line = l
+		}
+		return &calendar.Error{File: e.File, Line: line, EntryID: e.ID, Problem: err.Error() + "; it is never performed"}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/browserop/browserop/intent"
 	"slices"
 	"strings"
 	"time"
@@ -37,6 +38,9 @@ type Intent struct {
 	// Media are the files a post, reply or thread part attaches, in
 	// order, each with its alt text; at most the site's MediaLimits.Max.
 	Media []media.Item
+	// Fields are the entry fields a post or reply sets, as the action
+	// declares them (RefuseFields).
+	Fields intent.Fields
 }
 
 // MediaLimits are what a site takes as media on one action: at most Max
@@ -129,6 +133,9 @@ type Observed struct {
 	// Media are the media items the result shows, in order, when the
 	// adapter reads them ("media" in Read).
 	Media []MediaSeen
+	// Fields are the entry fields the result shows, by name, when the
+	// adapter reads them (result.entry_fields).
+	Fields map[string][]string
 	// Moderated is true when the landed page says the created item is held
 	// for the site's moderation: it exists, it is not public yet.
 	Moderated bool
@@ -167,6 +174,9 @@ type Item struct {
 	Done    bool      // like and follow: State is the done value
 	// Media are the item's media, in order, when the adapter reads them.
 	Media []MediaSeen
+	// Fields are the entry fields the item shows, by name, when the
+	// adapter reads them (entry_fields of the result or search).
+	Fields map[string][]string
 	// Problems lists fields that were missing, doubled, unparsable or
 	// offsite. An item with problems is never an exact match.
 	Problems []string
@@ -309,10 +319,19 @@ type Adapter interface {
 	// Fill refuses such an intent (ErrUnverifiable); a caller reconciling
 	// one recorded before must not take a verdict for them.
 	Uncompared(in Intent) []string
-	// Canonical returns the canonical form of a URL on the site: the parts
-	// that identify a result kept (a declared fragment or query key), the
-	// rest dropped, as the adapter declares. Links read by Result and
-	// Search are already canonical; the operator passes targets through it
-	// before comparing them.
+	// Canonical returns the canonical form of a URL on the site under the
+	// site's own rule: the parts that identify a result kept (a declared
+	// fragment or query key), the rest dropped, as the adapter declares.
 	Canonical(rawURL string) string
+	// CanonicalFor returns the canonical form of a URL under the rule of
+	// kind k: the action's own rule when it declares one, else the site's
+	// (Canonical). Links read by Result and Search for an intent of kind k
+	// are already in that form; the operator passes that kind's targets
+	// and pages through it before comparing them.
+	CanonicalFor(k kind.Kind, rawURL string) string
+	// RefuseFields returns why the action of kind k cannot take the entry
+	// fields f (one it does not declare, of another type, not one of its
+	// choices, or a required one missing), naming the field at fault; nil
+	// when it takes them.
+	RefuseFields(k kind.Kind, f intent.Fields) (string, error)
 }

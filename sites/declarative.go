@@ -26,9 +26,11 @@ type Declarative struct {
 	// now is the clock of the search window; tests replace it.
 	now func() time.Time
 	// Compiled from the spec, which validate checked.
-	keepFragment *regexp.Regexp
-	rewrites     []rewrite // canonical.rewrite
-	transforms   []rewrite
+	// canonical is the site's canonical rule; kindCanonical the actions'
+	// own, for the kinds that declare one.
+	canonical     canonicalRule
+	kindCanonical map[kind.Kind]canonicalRule
+	transforms    []rewrite
 	// kindTransforms are the actions' own transforms, for the kinds that
 	// declare them.
 	kindTransforms map[kind.Kind][]rewrite
@@ -38,17 +40,15 @@ var _ Adapter = (*Declarative)(nil)
 
 func newDeclarative(name string, spec Spec) *Declarative {
 	d := &Declarative{name: name, spec: spec, origins: slices.Clone(spec.Origins), now: time.Now,
-		transforms: compileRewrites(spec.Transforms), kindTransforms: map[kind.Kind][]rewrite{}}
+		transforms: compileRewrites(spec.Transforms), kindTransforms: map[kind.Kind][]rewrite{},
+		canonical: compileCanonical(spec.Canonical), kindCanonical: map[kind.Kind]canonicalRule{}}
 	for _, k := range kind.All {
 		if a := spec.Actions.get(k); a != nil && a.Transforms != nil {
 			d.kindTransforms[k] = compileRewrites(a.Transforms)
 		}
-	}
-	if c := spec.Canonical; c != nil {
-		if c.KeepFragment != "" {
-			d.keepFragment = regexp.MustCompile("^(?:" + c.KeepFragment + ")$")
+		if a := spec.Actions.get(k); a != nil && a.Canonical != nil {
+			d.kindCanonical[k] = compileCanonical(a.Canonical)
 		}
-		d.rewrites = compileRewrites(c.Rewrite)
 	}
 	return d
 }
@@ -315,7 +315,9 @@ func (d *Declarative) OpenURL(in Intent) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return d.expand(a.Open, d.varsOf(a, in.Actor, in.Target, in.Text))
+	v := d.varsOf(a, in.Actor, in.Target, in.Text)
+	v.fields = in.Fields
+	return d.expand(a.Open, v)
 }
 
 // varsOf is what an action's templates are filled with.
@@ -364,11 +366,13 @@ func (d *Declarative) Result(ctx context.Context, tab *browser.Tab, in Intent) (
 	if err != nil {
 		return Observed{}, err
 	}
-	obs, err := d.result(ctx, tab, a)
+	obs, err := d.result(ctx, tab, in.Kind, a)
 	return obs, ambiguous(err)
 }
 
-func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpec) (Observed, error) {
+// result reads the landed page of a, the action of kind k; its links are
+// in k's canonical form.
+func (d *Declarative) result(ctx context.Context, tab *browser.Tab, k kind.Kind, a *ActionSpec) (Observed, error) {
 	page, err := d.checkOrigin(ctx, tab)
 	if err != nil {
 		return Observed{PageURL: page}, err
@@ -401,7 +405,7 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 	if r.Item == "" {
 		// The landed page's own address is the result (a comment's
 		// permalink with its declared fragment).
-		obs.URL, obs.Read = d.Canonical(page), []string{"link"}
+		obs.URL, obs.Read = d.CanonicalFor(k, page), []string{"link"}
 		return obs, nil
 	}
 	if err := tab.WaitVisible(ctx, r.Item, 0); err != nil {
@@ -409,7 +413,7 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 	}
 	// A parent read from the landed page is that page's document (its
 	// fragment names the new item, not its parent).
-	items, err := d.readItems(ctx, tab, page, itemFields{ItemSpec: r.ItemSpec, pageParent: d.Canonical(withoutFragment(page))})
+	items, err := d.readItems(ctx, tab, page, itemFields{ItemSpec: r.ItemSpec, kind: k, pageParent: d.CanonicalFor(k, withoutFragment(page))})
 	if err != nil {
 		return obs, err
 	}
@@ -421,6 +425,7 @@ func (d *Declarative) result(ctx context.Context, tab *browser.Tab, a *ActionSpe
 		return obs, fmt.Errorf("result not readable: %s", strings.Join(it.Problems, "; "))
 	}
 	obs.URL, obs.Author, obs.Text, obs.Parent, obs.Time, obs.Media = it.Link, it.Author, it.Text, it.Parent, it.Time, it.Media
+	obs.Fields = it.Fields
 	for _, f := range []struct {
 		name string
 		fs   *FieldSpec
@@ -440,11 +445,13 @@ func StopKindOf(k BlockerKind) HardStopKind { return HardStopKind(k) }
 
 // itemFields are the items readItems reads, a result's or a search's, and
 // what the page implies of them. own: every item is the actor's (author
-// implied by the page).
+// implied by the page). kind is the action they are read for: its
+// canonical rule puts their links and parents in canonical form.
 type itemFields struct {
 	ItemSpec
 	own   bool
 	actor string
+	kind  kind.Kind
 	// pageParent, for a parent read from the page (parent: {page: true}),
 	// is every item's parent, unless pageProblem says why it cannot be
 	// read (pageParentOf).
@@ -468,6 +475,7 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL s
 	add("parent", f.Parent)
 	add("link", f.Link)
 	fields = append(fields, mediaFields(f.Media)...)
+	fields = append(fields, entryFieldExtract(f.EntryFields)...)
 	raw, err := tab.Extract(ctx, f.Item, fields)
 	if err != nil {
 		return nil, err
@@ -524,22 +532,25 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL s
 				it.Parent = f.pageParent
 			}
 		} else if v, ok := get("parent", f.Parent); ok && strings.TrimSpace(v) != "" {
-			if u, _, err := d.fieldURL(pageURL, f.Parent, strings.TrimSpace(v)); err != nil {
+			if u, _, err := d.fieldURL(f.kind, pageURL, f.Parent, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "parent: "+err.Error())
 			} else {
 				it.Parent = u
 			}
 		}
 		if f.Link != nil && f.Link.Page {
-			it.Link, it.RawLink = d.Canonical(pageURL), pageURL
+			it.Link, it.RawLink = d.CanonicalFor(f.kind, pageURL), pageURL
 		} else if v, ok := get("link", f.Link); ok {
-			if u, raw, err := d.fieldURL(pageURL, f.Link, strings.TrimSpace(v)); err != nil {
+			if u, raw, err := d.fieldURL(f.kind, pageURL, f.Link, strings.TrimSpace(v)); err != nil {
 				it.Problems = append(it.Problems, "link: "+err.Error())
 			} else {
 				it.Link, it.RawLink = u, raw
 			}
 		}
 		it.Media = readMedia(f.Media, m)
+		var fieldProblems []string
+		it.Fields, fieldProblems = readEntryFields(f.EntryFields, m)
+		it.Problems = append(it.Problems, fieldProblems...)
 		items = append(items, it)
 	}
 	return items, nil
@@ -563,9 +574,9 @@ func parseTime(f *FieldSpec, v string) (time.Time, error) {
 }
 
 // fieldURL turns a link field's value into an absolute URL on the site,
-// in its canonical form, and returns as raw the same URL before the
+// in kind k's canonical form, and returns as raw the same URL before the
 // canonical rule (Item.RawLink).
-func (d *Declarative) fieldURL(pageURL string, fs *FieldSpec, v string) (canonical, raw string, err error) {
+func (d *Declarative) fieldURL(k kind.Kind, pageURL string, fs *FieldSpec, v string) (canonical, raw string, err error) {
 	if fs.Template != "" {
 		u, err := d.expandValue(fs.Template, v)
 		if err != nil {
@@ -573,7 +584,7 @@ func (d *Declarative) fieldURL(pageURL string, fs *FieldSpec, v string) (canonic
 		}
 		v = u
 	}
-	return d.resolveRaw(pageURL, v)
+	return d.resolveRaw(k, pageURL, v)
 }
 
 // Search finds the live results of q. For like and follow it opens the
@@ -688,7 +699,7 @@ func (d *Declarative) searchList(ctx context.Context, tab *browser.Tab, q Query,
 	if err != nil {
 		return res, err
 	}
-	fields := itemFields{ItemSpec: s.ItemSpec, own: s.Own, actor: q.Actor}
+	fields := itemFields{ItemSpec: s.ItemSpec, own: s.Own, actor: q.Actor, kind: q.Kind}
 	for res.Pages < s.MaxPages {
 		status, err := d.navigate(ctx, tab, next)
 		if err != nil {
@@ -833,7 +844,7 @@ const (
 // read a page ends the walk with its error.
 func (d *Declarative) openEach(ctx context.Context, tab *browser.Tab, q Query, s *SearchSpec, res *SearchResult) error {
 	o := s.OpenEach
-	fields := itemFields{ItemSpec: o.ItemSpec, own: s.Own && !o.Author.set(), actor: q.Actor}
+	fields := itemFields{ItemSpec: o.ItemSpec, own: s.Own && !o.Author.set(), actor: q.Actor, kind: q.Kind}
 	fields.Link, fields.Parent = nil, nil
 	opened := 0
 	for i := range res.Items {
@@ -867,7 +878,7 @@ func (d *Declarative) openEach(ctx context.Context, tab *browser.Tab, q Query, s
 		if err != nil {
 			return err
 		}
-		if browser.LooseURL(d.Canonical(page)) != browser.LooseURL(it.Link) {
+		if browser.LooseURL(d.CanonicalFor(q.Kind, page)) != browser.LooseURL(it.Link) {
 			it.Problems = append(it.Problems, problemOpenedElse)
 			continue
 		}
@@ -898,6 +909,12 @@ func mergeOpened(it *Item, from Item, o *OpenEachSpec) {
 	}
 	if o.Media != nil {
 		it.Media = from.Media
+	}
+	for n, texts := range from.Fields {
+		if it.Fields == nil {
+			it.Fields = map[string][]string{}
+		}
+		it.Fields[n] = texts
 	}
 	for _, pr := range from.Problems {
 		it.Problems = append(it.Problems, pr+" (on its page)")

@@ -42,13 +42,16 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 	if err := d.targetPartShown(ctx, tab, in); err != nil {
 		return "", err
 	}
-	if err := d.runSteps(ctx, tab, a.Before, "before", a.Ready); err != nil {
+	if err := d.runSteps(ctx, tab, expandSteps(a.Before, in.Fields), "before", a.Ready); err != nil {
 		return "", onPage(ctx, tab, err)
 	}
 	fields := a.fills()
 	got := make([]string, len(fields))
 	for i, f := range fields {
-		want := fillValue(f, in.Text)
+		want, skip := entryFieldFill(a, f, in)
+		if skip {
+			continue
+		}
 		v, err := fillField(ctx, tab, f, want)
 		if err != nil {
 			return "", onPage(ctx, tab, err)
@@ -61,17 +64,24 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 	if err := d.attach(ctx, tab, in.Kind, in.Media); err != nil {
 		return "", err
 	}
-	if err := d.runSteps(ctx, tab, a.Steps, "steps", a.Ready); err != nil {
+	if err := d.runSteps(ctx, tab, expandSteps(a.Steps, in.Fields), "steps", a.Ready); err != nil {
 		return "", onPage(ctx, tab, err)
 	}
 	for i, f := range fields {
+		want, skip := entryFieldFill(a, f, in)
+		if skip {
+			continue
+		}
 		v, err := readField(ctx, tab, f)
 		if err != nil {
 			return "", fmt.Errorf("%w: field %d could not be read after the steps: %v", ErrStepFailed, i, err)
 		}
-		if err := compareFill(i, fillValue(f, in.Text), v); err != nil {
+		if err := compareFill(i, want, v); err != nil {
 			return v, err
 		}
+	}
+	if err := d.readBackFields(ctx, tab, a, in.Fields); err != nil {
+		return "", onPage(ctx, tab, err)
 	}
 	if len(in.Media) > 0 && len(a.Steps) > 0 {
 		if err := a.Media.readBack(ctx, tab, in.Media); err != nil {
@@ -89,7 +99,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 // and the reply published to the page itself, under no comment: an effect
 // nobody asked for, never verified.
 func (d *Declarative) targetPartShown(ctx context.Context, tab *browser.Tab, in Intent) error {
-	if !in.Kind.HasParent() || !d.partOfPage(in.Target) {
+	if !in.Kind.HasParent() || !d.partOfPage(in.Kind, in.Target) {
 		return nil
 	}
 	u, err := url.Parse(in.Target)
@@ -132,11 +142,21 @@ func excerptURL(u string) string {
 // compareFill compares a field's read-back with what was meant, as
 // verification compares texts. Rich editors keep a U+FEFF in an empty
 // line for the caret (the WordPress block editor does): it is not text.
+// An editor's paragraphs read back joined by "\n", and lines it kept in
+// one paragraph by U+2028 (see browser.Tab.Value): a text whose lines
+// became one paragraph differs from the text meant, paragraph by
+// paragraph, and the error says so.
 func compareFill(i int, want, got string) error {
-	if !sameFill(want, got) {
-		return fmt.Errorf("%w: field %d: %s", ErrReadBackMismatch, i, describeMismatch(want, got))
+	if sameFill(want, got) {
+		return nil
 	}
-	return nil
+	if strings.ContainsRune(got, '\u2028') && !strings.ContainsRune(want, '\u2028') &&
+		sameFill(want, strings.ReplaceAll(got, "\u2028", "\n")) {
+		return fmt.Errorf("%w: field %d: the editor kept the text's lines in one paragraph, as line breaks, where each line "+
+			"was meant as a paragraph of its own (an editor that makes a paragraph only of the Enter key needs lines: enter on the field)",
+			ErrReadBackMismatch, i)
+	}
+	return fmt.Errorf("%w: field %d: %s", ErrReadBackMismatch, i, describeMismatch(want, got))
 }
 
 func sameFill(want, got string) bool {
@@ -166,9 +186,9 @@ func fillField(ctx context.Context, tab *browser.Tab, f FillSpec, text string) (
 		return cur, nil
 	}
 	if f.Frame == "" {
-		got, err = tab.Fill(ctx, f.Selector, text)
+		got, err = tab.Fill(ctx, f.Selector, text, f.fillOptions()...)
 	} else {
-		got, err = tab.FillFrame(ctx, f.Frame, f.Selector, text)
+		got, err = tab.FillFrame(ctx, f.Frame, f.Selector, text, f.fillOptions()...)
 	}
 	if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
 		return "", hardStop(StopSelectorAmbiguous, err, "editor")
@@ -179,9 +199,17 @@ func fillField(ctx context.Context, tab *browser.Tab, f FillSpec, text string) (
 // readField reads what a field holds now.
 func readField(ctx context.Context, tab *browser.Tab, f FillSpec) (string, error) {
 	if f.Frame == "" {
-		return tab.Value(ctx, f.Selector)
+		return tab.Value(ctx, f.Selector, f.fillOptions()...)
 	}
-	return tab.ValueFrame(ctx, f.Frame, f.Selector)
+	return tab.ValueFrame(ctx, f.Frame, f.Selector, f.fillOptions()...)
+}
+
+// fillOptions is how the browser types into the field and reads it.
+func (f FillSpec) fillOptions() []browser.FillOption {
+	if f.Lines == "enter" {
+		return []browser.FillOption{browser.EnterLines()}
+	}
+	return nil
 }
 
 // waitReady waits until the page is ready: r, else the site's ready; with
@@ -224,6 +252,11 @@ func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []St
 			}
 		}
 		mark := tab.Documents()
+		if st.Type != "" {
+			if err := typeStep(ctx, tab, st, what); err != nil {
+				return err
+			}
+		}
 		if st.Click != "" {
 			if err := tab.WaitClickable(ctx, st.Click, st.timeout(0)); err != nil {
 				return stepErr(what+": click", st.Click, err)
@@ -380,4 +413,27 @@ func pollFor(ctx context.Context, timeout, every time.Duration, cond func(contex
 			return ended()
 		}
 	}
+}
+
+// typeStep types a step's value into its element (StepSpec.Type), reads
+// it back, and presses its key: a tag typed and committed with Enter. A
+// read-back that differs fails the step before the key is pressed.
+func typeStep(ctx context.Context, tab *browser.Tab, st StepSpec, what string) error {
+	if err := tab.WaitVisible(ctx, st.Type, st.timeout(0)); err != nil {
+		return stepErr(what+": type", st.Type, err)
+	}
+	got, err := tab.Fill(ctx, st.Type, st.Value)
+	if err != nil {
+		return stepErr(what+": type", st.Type, err)
+	}
+	if !sameFill(st.Value, got) {
+		return fmt.Errorf("%w: %s: type %q: %s", ErrReadBackMismatch, what, st.Type, describeMismatch(st.Value, got))
+	}
+	if st.Key == "" {
+		return nil
+	}
+	if err := tab.Press(ctx, st.Type, st.Key); err != nil {
+		return stepErr(what+": key "+st.Key, st.Type, err)
+	}
+	return nil
 }

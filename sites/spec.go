@@ -102,7 +102,8 @@ type ReadySpec struct {
 // comment's "comment-12") and is kept. KeepQuery, when set, keeps only
 // those query keys (in the URL's order); DropQuery drops those keys.
 // Rewrite applies, last and in order, regular expression replacements to
-// the whole URL (one address for one result).
+// the whole URL (one address for one result). The site's rule applies to
+// every kind whose action declares none of its own (ActionSpec.Canonical).
 type CanonicalSpec struct {
 	KeepFragment string          `yaml:"keep_fragment"`
 	KeepQuery    []string        `yaml:"keep_query"`
@@ -213,12 +214,22 @@ type ActionSpec struct {
 	// filled (an autosave): a failure before the click then published
 	// nothing, but may leave a draft on the site.
 	Drafts bool `yaml:"drafts"`
+	// Canonical, when set, replaces the site's canonical rule for this
+	// kind: its target and the page it opens, its landed result, its
+	// search's links and parents, and what is compared for it (a reply
+	// keeps a revision's oldid, while a follow's control page keeps its
+	// action=watch).
+	Canonical *CanonicalSpec `yaml:"canonical"`
 	// Transforms, when set (even empty), replace the site's transforms for
 	// this kind's text.
 	Transforms []TransformSpec `yaml:"transforms"`
 	Result     *ResultSpec     `yaml:"result"`
 	State      *StateSpec      `yaml:"state"`
 	Search     *SearchSpec     `yaml:"search"`
+	// EntryFields are the named entry fields the action takes beyond its
+	// text (a category, tags: see EntryFieldSpec), by name; an intent
+	// that sets another is refused.
+	EntryFields map[string]*EntryFieldSpec `yaml:"entry_fields"`
 }
 
 // fills returns the fields the action fills, in order.
@@ -273,10 +284,30 @@ type SelectorSpec struct {
 // (the default: the intent's whole text), "{title}" (its first line),
 // "{body}" (the rest, without the blank lines that start it), or a fixed
 // text without braces. An action that uses {title} uses {body} too.
+// Lines says how a contenteditable editor gets the lines of a text:
+// "insert" (the default) inserts the text as one input, and the browser's
+// own editing makes a paragraph of each newline; "enter" types each line
+// and presses Enter between them, for an editor that makes a paragraph
+// only of the key (see browser.EnterLines). An input or a textarea gets
+// its newlines as newlines either way.
 type FillSpec struct {
-	Selector string `yaml:"selector"`
-	Frame    string `yaml:"frame"`
-	Value    string `yaml:"value"`
+	Selector string    `yaml:"selector"`
+	Frame    string    `yaml:"frame"`
+	Value    string    `yaml:"value"`
+	Lines    FillLines `yaml:"lines"`
+}
+
+// FillLines is how a field gets a text's lines: "" or "insert" (one
+// input), or "enter" (typed, Enter between lines).
+type FillLines string
+
+// UnmarshalYAML takes insert or enter, and refuses anything else.
+func (l *FillLines) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode || (n.Value != "insert" && n.Value != "enter") {
+		return fmt.Errorf("line %d: %q: use insert (the default) or enter", n.Line, n.Value)
+	}
+	*l = FillLines(n.Value)
+	return nil
 }
 
 // StepSpec is one step before the committing click: click the one element
@@ -293,7 +324,19 @@ type FillSpec struct {
 // the step's Gone (15s by default) and its Wait (the browser's action
 // timeout by default).
 type StepSpec struct {
-	Click   string    `yaml:"click"`
+	Click string `yaml:"click"`
+	// Type, instead of Click, types Value (a text, or a template of an
+	// entry field: {fields.NAME}) into the one element it matches, reads
+	// it back, and then presses Key when set (Enter, Tab, Escape, or a
+	// comma: ","), as a person commits a tag. A step whose templates name
+	// an entry field the intent does not set is skipped; one naming a
+	// list field runs once for each of its texts.
+	Type  string `yaml:"type"`
+	Value string `yaml:"value"`
+	Key   string `yaml:"key"`
+	// Needs names entry fields the step is for (open the panel where a
+	// category is picked): it is skipped unless the intent sets each.
+	Needs   []string  `yaml:"needs"`
 	If      string    `yaml:"if"`
 	Unless  string    `yaml:"unless"`
 	Wait    string    `yaml:"wait"`
@@ -322,6 +365,13 @@ type ResponseSpec struct {
 	// Body, when set, is a regular expression the request's body must
 	// match too: publishing and autosaving may both PUT the same URL.
 	Body string `yaml:"body"`
+	// Answer, when set, is a regular expression the site's answer body
+	// must match for the answer to be the landing (only the publish's
+	// answer says "status":"publish"): an answer that does not match, or
+	// cannot be read, is not the landing, and the wait goes on. Every
+	// request of the method and URL still counts as one of the
+	// submission's, whatever its body or answer.
+	Answer string `yaml:"answer"`
 }
 
 // FieldSpec reads one value: the first element matching Selector inside the
@@ -365,6 +415,10 @@ type ItemSpec struct {
 	// Media reads the item's media; required when an action the item is
 	// read for takes media.
 	Media *MediaReadSpec `yaml:"media"`
+	// EntryFields read the entry fields the item shows, by name: every
+	// element each selector matches in the item (a post's category links,
+	// its tags), compared with what the intent set.
+	EntryFields map[string]*FieldSpec `yaml:"entry_fields"`
 }
 
 // ResultSpec reads the created item on the landed page: the one element
@@ -518,7 +572,14 @@ func (s *Spec) validate() problems {
 		p.add("identity.wait", "must be more than 0s and at most 1m")
 	}
 	for i, st := range s.Identity.Steps {
-		st.validate(&p, fmt.Sprintf("identity.steps[%d]", i))
+		path := fmt.Sprintf("identity.steps[%d]", i)
+		st.validate(&p, path)
+		if st.Type != "" {
+			p.add(path+".type", "identity steps only open what shows the account (a menu): they type nothing")
+		}
+		if len(st.fieldRefs()) > 0 {
+			p.add(path, "identity steps take no entry fields")
+		}
 	}
 
 	for i, b := range s.Blockers {
@@ -604,23 +665,29 @@ func (s *Spec) validate() problems {
 			p.add(path+".name", "must be one line without surrounding space")
 		}
 	}
-	if c := s.Canonical; c != nil {
-		if c.KeepFragment != "" {
-			if _, err := regexp.Compile(c.KeepFragment); err != nil {
-				p.add("canonical.keep_fragment", "not a regular expression: %v", err)
-			}
-		}
-		if len(c.KeepQuery) > 0 && len(c.DropQuery) > 0 {
-			p.add("canonical", "give keep_query or drop_query, not both")
-		}
-		checkTransforms(&p, "canonical.rewrite", c.Rewrite, false)
-	}
+	s.Canonical.validate(&p, "canonical")
 	checkTransforms(&p, "transforms", s.Transforms, true)
 	checkRefusals(&p, "refusals", s.Refusals)
 	if m := s.Moderation; m != nil {
 		checkSelector(&p, "moderation.selector", m.Selector, true)
 	}
 	return p
+}
+
+// validate checks a canonical rule, the site's or a kind's, at path.
+func (c *CanonicalSpec) validate(p *problems, path string) {
+	if c == nil {
+		return
+	}
+	if c.KeepFragment != "" {
+		if _, err := regexp.Compile(c.KeepFragment); err != nil {
+			p.add(path+".keep_fragment", "not a regular expression: %v", err)
+		}
+	}
+	if len(c.KeepQuery) > 0 && len(c.DropQuery) > 0 {
+		p.add(path, "give keep_query or drop_query, not both")
+	}
+	checkTransforms(p, path+".rewrite", c.Rewrite, false)
 }
 
 func checkRefusals(p *problems, at string, rs []RefusalSpec) {
@@ -728,6 +795,8 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 	if k == kind.Post {
 		extra = []string{"title"}
 	}
+	extra = append(extra, a.entryFieldURLNames()...)
+	a.validateEntryFields(p, path, k)
 	if a.Open == "" {
 		p.add(path+".open", "required")
 	} else {
@@ -747,6 +816,7 @@ func (a *ActionSpec) validate(p *problems, path string, k kind.Kind, origins map
 	a.Landed.validate(p, path+".landed")
 	checkRefusals(p, path+".refusals", a.Refusals)
 	checkTransforms(p, path+".transforms", a.Transforms, true)
+	a.Canonical.validate(p, path+".canonical")
 	if a.Drafts && !k.Creates() {
 		p.add(path+".drafts", "%s has no editor to save a draft", k)
 	}
@@ -850,8 +920,11 @@ func (a *ActionSpec) validateFills(p *problems, path string) {
 		case "{text}", "{title}", "{body}":
 			uses[v]++
 		default:
+			if _, ok := a.fillEntryField(v); ok {
+				break // checked with the entry fields
+			}
 			if strings.ContainsAny(v, "{}") {
-				p.add(fp+".value", "%q: use {text}, {title}, {body} or a fixed text without braces", v)
+				p.add(fp+".value", "%q: use {text}, {title}, {body}, {fields.NAME} or a fixed text without braces", v)
 			}
 		}
 	}
@@ -913,8 +986,20 @@ func (s StepSpec) validate(p *problems, path string) {
 	}
 	checkSelector(p, path+".wait", s.Wait, false)
 	checkSelector(p, path+".gone", s.Gone, false)
-	if s.Click == "" && s.Wait == "" && s.Gone == "" {
-		p.add(path, "needs click, wait or gone")
+	checkSelector(p, path+".type", s.Type, false)
+	switch {
+	case s.Click == "" && s.Type == "" && s.Wait == "" && s.Gone == "":
+		p.add(path, "needs click, type, wait or gone")
+	case s.Click != "" && s.Type != "":
+		p.add(path, "give click or type, not both")
+	case s.Type != "" && s.Value == "":
+		p.add(path+".value", "required: what type types")
+	case s.Type == "" && (s.Value != "" || s.Key != ""):
+		p.add(path+".type", "required: value and key are typed into the element type names")
+	case s.Key != "" && !stepKeys[s.Key]:
+		p.add(path+".key", "%q is not one of Enter, Tab, Escape, \",\"", s.Key)
+	case strings.ContainsAny(s.Value, "\x00\n\r"):
+		p.add(path+".value", "must be one line")
 	}
 }
 
@@ -938,6 +1023,11 @@ func (l *LandedSpec) validate(p *problems, path string) {
 		if r.Body != "" {
 			if _, err := regexp.Compile(r.Body); err != nil {
 				p.add(path+".response.body", "not a regular expression: %v", err)
+			}
+		}
+		if r.Answer != "" {
+			if _, err := regexp.Compile(r.Answer); err != nil {
+				p.add(path+".response.answer", "not a regular expression: %v", err)
 			}
 		}
 	}

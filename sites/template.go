@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/intent"
+	"github.com/browserop/browserop/kind"
 )
 
 // placeholders splits a template into its placeholder names, or fails on an
@@ -156,6 +158,8 @@ var handleRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 type urlVars struct {
 	actor, target, text string
 	pattern             *regexp.Regexp
+	// fields are the intent's entry fields ({fields.NAME}).
+	fields intent.Fields
 }
 
 // expandURL fills a validated URL template for an intent and checks that
@@ -258,6 +262,13 @@ func (d *Declarative) urlValue(name string, v urlVars, captured []int) (string, 
 		}
 		return title, nil
 	}
+	if n, ok := strings.CutPrefix(name, "fields."); ok {
+		f, set := v.fields[n]
+		if !set || len(f.Texts) != 1 {
+			return "", fmt.Errorf("%w: the intent sets no entry field %s for the URL", ErrStepFailed, n)
+		}
+		return f.Texts[0], nil
+	}
 	g := strings.TrimPrefix(name, "target.")
 	i := v.pattern.SubexpIndex(g)
 	start, end := captured[2*i], captured[2*i+1]
@@ -319,15 +330,15 @@ func (d *Declarative) onOrigin(raw string) error {
 }
 
 // resolveRaw turns a link read from the page into an absolute URL on a site
-// origin, relative to the page it was read on: in its canonical form, and
-// as it was before the canonical rule.
-func (d *Declarative) resolveRaw(pageURL, ref string) (canonical, raw string, err error) {
+// origin, relative to the page it was read on: in kind k's canonical form,
+// and as it was before the canonical rule.
+func (d *Declarative) resolveRaw(k kind.Kind, pageURL, ref string) (canonical, raw string, err error) {
 	abs, err := absolute(pageURL, ref)
 	if err != nil {
 		return "", "", err
 	}
 	raw = abs.String()
-	canonical = d.Canonical(raw)
+	canonical = d.CanonicalFor(k, raw)
 	if err := d.onOrigin(canonical); err != nil {
 		return "", "", err
 	}

@@ -29,7 +29,7 @@ func (r SearchResult) View(observedAt time.Time) verify.Search {
 			continue
 		}
 		s.Items = append(s.Items, verify.Item{Author: it.Author, Text: it.Text, Parent: it.Parent, URL: it.Link, At: it.Time,
-			Media: verifyMedia(it.Media)})
+			Media: verifyMedia(it.Media), Fields: it.Fields})
 	}
 	return s
 }
@@ -39,7 +39,7 @@ func (r SearchResult) View(observedAt time.Time) verify.Search {
 func (o Observed) LandedResult() verify.LandedResult {
 	return verify.LandedResult{Text: o.Text, ReadText: slices.Contains(o.Read, "text"),
 		Author: o.Author, ReadAuthor: slices.Contains(o.Read, "author"),
-		Media: verifyMedia(o.Media), ReadMedia: slices.Contains(o.Read, "media")}
+		Media: verifyMedia(o.Media), ReadMedia: slices.Contains(o.Read, "media"), Fields: o.Fields}
 }
 
 // verifyMedia is the media a page showed, as verify compares them.

@@ -236,6 +236,10 @@ func Entry(ti ledger.TaskIntent, dir string, site sites.Adapter) (calendar.Entry
 		if mp := calendar.RefuseMedia(site, e); mp != nil {
 			return calendar.Entry{}, fmt.Errorf("%v; it is not performed", mp)
 		}
+		// The adapter may have changed since the intent was accepted.
+		if _, err := site.RefuseFields(e.Type.Kind, e.Fields); err != nil {
+			return calendar.Entry{}, fmt.Errorf("%v; it is not performed", err)
+		}
 	}
 	return e, nil
 }
@@ -306,6 +310,22 @@ type ActionState struct {
 	// the person for it is not proven closed): docs/operator.md,
 	// "Confirmations and the handed-off tab".
 	Held string `json:"held,omitempty"`
+	// LastStop is, for a pending action, the last hard stop of a pass
+	// that held it before its click (nobody signed in, another account,
+	// a blocker screen...); none once it went ahead.
+	LastStop *StopState `json:"last_stop,omitempty"`
+}
+
+// StopState is a hard stop that held a pending action: its kind (login,
+// identity_mismatch, rate_limit..., or a pass-wide stop's reason), its
+// cause as the pass reported it ("" for none), the two as one reason, the
+// pass's run and when.
+type StopState struct {
+	Kind   string    `json:"kind"`
+	Cause  string    `json:"cause,omitempty"`
+	Reason string    `json:"reason"`
+	RunID  string    `json:"run_id"`
+	At     time.Time `json:"at"`
 }
 
 // HistoryEntry is one entry of a task's history.
@@ -594,6 +614,9 @@ func (s *Service) Submit(ctx context.Context, taskID string, in intent.Request) 
 	if err := s.ceiling.Check(AuthorityOf(t), site, in.Target, in.Type.Capability()); err != nil {
 		return State{}, authorityErr(err)
 	}
+	if _, err := site.RefuseFields(in.Type.Kind, in.Fields); err != nil {
+		return State{}, usage("%v", err)
+	}
 	// Read after the authority check: a request outside it learns nothing
 	// of the media directory.
 	in, err = s.withMedia(in, site)
@@ -850,6 +873,9 @@ func (s *Service) actionState(ctx context.Context, a ledger.Action) ActionState 
 	as := ActionState{ID: a.ID, IntentID: a.IntentID, Type: string(a.Type), Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
 	if a.Status == ledger.Failed {
 		as.Failure = a.FailureReason
+	}
+	if st := a.LastStop; st != nil {
+		as.LastStop = &StopState{Kind: st.Kind, Cause: st.Cause, Reason: st.Reason(), RunID: st.RunID, At: st.At}
 	}
 	if c, err := s.db.GetConfirmation(ctx, a.ID); err == nil {
 		as.Confirmation = c.State

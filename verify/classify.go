@@ -23,6 +23,11 @@ type Intent struct {
 	// Media are the attached media items, in order: each one's type and
 	// alt text.
 	Media []Media
+	// Fields are the entry fields the action set (a category, tags), by
+	// name, each as its texts. An item that shows a field (Item.Fields
+	// has its name) must show exactly these texts, in any order; a field
+	// an item does not show is not compared (see doc.go).
+	Fields map[string][]string
 	// ExpectedParent is the URL the result must reply to: required for a
 	// reply, the previous part (or the thread's root target, "" for a new
 	// top-level thread) for a thread part, and empty for a post.
@@ -126,6 +131,10 @@ type Item struct {
 	Media []Media
 	// At is the item's publication time, zero when unknown.
 	At time.Time
+	// Fields are the entry fields the page shows for the item, by name,
+	// each as every text shown for it (a post's categories, its tags);
+	// a name absent was not read.
+	Fields map[string][]string
 }
 
 // Search is an observation of the items a site shows for an actor or
@@ -197,6 +206,8 @@ const (
 	reasonBadMedia            = "intent has a media item without a type"
 	reasonMatchPlusOtherMedia = "one exact match and an item with the intended text and other media: the latter may be this action's result as the site changed it"
 	reasonOtherMedia          = "no exact match, but an item with the intended text and other media: the site may have changed the media of this action's result"
+	reasonMatchPlusOtherField = "one exact match and an item with the intended text and other entry fields: the latter may be this action's result as the site changed it"
+	reasonOtherFields         = "no exact match, but an item with the intended text and other entry fields (a category, tags): the site may have set them otherwise on this action's result"
 	reasonEmptyPayload        = "intent has neither text nor media"
 	reasonReplyNoParent       = "reply intent has no expected parent"
 	reasonPostWithParent      = "post intent has an expected parent"
@@ -244,21 +255,25 @@ func classify(in Intent, s Search, o Options) Verdict {
 
 	want := payloadOf(in)
 	var exact []string
-	unclear, suspect, otherMedia := 0, 0, 0
+	unclear, suspect, otherMedia, otherFields := 0, 0, 0, 0
 	var before []string
 	for _, u := range in.Baseline {
 		before = append(before, NormalizeURL(u))
 	}
 	for _, it := range s.Items {
 		if !want.matches(it) {
-			// The intended text with other media may be this action's
-			// result as the site changed it: never proof of absence.
-			// Like an identical item, one shortly before the action is
-			// suspect, one older than that an older post.
+			// The intended text with other media, or other entry fields,
+			// may be this action's result as the site changed it: never
+			// proof of absence. Like an identical item, one shortly
+			// before the action is suspect, one older than that an older
+			// post.
 			if want.sameButMedia(it) && !slices.Contains(before, NormalizeURL(it.URL)) {
+				recent := in.HaveBaseline || it.At.IsZero() || !it.At.Before(earliest)
 				switch {
-				case in.HaveBaseline || it.At.IsZero() || !it.At.Before(earliest):
+				case recent && !SameMedia(want.media, it.Media):
 					otherMedia++
+				case recent:
+					otherFields++
 				case !it.At.Before(suspectFrom):
 					suspect++
 				}
@@ -304,6 +319,8 @@ func classify(in Intent, s Search, o Options) Verdict {
 		return Verdict{Outcome: Duplicate, URLs: exact, Reason: reasonDuplicate}
 	case len(exact) == 1 && otherMedia > 0:
 		return Verdict{Outcome: Ambiguous, URLs: exact, Reason: reasonMatchPlusOtherMedia}
+	case len(exact) == 1 && otherFields > 0:
+		return Verdict{Outcome: Ambiguous, URLs: exact, Reason: reasonMatchPlusOtherField}
 	case len(exact) == 1 && unclear == 0:
 		return Verdict{Outcome: Verified, URL: exact[0], URLs: exact, Reason: reasonOneMatch}
 	case len(exact) == 1:
@@ -314,6 +331,8 @@ func classify(in Intent, s Search, o Options) Verdict {
 		return Verdict{Outcome: Ambiguous, Reason: reasonSuspectOlder}
 	case otherMedia > 0:
 		return Verdict{Outcome: Ambiguous, Reason: reasonOtherMedia}
+	case otherFields > 0:
+		return Verdict{Outcome: Ambiguous, Reason: reasonOtherFields}
 	case !s.Complete:
 		return Verdict{Outcome: Ambiguous, Reason: reasonIncomplete}
 	case s.ObservedAt.Before(in.SettleStart().Add(settle)):
@@ -423,15 +442,50 @@ func checkPostIntent(in Intent) string {
 type payload struct {
 	author, text, parent string
 	media                []Media
+	fields               map[string][]string
 }
 
 func payloadOf(in Intent) payload {
-	return payload{author: handle(in.Actor), text: Normalize(in.Text), media: in.Media, parent: NormalizeURL(in.ExpectedParent)}
+	return payload{author: handle(in.Actor), text: Normalize(in.Text), media: in.Media, parent: NormalizeURL(in.ExpectedParent), fields: in.Fields}
 }
 
 // matches compares everything but time and URL.
 func (p payload) matches(it Item) bool {
-	return p.sameButMedia(it) && SameMedia(p.media, it.Media)
+	return p.sameButMedia(it) && SameMedia(p.media, it.Media) && SameFields(p.fields, it.Fields)
+}
+
+// SameFields reports whether an item's entry fields agree with the
+// intended ones: every intended field the item shows (its name is in
+// shown) shows the same texts, compared after Normalize, each once, in
+// any order (a page lists tags in its own order). A field the item does
+// not show, or one the intent does not set, is not compared.
+func SameFields(want, shown map[string][]string) bool {
+	for name, texts := range want {
+		got, ok := shown[name]
+		if !ok {
+			continue
+		}
+		if !sameSet(texts, got) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameSet compares two lists of texts as sets, after Normalize; a text
+// the page shows twice counts once.
+func sameSet(a, b []string) bool {
+	set := func(l []string) []string {
+		var out []string
+		for _, s := range l {
+			if n := Normalize(s); !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(set(a), set(b))
 }
 
 // sameButMedia compares author, text and parent.

@@ -7,17 +7,19 @@ spaces and UTF-8 strings, then sha256. The payload is ledger.Payload as the
 operator writes it: "intent" always, "text", "parent" and "thread" when not
 empty, "position" for a thread part (0 included), "media" when the action
 attaches any: a list of {"sha256", "type", "alt"} in order, alt always
-written (an empty alt included).
+written (an empty alt included), "fields" when the action sets entry
+fields: an object of names to a string (a text) or a list of strings.
 """
 import hashlib, json, os
 
-def payload(intent, text="", parent="", thread="", position=None, media=None):
+def payload(intent, text="", parent="", thread="", position=None, media=None, fields=None):
     p = {"intent": intent}
     if text: p["text"] = text
     if parent: p["parent"] = parent
     if thread: p["thread"] = thread
     if position is not None: p["position"] = position
     if media: p["media"] = [{"sha256": hashlib.sha256(data).hexdigest(), "type": t, "alt": alt} for data, t, alt in media]
+    if fields: p["fields"] = fields
     return p
 
 # The media files of the vectors: their bytes are hashed here, and the
@@ -64,6 +66,12 @@ cases = [
     ("reply with an image", dict(origin="task:int_03", type="reply", actor="bob", target=P, text="this",
                                 media=[dict(file="one.png", data=PNG.hex(), alt="A red square")]),
      dict(type="reply", format="reply", target_url=P, payload=payload("task:int_03", text="this", parent=P, media=[(PNG, "png", "A red square")]))),
+    ("post with entry fields", dict(origin="calendar:news", type="post", actor="alice", text="Release notes",
+                                fields={"tags": ["go", "café ☕"], "category": "News"}),
+     dict(type="post", format="post_text", target_url="", payload=payload("calendar:news", text="Release notes", fields={"category": "News", "tags": ["go", "café ☕"]}))),
+    ("reply with a one-item list field", dict(origin="task:int_04", type="reply", actor="bob", target=P, text="agreed",
+                                fields={"labels": ["x"]}),
+     dict(type="reply", format="reply", target_url=P, payload=payload("task:int_04", text="agreed", parent=P, fields={"labels": ["x"]}))),
 ]
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -72,7 +80,8 @@ for name, req, want in cases:
     p = want["payload"]
     k = key(want["type"], req["actor"], want["target_url"], p)
     fields = {"Intent": p["intent"], "Text": p.get("text", ""), "Parent": p.get("parent", ""),
-              "Thread": p.get("thread", ""), "Position": p.get("position"), "Media": p.get("media")}
+              "Thread": p.get("thread", ""), "Position": p.get("position"), "Media": p.get("media"),
+              "Fields": p.get("fields")}
     ledger_vectors.append({"name": name, "action_type": want["type"], "actor": req["actor"],
                            "target_url": want["target_url"], "fields": fields, "payload": canon(p), "key": k})
     operator_vectors.append({"name": name, "request": req, "type": want["type"], "format": want["format"],
