@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
 )
 
 // LandingSigns says what shows that a committing click's submission landed.
@@ -64,7 +65,27 @@ type ResponseMatch struct {
 	// request whose body Chrome does not report (too long, a stream) is
 	// taken as matching: it may be the submission.
 	Body *regexp.Regexp
+	// Answer, when set, chooses among the requests Method, URL and Body
+	// match the one whose answer is the landing sign by what the site
+	// answered: once the request has finished loading, its answer's body
+	// is read (Network.getResponseBody, at most maxAnswerBody bytes) and
+	// must match too (publishing and autosaving may PUT the same URL, and
+	// only the publish's answer says it published). An answer that does
+	// not match is not the landing, and the wait goes on; so is an answer
+	// whose body cannot be read (longer than the bound, not kept by
+	// Chrome, the tab gone). A matching request that fails before it is
+	// answered still ends the wait as an unknown outcome: it may have been
+	// the submission. Like Body, it never makes a request less of a
+	// submission (SubmissionRequests, Landing.Doubt).
+	Answer *regexp.Regexp
 }
+
+// maxAnswerBody bounds the answer bodies a ResponseMatch.Answer is tried
+// on; a longer answer is not a match.
+const maxAnswerBody = 1 << 20
+
+// answerReadTimeout bounds the reading of one answer's body.
+const answerReadTimeout = 10 * time.Second
 
 // matches reports whether req is one of the requests m names (method
 // and URL), and whether its answer is a landing sign (its body matches
@@ -312,6 +333,11 @@ type watchedReq struct {
 	answer Answer
 	// sign: its answer may be the landing (ResponseMatch.Body).
 	sign bool
+	// status is the status of its answer, kept while its body is still
+	// to be read (ResponseMatch.Answer); answered says it came, reading
+	// that its body is being read.
+	status            int
+	answered, reading bool
 }
 
 func (s *watchedSet) put(id network.RequestID, r *watchedReq) {
@@ -402,7 +428,60 @@ func (t *Tab) watchAnswer(id network.RequestID, resp *network.Response) {
 		if w.outcome != nil || !r.sign {
 			return false
 		}
+		if w.match != nil && w.match.Answer != nil {
+			// The landing, if it is, once its body has been read.
+			r.status, r.answered = int(resp.Status), true
+			return false
+		}
 		w.outcome = &reqOutcome{url: r.url, status: int(resp.Status), answer: r.answer}
+		return true
+	})
+}
+
+// watchFinished starts reading the answer's body of a watched request
+// that has finished loading, when the watch's ResponseMatch.Answer
+// decides whether it is the landing. It runs on the event loop, which
+// cannot send commands: the body is read from another goroutine.
+func (t *Tab) watchFinished(ev *network.EventLoadingFinished) {
+	var w *landWatch
+	var r *watchedReq
+	t.updateIf(func(n *navState) bool {
+		if n.land == nil || n.land.outcome != nil || n.land.match == nil || n.land.match.Answer == nil {
+			return false
+		}
+		got := n.land.reqs.get(ev.RequestID)
+		if got == nil || !got.sign || !got.answered || got.reading {
+			return false
+		}
+		got.reading = true
+		w, r = n.land, got
+		return false
+	})
+	if r == nil {
+		return
+	}
+	if ev.EncodedDataLength > maxAnswerBody {
+		return // longer than any answer tried: not the landing
+	}
+	go t.readAnswer(w, r, ev.RequestID)
+}
+
+// readAnswer reads the body of r's answer and, when it matches the
+// watch's ResponseMatch.Answer, makes r's answer the watch's outcome
+// (unless the watch ended or another request landed first). A body that
+// cannot be read, or is longer than maxAnswerBody, is no match.
+func (t *Tab) readAnswer(w *landWatch, r *watchedReq, id network.RequestID) {
+	ctx, cancel := context.WithTimeout(t.ctx, answerReadTimeout)
+	defer cancel()
+	res, err := chromedp.Call(ctx, network.GetResponseBody, network.GetResponseBodyParams{RequestID: id})
+	if err != nil || len(res.Body) > maxAnswerBody || !w.match.Answer.Match(res.Body) {
+		return
+	}
+	t.updateIf(func(n *navState) bool {
+		if n.land != w || w.outcome != nil {
+			return false
+		}
+		w.outcome = &reqOutcome{url: r.url, status: r.status, answer: r.answer}
 		return true
 	})
 }

@@ -62,6 +62,9 @@ type Tab struct {
 
 	// landSeq numbers the element marks of ClickOnceAndLand.
 	landSeq atomic.Uint64
+
+	// sends is what ErrNotSent's proof watches (notsent.go); under mu.
+	sends sendTrack
 }
 
 // OnClickDispatched sets a function to run right after ClickOnce has sent
@@ -238,6 +241,7 @@ func (t *Tab) isDestroyed() bool {
 // onEvent runs on chromedp's read loop for this tab, in order: it must be
 // quick and must not send commands.
 func (t *Tab) onEvent(ev any) {
+	t.watchSends(ev)
 	switch ev := ev.(type) {
 	case *network.EventRequestWillBeSent:
 		if ev.Type == network.ResourceTypeDocument {
@@ -261,6 +265,8 @@ func (t *Tab) onEvent(ev any) {
 				n.pending[ev.LoaderID] = int(ev.Response.Status)
 			}
 		})
+	case *network.EventLoadingFinished:
+		t.watchFinished(ev)
 	case *network.EventLoadingFailed:
 		t.watchFailed(ev.RequestID, cmp.Or(ev.ErrorText, "failed"))
 		t.update(func(n *navState) {

@@ -263,7 +263,7 @@ func (p *pass) verifyHandedOff(m *mutation, c ledger.Confirmation, h ledger.Hand
 	}
 	url := v.URL
 	if url == "" {
-		url = verify.NormalizeURL(m.site.Canonical(m.in.target))
+		url = verify.NormalizeURL(m.site.CanonicalFor(m.in.performed(), m.in.target))
 	}
 	spent, err := p.beginHandedOff(m, h, "found on the site after the handoff ("+url+"): "+why)
 	if err != nil {

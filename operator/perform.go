@@ -43,6 +43,9 @@ func (p *pass) process(in intent, entry string, late bool) (ledger.Action, error
 		}
 		p.sum.count(Count(NoteHeld))
 		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: entry, Type: in.kind, Status: StatusNotAttempted, Reason: why})
+		if stopped != "" {
+			return ledger.Action{}, p.recordStopOnReserved(li, stopped)
+		}
 		return ledger.Action{}, nil
 	}
 	key, err := li.Key()
@@ -259,14 +262,14 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 		return true, p.stopOn(&sites.HardStop{Kind: "ownership", Detail: "browserop no longer owns the tab"}, m.a, m.entry)
 	}
 	if m.in.target != "" && m.in.performed() != kind.Post || m.site.OpensPerIntent(m.in.performed()) {
-		// Compared in the site's canonical form: a site that drops a
+		// Compared in the kind's canonical form: a site that drops a
 		// tracking parameter on the way still opened the target (or the
 		// page the action opens for it, named by the target's parts).
 		opened, err := m.site.OpenURL(m.si)
 		if err != nil {
 			return true, p.stopOn(err, m.a, m.entry)
 		}
-		if browser.LooseURL(m.site.Canonical(m.before)) != browser.LooseURL(m.site.Canonical(opened)) {
+		if k := m.in.performed(); browser.LooseURL(m.site.CanonicalFor(k, m.before)) != browser.LooseURL(m.site.CanonicalFor(k, opened)) {
 			return true, p.stopOn(&sites.HardStop{Kind: sites.StopTarget, Detail: "the target did not resolve to the intended page"}, m.a, m.entry)
 		}
 	}
@@ -366,7 +369,7 @@ func (p *pass) goExecuting(m *mutation) (bool, error) {
 	if errors.Is(err, ledger.ErrClockBehind) {
 		p.hardStopPass("the clock is behind recorded effects")
 		p.report(m.a, m.entry, NoteHeld)
-		return true, nil
+		return true, p.recordStop(m.a, p.stoppedFor(m.a.Site), "")
 	}
 	if err != nil {
 		return true, err
@@ -400,7 +403,7 @@ func (p *pass) click(m *mutation) (bool, error) {
 	case serr == nil:
 	case errors.Is(serr, sites.ErrAlreadyDone):
 		var err error
-		m.a, err = p.transition(m.a, ledger.Change{To: ledger.Verified, Result: verify.NormalizeURL(m.site.Canonical(m.in.target)),
+		m.a, err = p.transition(m.a, ledger.Change{To: ledger.Verified, Result: verify.NormalizeURL(m.site.CanonicalFor(m.in.performed(), m.in.target)),
 			Reason: "verified: the control already showed the done state, read as the actor: the effect was already in place and nothing was clicked"})
 		if err != nil {
 			return true, err
@@ -653,8 +656,7 @@ func (p *pass) stopOn(err error, a ledger.Action, entry string) error {
 		return err
 	}
 	p.hardStop(stopKind(err))
-	p.reportHeld(a, entry, err)
-	return nil
+	return p.reportHeld(a, entry, err)
 }
 
 func stopKind(err error) string {

@@ -113,6 +113,13 @@ func (s *siteAnswers) Canonical(raw string) string {
 	return s.Adapter.Canonical(raw)
 }
 
+func (s *siteAnswers) CanonicalFor(k kind.Kind, raw string) string {
+	if s.canonical != nil {
+		return s.canonical(raw)
+	}
+	return s.Adapter.CanonicalFor(k, raw)
+}
+
 // actionWithText is the ledger's action whose payload text is text.
 func (w *world) actionWithText(text string) ledger.Action {
 	w.t.Helper()

@@ -99,31 +99,74 @@ func (by signer) fill(replace string, zone *time.Location) string {
 	}
 }
 
+// canonicalRule is a compiled CanonicalSpec: the site's, or a kind's own.
+type canonicalRule struct {
+	spec         *CanonicalSpec // nil: the default rule
+	keepFragment *regexp.Regexp
+	rewrites     []rewrite // canonical.rewrite
+}
+
+// compileCanonical compiles a validated CanonicalSpec (nil is the default
+// rule).
+func compileCanonical(c *CanonicalSpec) canonicalRule {
+	r := canonicalRule{spec: c}
+	if c == nil {
+		return r
+	}
+	if c.KeepFragment != "" {
+		r.keepFragment = regexp.MustCompile("^(?:" + c.KeepFragment + ")$") // validated
+	}
+	r.rewrites = compileRewrites(c.Rewrite)
+	return r
+}
+
 // Canonical returns the canonical form of an absolute http(s) URL on the
-// site: scheme and host lower-cased, the fragment dropped unless it
-// identifies a result (canonical.keep_fragment), the query keys
-// canonical.keep_query or drop_query say kept, then canonical.rewrite.
-// Anything that is not an absolute http(s) URL comes back unchanged.
+// site under the site's canonical rule: scheme and host lower-cased, the
+// fragment dropped unless it identifies a result (canonical.keep_fragment),
+// the query keys canonical.keep_query or drop_query say kept, then
+// canonical.rewrite. Anything that is not an absolute http(s) URL comes
+// back unchanged. An action's own canonical rule (CanonicalFor) replaces
+// it for that kind.
 func (d *Declarative) Canonical(raw string) string {
+	return d.canonical.apply(raw)
+}
+
+// CanonicalFor returns the canonical form of raw under the rule of kind
+// k: the action's own canonical rule when it declares one, else the
+// site's (Canonical). A kind the site does not configure has the site's.
+func (d *Declarative) CanonicalFor(k kind.Kind, raw string) string {
+	return d.canonicalOf(k).apply(raw)
+}
+
+// canonicalOf returns the canonical rule in effect for kind k.
+func (d *Declarative) canonicalOf(k kind.Kind) canonicalRule {
+	if r, ok := d.kindCanonical[k]; ok {
+		return r
+	}
+	return d.canonical
+}
+
+// apply puts raw in the rule's canonical form (see Canonical).
+func (r canonicalRule) apply(raw string) string {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
 		return raw
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	u.Host = strings.ToLower(u.Host)
-	c := d.spec.Canonical
+	c := r.spec
 	frag := u.Fragment
 	u.Fragment, u.RawFragment = "", ""
 	if c == nil {
 		return u.String()
 	}
-	if d.keepFragment != nil && frag != "" && d.keepFragment.MatchString(frag) {
+	if r.keepFragment != nil && frag != "" && r.keepFragment.MatchString(frag) {
 		u.Fragment = frag
 	}
 	if len(c.KeepQuery) > 0 || len(c.DropQuery) > 0 {
 		u.RawQuery = filterQuery(u.RawQuery, c.KeepQuery, c.DropQuery)
 	}
-	return applyRewrites(u.String(), d.rewrites)
+	return applyRewrites(u.String(), r.rewrites)
 }
 
 // filterQuery keeps the parameters of a raw query whose key is in keep

@@ -92,7 +92,7 @@ func (d *Declarative) Uncompared(in Intent) []string {
 	c := d.Compares(in.Kind)
 	var out []string
 	if in.Kind.HasParent() && in.Target != "" {
-		if !c.Parent || c.ParentFromPage && d.partOfPage(in.Target) {
+		if !c.Parent || c.ParentFromPage && d.partOfPage(in.Kind, in.Target) {
 			out = append(out, "parent")
 		}
 	}
@@ -102,10 +102,11 @@ func (d *Declarative) Uncompared(in Intent) []string {
 	return out
 }
 
-// partOfPage reports whether the canonical form of target names a part of
-// a page (it keeps a fragment): a comment on a post, not the post.
-func (d *Declarative) partOfPage(target string) bool {
-	return d.Canonical(target) != d.Canonical(withoutFragment(target))
+// partOfPage reports whether the canonical form of target, under kind k's
+// rule, names a part of a page (it keeps a fragment): a comment on a
+// post, not the post.
+func (d *Declarative) partOfPage(k kind.Kind, target string) bool {
+	return d.CanonicalFor(k, target) != d.CanonicalFor(k, withoutFragment(target))
 }
 
 // withoutFragment drops the fragment of a URL: what is left names the
@@ -133,11 +134,11 @@ func (d *Declarative) pageParentOf(page string, q Query) (parent, problem string
 		return "", "parent: a " + string(q.Kind) + " has no parent, and the search reads the page as each item's"
 	case q.Target == "":
 		return "", "parent: no target to compare the list's page with"
-	case d.partOfPage(q.Target):
+	case d.partOfPage(q.Kind, q.Target):
 		return "", "parent: the target is a part of a page (its fragment), and the search reads only the page as each item's parent"
 	}
-	want := d.Canonical(q.Target)
-	if browser.LooseURL(d.Canonical(withoutFragment(page))) != browser.LooseURL(want) {
+	want := d.CanonicalFor(q.Kind, q.Target)
+	if browser.LooseURL(d.CanonicalFor(q.Kind, withoutFragment(page))) != browser.LooseURL(want) {
 		return "", "parent: the list's page is not the target's page"
 	}
 	return want, ""

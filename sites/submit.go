@@ -150,6 +150,9 @@ func signsOf(l *LandedSpec) browser.LandingSigns {
 		if r.Body != "" {
 			out.Response.Body = regexp.MustCompile(r.Body)
 		}
+		if r.Answer != "" {
+			out.Response.Answer = regexp.MustCompile(r.Answer)
+		}
 	}
 	return out
 }

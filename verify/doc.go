@@ -198,7 +198,7 @@
 // The fragment is kept because which parts of a URL identify a result is
 // the site's to say, not this package's: a comment's permalink is often
 // its post's URL plus "#comment-12", and two comments on one post differ
-// only there. The site adapter decides (sites.Adapter.Canonical, and the
+// only there. The site adapter decides (sites.Adapter.CanonicalFor, and the
 // links its Result and Search read): it keeps a fragment it declares as
 // identifying and drops any other before verify sees the URL. A fragment
 // that reaches this package is part of the result's identity, so two URLs

@@ -63,7 +63,7 @@ func isHorizontalSpace(r rune, size int) bool {
 // query or fragment, a bare "?" or "#", is dropped). The fragment is kept
 // because on some sites it identifies the result (a comment's
 // "#comment-12" permalink); the site adapter drops the fragments that do
-// not before verify sees a URL (sites.Adapter.Canonical).
+// not before verify sees a URL (sites.Adapter.CanonicalFor).
 // Anything else is returned with surrounding whitespace trimmed. NormalizeURL
 // is idempotent.
 func NormalizeURL(raw string) string {

@@ -15,6 +15,8 @@ package sitetest
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +59,15 @@ type Harness struct {
 	// takes media on publishes a post with them, and the landed result
 	// and the search must show them. Nil skips those subtests.
 	Media func(t *testing.T) []media.Item
+	// TitledReplies says a reply's text, as a post's, keeps its first
+	// line apart as a title (UniqueText's): a wiki's talk-page section is
+	// headed by it. Without it a reply's text is one line.
+	TitledReplies bool
+	// Targets, per kind that acts on a target, are more targets the kind
+	// is published to, one subtest each (kind_NAME), as its own subtest
+	// publishes to Target's: an object of another shape than a fresh one
+	// (a page whose replies already hold items of the actor's).
+	Targets map[kind.Kind]map[string]func(t *testing.T) string
 	// Timeout bounds each subtest (default two minutes).
 	Timeout time.Duration
 }
@@ -78,6 +89,19 @@ func Run(t *testing.T, h Harness) {
 				h.toggles(t, k)
 			}
 		})
+		names := slices.Sorted(maps.Keys(h.Targets[k]))
+		for _, name := range names {
+			target := h.Targets[k][name]
+			t.Run(string(k)+"_"+name, func(t *testing.T) {
+				h := h
+				h.Target = func(t *testing.T, _ kind.Kind) string { return target(t) }
+				if k.Creates() {
+					h.creates(t, k, nil)
+				} else {
+					h.toggles(t, k)
+				}
+			})
+		}
 		if k.Creates() && h.Media != nil && h.Adapter.MediaLimits(k).Max > 0 {
 			t.Run(string(k)+"_media", func(t *testing.T) {
 				items := h.Media(t)
@@ -139,13 +163,21 @@ func UniqueText(what string) string {
 	return fmt.Sprintf("%s %d\n\nbrowserop conformance %s, checked once", what, time.Now().UnixNano(), what)
 }
 
-func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
-	ctx, tab := h.ctx(t), h.Tab(t)
-	text := UniqueText(string(k))
-	if k != kind.Post {
+// text returns a text unique to this run for an action of kind k: with a
+// title line for a post (and for a reply when TitledReplies says so), else
+// one line.
+func (h Harness) text(k kind.Kind, what string) string {
+	text := UniqueText(what)
+	if k != kind.Post && !(k == kind.Reply && h.TitledReplies) {
 		// A reply has no title: one line.
 		text = strings.ReplaceAll(text, "\n\n", " ")
 	}
+	return text
+}
+
+func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
+	ctx, tab := h.ctx(t), h.Tab(t)
+	text := h.text(k, string(k))
 	in := h.intent(t, k, text)
 	in.Media = items
 	var want []verify.Media
@@ -163,7 +195,7 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 		require.NoError(t, err, "the search before the click")
 		bin := verify.Intent{Kind: k, Actor: h.Actor, Text: h.Adapter.Expected(k, h.Actor, text, time.Now()), Media: want, NotBefore: before}
 		if k.HasParent() {
-			bin.ExpectedParent = h.Adapter.Canonical(in.Target)
+			bin.ExpectedParent = h.Adapter.CanonicalFor(k, in.Target)
 		}
 		baseline, haveBaseline = verify.BaselineOf(bin, res.View(time.Now()))
 		require.True(t, haveBaseline, "the search before the click reads a baseline")
@@ -174,7 +206,7 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 	obs, err := h.Adapter.Result(ctx, tab, in)
 	require.NoError(t, err, "read the landed result")
 	require.NotEmpty(t, obs.URL, "the landed result names the created item")
-	require.Equal(t, obs.URL, h.Adapter.Canonical(obs.URL), "the landed link is canonical")
+	require.Equal(t, obs.URL, h.Adapter.CanonicalFor(k, obs.URL), "the landed link is canonical")
 	require.False(t, obs.Moderated, "published, not held")
 	for _, f := range obs.Read {
 		switch f {
@@ -197,7 +229,7 @@ func (h Harness) creates(t *testing.T, k kind.Kind, items []media.Item) {
 	vin := verify.Intent{Kind: k, Actor: h.Actor, Text: h.Adapter.Expected(k, h.Actor, text, time.Now()), Media: want, NotBefore: before.Add(-time.Minute),
 		Baseline: baseline, HaveBaseline: haveBaseline}
 	if k.HasParent() {
-		vin.ExpectedParent = h.Adapter.Canonical(in.Target)
+		vin.ExpectedParent = h.Adapter.CanonicalFor(k, in.Target)
 	}
 	deadline := time.Now().Add(h.Timeout / 2)
 	var v verify.Verdict
@@ -247,6 +279,9 @@ func (h Harness) refused(t *testing.T, r sites.RefusalKind, provoke func(*testin
 	}
 	ctx, tab := h.ctx(t), h.Tab(t)
 	text := strings.ReplaceAll(UniqueText("refused "+string(r)), "\n\n", " ")
+	if k == kind.Reply && h.TitledReplies {
+		text = h.text(k, "refused "+string(r))
+	}
 	in := h.intent(t, k, text)
 	h.prepare(t, ctx, tab, in)
 	undo := provoke(t, in)
