@@ -30,10 +30,19 @@ type PageCheck struct {
 	Key    string `json:"key"`
 	URL    string `json:"url,omitempty"`
 	Status int    `json:"status,omitempty"`
-	// Skipped or Error say why the page was not read.
-	Skipped   string          `json:"skipped,omitempty"`
-	Error     string          `json:"error,omitempty"`
-	Selectors []SelectorCount `json:"selectors,omitempty"`
+	// Skipped or Error say why the page was not read, or (Error) why
+	// following its action stopped: a step that failed, a page that could
+	// not be left.
+	Skipped string `json:"skipped,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// NotFollowed, on an action's page, says why check did not follow the
+	// action to its click and went no further than the fields: no text,
+	// an editor that keeps drafts (without FillDrafts), a like or follow
+	// whose state control the page does not show (a target that does not
+	// fit it). The later steps and the committing control were counted
+	// where it stopped (CheckedBeforeText).
+	NotFollowed string          `json:"not_followed,omitempty"`
+	Selectors   []SelectorCount `json:"selectors,omitempty"`
 }
 
 // SelectorCount is how many elements a selector matched on a page, and
@@ -48,7 +57,9 @@ type SelectorCount struct {
 	When string `json:"when,omitempty"`
 	// Problem, when set, says why the selector fails where it is used: a
 	// field that after the steps before filling matches no element, or
-	// several.
+	// several, that could not be filled or reads back other than what was
+	// typed (after typing, or again at the click: a step changed it); a
+	// committing control that is not one clickable element at the click.
 	Problem string `json:"problem,omitempty"`
 }
 
@@ -59,10 +70,20 @@ const (
 	// CheckedAfterBefore: after the steps before filling, where the
 	// fields must be.
 	CheckedAfterBefore = "after before"
-	// CheckedBeforeText: where the action would type its text; steps
-	// and the committing control come after it, and may show only then
-	// (check does not type): a count of 0 there is no problem.
+	// CheckedBeforeText: where the action would type its text, when
+	// check did not type it (PageCheck.NotFollowed): the later steps and
+	// the committing control come after it, and may show only then, so a
+	// count of 0 there is no problem.
 	CheckedBeforeText = "before the text"
+	// CheckedAtStep: a later step's own selectors, counted just before
+	// the step runs, after the text was typed and the steps before it
+	// ran, where the step meets them.
+	CheckedAtStep = "at the step"
+	// CheckedAtClick: after the text and every step, where the committing
+	// click would be made (check never makes it): the committing control
+	// must be one clickable element there, and each field must still
+	// read back what was typed.
+	CheckedAtClick = "at the click"
 )
 
 // SearchCheck is one search Check ran: its first items and why any of
@@ -86,11 +107,14 @@ type SearchCheck struct {
 }
 
 // Problems lists, one line each, what makes the adapter unfit to publish
-// with as Check saw it: an identity not read, a page that failed to open
-// or become ready, a step before filling that failed, a field that is not
-// one element where it is filled, a selector that is not valid, and a
-// search that failed or cannot prove absence. A skipped page or search is
-// no problem.
+// with as Check saw it: an identity not read, a page that failed to open,
+// become ready or be left, a step that failed (before filling or after
+// it), a field that is not one element where it is filled, could not be
+// filled or reads back other than what was typed, a committing control
+// that would not take the click where it is made, a selector that is not
+// valid, and a search that failed or cannot prove absence. A skipped page
+// or search, and an action not followed past its fields
+// (PageCheck.NotFollowed), is no problem.
 func (r CheckReport) Problems() []string {
 	var out []string
 	if r.IdentityError != "" {
@@ -187,26 +211,51 @@ func blindness(k kind.Kind, res SearchResult, err error, actor string) string {
 // checkItems is how many items of each search a CheckReport keeps.
 const checkItems = 5
 
+// CheckOption changes what Check does on an action's page.
+type CheckOption func(*checkOptions)
+
+type checkOptions struct {
+	fillDrafts bool
+}
+
+// FillDrafts makes Check type its text into the fields of an action whose
+// editor keeps drafts by itself too (actions.KIND.drafts): the site may
+// then keep a draft of that text. Without it Check types nothing there.
+func FillDrafts() CheckOption {
+	return func(o *checkOptions) { o.fillDrafts = true }
+}
+
 // Check opens, in tab, each page the adapter names and counts what each
 // selector matches there, reads the signed-in identity, and runs each
 // search as actor. On an action's page it follows what an action does up
-// to its text, and no further: it waits until the page is ready, runs the
-// steps before filling (which the adapter declares commit nothing) and
-// counts the fields where they are filled; it types nothing, attaches
-// nothing, runs no later step and never clicks the committing control.
-// Selectors that only show after the text or the click (the later steps,
-// the committing control, the landing, refusals, moderation) are counted
-// where check stopped, which may be 0. target is the object for the
-// actions and searches that need one ("" skips them). Errors of a page are
-// in the report (CheckReport.Problems); only a lost tab or browser
-// (tab.Err) is returned. A search that cannot prove absence is marked
-// (SearchCheck.Blind, CheckReport.Blind).
+// to its committing click, and no further: it waits until the page is
+// ready, runs the steps before filling, types text into the fields and
+// reads each back, then counts each later step's selectors and runs it,
+// and counts the committing control where the click would be made, which
+// it never makes; it attaches no media. It then leaves the page (a page
+// that asks before it is left is answered "leave"). Each selector is
+// counted where the action meets it (SelectorCount.When). Without text
+// it types nothing, and neither into an editor that keeps drafts
+// (actions.KIND.drafts) unless FillDrafts is given: the later steps and
+// the committing control are then counted where it stopped, and the page
+// says why (PageCheck.NotFollowed). An action without fields (like,
+// follow) is followed to its click without text, unless its state
+// control matches nothing at open. target is the object
+// for the actions and searches that need one ("" skips them). Errors of a
+// page are in the report (CheckReport.Problems); only a lost tab or
+// browser (tab.Err) is returned. A search that cannot prove absence is
+// marked (SearchCheck.Blind, CheckReport.Blind).
 //
-// text is an intent's text for the templates that take one ({title} in a
-// post's open or a search's URL, {text}): a post's open with {title}
-// opens the page for it (a wiki's edit page of that title, where nothing
-// is saved), a search that takes one is skipped without it.
-func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target, text string) (CheckReport, error) {
+// text is an intent's text: the one typed, and the one for the templates
+// that take one ({title} in a post's open or a search's URL, {text}): a
+// post's open with {title} opens the page for it (a wiki's edit page of
+// that title, where nothing is saved), a search that takes one is
+// skipped without it.
+func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target, text string, opts ...CheckOption) (CheckReport, error) {
+	var o checkOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	rep := CheckReport{Site: d.name}
 	home := PageCheck{Key: "identity.url"}
 	var err error
@@ -262,7 +311,15 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 		if err != nil {
 			pc.Error = err.Error()
 		} else {
-			pc.Selectors, pc.Error = d.followAction(ctx, tab, a, "actions."+string(k))
+			d.followAction(ctx, tab, &pc, a, "actions."+string(k), text, o)
+		}
+		if tab.Err() == nil {
+			// Leave what was typed without submitting it: a page that asks
+			// whether to leave (beforeunload) is answered "leave" by the
+			// tab, and the next page starts from a blank one.
+			if _, err := tab.Navigate(ctx, "about:blank"); err != nil && tab.Err() == nil {
+				pc.Error = joinErr(pc.Error, "the page could not be left without submitting: "+err.Error())
+			}
 		}
 		rep.Pages = append(rep.Pages, pc)
 		if err := tab.Err(); err != nil {
@@ -308,57 +365,183 @@ func (d *Declarative) Check(ctx context.Context, tab *browser.Tab, actor, target
 	return rep, nil
 }
 
-// followAction counts an action's selectors on its ready page as the
-// action meets them: each step before filling counted and then run, the
-// fields counted where they are filled (each must be one element there),
-// and the later steps and the committing control counted where check
-// stops, before the text. It returns why a step failed, if one did; the
-// selectors after it are not counted then.
-func (d *Declarative) followAction(ctx context.Context, tab *browser.Tab, a *ActionSpec, path string) ([]SelectorCount, string) {
-	var out []SelectorCount
+// followAction follows an action on its ready page as far as its
+// committing click, never making it, and records in pc what it met: each
+// step before filling counted and then run; the fields counted where they
+// are filled (each must be one element there), then filled with text and
+// read back; each later step counted and then run; and the committing
+// control counted and waited for until it would take the click. Without
+// text, or on an editor that keeps drafts without o.fillDrafts, it types
+// nothing and counts the later steps and the committing control where it
+// stopped (pc.NotFollowed says why). A step that fails ends the follow
+// (pc.Error, naming it), and the selectors after it are not counted.
+func (d *Declarative) followAction(ctx context.Context, tab *browser.Tab, pc *PageCheck, a *ActionSpec, path, text string, o checkOptions) {
 	count := func(when string, sels ...SelectorCount) {
-		out = append(out, countAll(ctx, tab, sels, when)...)
+		pc.Selectors = append(pc.Selectors, countAll(ctx, tab, sels, when)...)
 	}
 	if a.Ready != nil {
 		count(CheckedAtOpen, SelectorCount{Key: path + ".ready.selector", Selector: a.Ready.Selector})
 	}
+	shown := true
+	if a.State != nil {
+		count(CheckedAtOpen, SelectorCount{Key: path + ".state.selector", Selector: a.State.Selector})
+		st := pc.Selectors[len(pc.Selectors)-1]
+		shown = st.Error != "" || st.Count > 0
+	}
+	fields := a.fills()
+	switch {
+	case !shown:
+		// One --target serves every action: a post's page holds no
+		// follow control on a site that follows from profiles.
+		pc.NotFollowed = fmt.Sprintf("the page shows no control (%s.state.selector matches nothing): the target may not be one this action takes; give --target one it takes to follow it to its click", path)
+	case len(fields) > 0 && text == "":
+		pc.NotFollowed = "check typed nothing: give --text, a text to type into the fields, to follow the action up to its committing click (which check never makes)"
+	case a.Drafts && !o.fillDrafts:
+		pc.NotFollowed = fmt.Sprintf("check typed nothing: the editor keeps a draft of what is typed (%s.drafts); give --fill to type --text there anyway, and the site may keep a draft of it", path)
+	}
+	follow := pc.NotFollowed == ""
 	when := CheckedAtOpen
 	for i, st := range a.Before {
+		if len(st.needsFields()) > 0 {
+			// It takes an entry field, and check sets none: an action
+			// whose entry sets none skips it too.
+			continue
+		}
+		if st.Type != "" && !follow {
+			// A step that types waits for the text, as the fields do.
+			pc.NotFollowed += fmt.Sprintf("; before[%d] types, so check stopped there", i)
+			return
+		}
 		count(when, stepSelectors(st, fmt.Sprintf("%s.before[%d]", path, i))...)
-		if err := d.runSteps(ctx, tab, []StepSpec{st}, fmt.Sprintf("before[%d]", i), a.Ready); err != nil {
-			return out, err.Error()
+		if err := d.checkStep(ctx, tab, a, st, "before", i); err != nil {
+			pc.Error = err.Error()
+			return
 		}
 		when = CheckedAfterBefore
 	}
-	for i, f := range a.fills() {
-		key := fmt.Sprintf("%s.fields[%d]", path, i)
+	keys := make([]string, len(fields))
+	typed := make([]bool, len(fields))
+	want := make([]string, len(fields))
+	stopped := false
+	for i, f := range fields {
+		keys[i] = fmt.Sprintf("%s.fields[%d]", path, i)
 		if a.Fill != nil {
-			key = path + ".fill"
+			keys[i] = path + ".fill"
 		}
-		sel := SelectorCount{Key: key + ".selector", Selector: f.Selector}
-		if f.Frame != "" {
-			sel = SelectorCount{Key: key + ".frame", Selector: f.Frame}
-		}
-		c := countAll(ctx, tab, []SelectorCount{sel}, when)[0]
+		c := countAll(ctx, tab, []SelectorCount{fieldSelector(f, keys[i])}, when)[0]
 		if c.Error == "" && c.Count != 1 {
 			c.Problem = fmt.Sprintf("matches %d elements where the text is typed, want exactly 1", c.Count)
 		}
-		out = append(out, c)
+		switch {
+		case !follow || stopped:
+		case c.Error != "" || c.Problem != "":
+			// The action would stop at this field: so does check.
+			stopped = true
+		default:
+			v, skip := entryFieldFill(a, f, Intent{Text: text})
+			if skip {
+				break // an entry field check does not set
+			}
+			want[i] = v
+			got, err := fillField(ctx, tab, f, v)
+			switch {
+			case err != nil && tab.Err() != nil:
+				return
+			case err != nil:
+				c.Problem = "could not be filled: " + err.Error()
+				stopped = true
+			case !sameFill(want[i], got):
+				c.Problem = "reads back other than what was typed: " + describeMismatch(want[i], got)
+			default:
+				typed[i] = true
+			}
+		}
+		pc.Selectors = append(pc.Selectors, c)
+	}
+	if stopped {
+		return
+	}
+	if !follow {
+		for i, st := range a.Steps {
+			count(CheckedBeforeText, stepSelectors(st, fmt.Sprintf("%s.steps[%d]", path, i))...)
+		}
+		count(CheckedBeforeText, SelectorCount{Key: path + ".submit.selector", Selector: a.Submit.Selector})
+		return
 	}
 	for i, st := range a.Steps {
-		count(CheckedBeforeText, stepSelectors(st, fmt.Sprintf("%s.steps[%d]", path, i))...)
+		if len(st.needsFields()) > 0 {
+			continue
+		}
+		count(CheckedAtStep, stepSelectors(st, fmt.Sprintf("%s.steps[%d]", path, i))...)
+		if err := d.checkStep(ctx, tab, a, st, "steps", i); err != nil {
+			pc.Error = err.Error()
+			return
+		}
 	}
-	count(CheckedBeforeText, SelectorCount{Key: path + ".submit.selector", Selector: a.Submit.Selector})
-	if a.State != nil {
-		count(CheckedAtOpen, SelectorCount{Key: path + ".state.selector", Selector: a.State.Selector})
+	for i, f := range fields {
+		if !typed[i] || len(a.Steps) == 0 {
+			continue
+		}
+		// A step must not change what was typed: the action reads every
+		// field again before its click.
+		c := fieldSelector(f, keys[i])
+		c.When = CheckedAtClick
+		got, err := readField(ctx, tab, f)
+		switch {
+		case err != nil:
+			c.Problem = "could not be read after the steps: " + err.Error()
+		case !sameFill(want[i], got):
+			c.Problem = "reads back other than what was typed after the steps: " + describeMismatch(want[i], got)
+		default:
+			continue
+		}
+		c.Count, _ = tab.Count(ctx, c.Selector)
+		pc.Selectors = append(pc.Selectors, c)
 	}
-	return out, ""
+	c := countAll(ctx, tab, []SelectorCount{{Key: path + ".submit.selector", Selector: a.Submit.Selector}}, CheckedAtClick)[0]
+	if c.Error == "" {
+		// As the committing click would wait for it; no input is sent.
+		if err := tab.WaitClickable(ctx, a.Submit.Selector, 0); err != nil {
+			if tab.Err() != nil {
+				return
+			}
+			c.Problem = "would not take the committing click there: " + err.Error()
+		}
+	}
+	pc.Selectors = append(pc.Selectors, c)
+}
+
+// checkStep runs an action's step i of phase ("before", "steps") as the
+// action runs it, and returns its failure, naming it and its page.
+func (d *Declarative) checkStep(ctx context.Context, tab *browser.Tab, a *ActionSpec, st StepSpec, phase string, i int) error {
+	// runSteps names a step by its index in the steps it is given: the
+	// steps before this one, already run, are given as empty steps, which
+	// do nothing, so that the error names phase[i].
+	steps := append(make([]StepSpec, i, i+1), st)
+	return onPage(ctx, tab, d.runSteps(ctx, tab, steps, phase, a.Ready))
+}
+
+// fieldSelector is the selector a field is counted by under key: its
+// frame when it has one, else its own.
+func fieldSelector(f FillSpec, key string) SelectorCount {
+	if f.Frame != "" {
+		return SelectorCount{Key: key + ".frame", Selector: f.Frame}
+	}
+	return SelectorCount{Key: key + ".selector", Selector: f.Selector}
+}
+
+// joinErr joins two page errors into one line.
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // stepSelectors lists a step's selectors under path.
 func stepSelectors(st StepSpec, path string) []SelectorCount {
 	var out []SelectorCount
-	for _, s := range []struct{ key, sel string }{{"if", st.If}, {"unless", st.Unless}, {"click", st.Click}} {
+	for _, s := range []struct{ key, sel string }{{"if", st.If}, {"unless", st.Unless}, {"click", st.Click}, {"type", st.Type}} {
 		if s.sel != "" {
 			out = append(out, SelectorCount{Key: path + "." + s.key, Selector: s.sel})
 		}

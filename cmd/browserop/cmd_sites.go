@@ -99,16 +99,23 @@ func sitesList(e *env, args []string) error {
 
 // sitesCheck opens each page a site's adapter names on the signed-in
 // profile and reports what each selector matches, who is signed in, and
-// the first items each search reads. It fills and clicks nothing.
+// the first items each search reads. On an action's page it follows the
+// action up to its committing click (typing --text, running the steps)
+// and never makes the click; it types nothing into an editor that keeps
+// drafts unless --fill says to.
 func sitesCheck(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("sites check")
 	actor := fs.String("actor", "", "the account the searches look for (default: the one signed in)")
 	target := fs.String("target", "", "a post on the site, for the actions and searches on an object (reply, like, follow, comments)")
-	text := fs.String("text", "", "a text published on the site, for the pages and searches its title names ({title}, {text})")
+	text := fs.String("text", "", "a text to type into each action's fields (never submitted), and for the pages and searches its title names ({title}, {text}); without it nothing is typed")
+	fill := fs.Bool("fill", false, "type --text into editors that keep drafts by themselves too (drafts: true): the site may keep a draft of it")
 	timeout := fs.Duration("timeout", 2*time.Minute, "upper bound for the whole check")
 	pos, err := parseChecked(fs, args, func(pos []string) error {
 		if len(pos) != 1 {
 			return usageError("sites check takes one site name, got %q", pos)
+		}
+		if *fill && *text == "" {
+			return usageError("sites check --fill types --text: give --text too")
 		}
 		return nil
 	})
@@ -152,7 +159,11 @@ func sitesCheck(ctx context.Context, e *env, args []string) error {
 			who, _ = d.Identity(ctx, tab)
 		}
 	}
-	rep, err := d.Check(ctx, tab, who, *target, *text)
+	var opts []sites.CheckOption
+	if *fill {
+		opts = append(opts, sites.FillDrafts())
+	}
+	rep, err := d.Check(ctx, tab, who, *target, *text, opts...)
 	if err != nil {
 		return err
 	}
@@ -198,8 +209,14 @@ func printCheck(e *env, rep sites.CheckReport, actor string) {
 		if p.Error != "" {
 			fmt.Fprintf(w, "  error: %s\n", clean(p.Error))
 		}
+		if p.NotFollowed != "" {
+			fmt.Fprintf(w, "  not followed to the click: %s\n", clean(p.NotFollowed))
+		}
 		if slices.ContainsFunc(p.Selectors, func(s sites.SelectorCount) bool { return s.Count == 0 && s.When == sites.CheckedBeforeText }) {
-			fmt.Fprintln(w, "  (check runs the steps before the text and stops where the text is typed: a later step's element or the committing control may show only after it)")
+			fmt.Fprintln(w, "  (counted before the text: a later step's element or the committing control may show only after it, so 0 there is no problem)")
+		}
+		if slices.ContainsFunc(p.Selectors, func(s sites.SelectorCount) bool { return s.When == sites.CheckedAtClick }) {
+			fmt.Fprintln(w, "  (followed up to the committing click, which check never makes)")
 		}
 		tw := table(w)
 		for _, s := range p.Selectors {

@@ -132,3 +132,53 @@ func TestE2ESitesCheckProblems(t *testing.T) {
 	}
 	require.NotContains(t, errs, `\n`, "no escaped newline")
 }
+
+// TestE2ESitesCheckFollows: with --text, `sites check` follows each action
+// up to its committing click: it types the text, runs the later steps and
+// counts the committing control where the click would be, which it never
+// makes (the demosite holds no new post). A later step whose click
+// matches nothing is a problem naming the step, and the check exits 2. An
+// editor that keeps drafts is typed into only with --fill, and the output
+// says so; --fill without --text is refused.
+func TestE2ESitesCheckFollows(t *testing.T) {
+	w := newWorld(t, opts{browser: true})
+	post := strconv.FormatInt(w.site.SeedPost("alice", "a post to read back", time.Now().Add(-time.Hour)), 10)
+	demo, err := os.ReadFile(filepath.Join(w.dir, "sites", "demo.yaml"))
+	require.NoError(t, err)
+	write := func(name, old, new string) {
+		t.Helper()
+		y := strings.Replace(string(demo), old, new, 1)
+		require.NotEqual(t, string(demo), y, "the fixture's %q", old)
+		require.NoError(t, os.WriteFile(filepath.Join(w.dir, "sites", name+".yaml"), []byte(y), 0o600))
+	}
+	const submit = "    submit:\n      selector: \"button#compose-submit\"\n"
+
+	code, out, errs := w.run(nil, "sites", "check", "demo", "--text", "typed by sites check", "--target", w.base+"/p/"+post)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+	require.Regexp(t, `actions.post.submit.selector\s+button#compose-submit\s+1\s+at the click`, out)
+	require.Regexp(t, `actions.reply.submit.selector\s+button#reply-submit\s+1\s+at the click`, out)
+	require.Contains(t, out, "followed up to the committing click, which check never makes")
+	require.Regexp(t, `actions.post.open: \S+ \(status 200\)\n  \(followed up to the committing click`, out, "typed, not stopped at the fields")
+	require.Empty(t, w.effects(), "the committing click is never made")
+
+	write("broken", submit, "    steps:\n      - {click: \"button#compose-preview\", timeout: 2s}\n"+submit)
+	code, out, errs = w.run(nil, "sites", "check", "broken", "--text", "never published")
+	require.Equal(t, 2, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+	require.Contains(t, errs, `sites check: actions.post.open: a step before the committing click failed: steps[0]: click "button#compose-preview"`)
+	require.Regexp(t, `actions.post.steps\[0\].click\s+button#compose-preview\s+0\s+at the step`, out)
+	require.Empty(t, w.effects())
+
+	write("drafty", submit, submit+"    drafts: true\n")
+	code, out, errs = w.run(nil, "sites", "check", "drafty", "--text", "a text to keep as a draft")
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+	require.Contains(t, out, "not followed to the click: check typed nothing: the editor keeps a draft of what is typed (actions.post.drafts); give --fill")
+	require.Regexp(t, `actions.post.submit.selector\s+button#compose-submit\s+1\s+before the text`, out)
+	code, out, errs = w.run(nil, "sites", "check", "drafty", "--text", "a text to keep as a draft", "--fill")
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errs)
+	require.Regexp(t, `actions.post.submit.selector\s+button#compose-submit\s+1\s+at the click`, out)
+	require.Empty(t, w.effects())
+
+	code, _, errs = w.run(nil, "sites", "check", "demo", "--fill")
+	require.Equal(t, 2, code)
+	require.Contains(t, errs, "sites check --fill types --text: give --text too")
+}
