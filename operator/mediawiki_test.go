@@ -64,14 +64,15 @@ func newMediaWikiWorld(t *testing.T) *mediawikiWorld {
 	require.NoError(t, os.MkdirAll(w.calDir, 0o700))
 	w.policy, err = budgets.NewPolicy(map[string]budgets.FormatLimit{
 		budgets.PostText: {Max: 100, Window: 24 * time.Hour},
+		budgets.Reply:    {Max: 100, Window: 24 * time.Hour},
 	}, map[string]budgets.GroupLimit{"original": {Formats: []string{budgets.PostText, budgets.PostImage, budgets.Thread}, Max: 100, Window: 24 * time.Hour}})
 	require.NoError(t, err)
 	w.cfg = operator.Config{CalendarDir: w.calDir, ActionTimeout: 10 * time.Second, Heartbeat: time.Second, LeaseTTL: 2 * time.Minute}
 	raw, err := fs.ReadFile(bundled.Sites, "sites/mediawiki.yaml")
 	require.NoError(t, err)
 	y := strings.Replace(string(raw), "  - http://127.0.0.1:8080\n", "  - "+site.URL()+"\n", 1)
-	require.Equal(t, 1, strings.Count(y, "settle: 5s"))
-	y = strings.Replace(y, "settle: 5s", "settle: "+mwSettle.String(), 1)
+	require.Equal(t, 2, strings.Count(y, "settle: 5s"), "the post's search and the reply's")
+	y = strings.ReplaceAll(y, "settle: 5s", "settle: "+mwSettle.String())
 	y += "\naccounts:\n  alice:\n    name: \"Alice\"\n"
 	w.site, err = sites.Parse("mediawiki.yaml", []byte(y))
 	require.NoError(t, err)
@@ -215,4 +216,94 @@ func TestMediaWikiNothingSentIsAbsent(t *testing.T) {
 	require.Contains(t, reasons[0], "the effect is absent", "proven absent by the wiki's empty history")
 	require.Equal(t, ledger.Verified, w.only().Status, "planned again and saved: %v", statuses)
 	require.Equal(t, 1, w.revisions(page, body), "saved once")
+}
+
+// sections counts the sections of the talk page talk headed heading with
+// text in its current wikitext, and its revisions: 0, 0 when it does not
+// exist.
+func (w *mediawikiWorld) sections(talk, heading, text string) (n, revisions int) {
+	w.t.Helper()
+	ctx := context.Background()
+	wikitext, err := w.site.PageText(ctx, talk)
+	if errors.Is(err, mwsite.ErrNoPage) {
+		return 0, 0
+	}
+	require.NoError(w.t, err)
+	for _, sec := range mwsite.Sections(wikitext) {
+		if sec.Heading == heading && sec.Text == text {
+			n++
+		}
+	}
+	revisions, err = w.site.RevisionCount(ctx, talk)
+	require.NoError(w.t, err)
+	return n, revisions
+}
+
+// TestMediaWikiReplyLostAnswer: a reply, a new section of a page's talk
+// page, whose save's answer is dropped after the wiki committed it (to a
+// page whose talk page did not exist, and to one whose talk page holds
+// sections: alice's own with the same heading and text, and another
+// account's after it). The pass reconciles it through the talk
+// page's history, each revision read on its own page, and verifies it:
+// exactly one new section, one new revision, never a second save.
+func TestMediaWikiReplyLostAnswer(t *testing.T) {
+	w := newMediaWikiWorld(t)
+	ctx := context.Background()
+	for _, withSections := range []bool{false, true} {
+		name := map[bool]string{false: "NoTalkPage", true: "TalkWithSections"}[withSections]
+		t.Run(name, func(t *testing.T) {
+			w.world.db = freshLedger(t)
+			w.runner = nil
+			page := fmt.Sprintf("Replied page %d", time.Now().UnixNano())
+			talk := "Talk:" + page
+			require.NoError(t, w.site.EditPage(ctx, mwsite.Admin.Login, page, "A page to discuss.", "set up"))
+			heading := fmt.Sprintf("Lost answer %d", time.Now().UnixNano())
+			body := "The answer lost, saved once."
+			before, want := 0, 1
+			if withSections {
+				// Alice's own section with the very same heading and text,
+				// and another account's after it: the old one is in the
+				// search before the click, and is never taken for the new.
+				alice, err := w.site.SignInHTTP(ctx, mwAlice.Login, mwAlice.Password)
+				require.NoError(t, err)
+				_, err = alice.NewSection(ctx, talk, heading, body)
+				require.NoError(t, err)
+				require.NoError(t, w.site.EditPage(ctx, mwsite.Admin.Login, talk,
+					mustTalk(t, w.site, talk)+"\n\n== Another account's ==\n\nSomething else.", "set up"))
+				_, before = w.sections(talk, "", "")
+				want = 2
+			}
+			fixedCalendar(w.world, time.Now().Add(-time.Second), "entries:\n"+
+				fmt.Sprintf("  - {id: r, site: mediawiki, actor: alice, type: reply, at: \"{at}\", target: %q, text: %q}\n",
+					w.site.PageURL(page), heading+"\n\n"+body))
+			rule, err := w.proxy.Add(faultproxy.Spec{Method: "POST", Mode: faultproxy.DropAfterCommit, Limit: 1, Path: `action=submit`})
+			require.NoError(t, err)
+			defer w.proxy.Remove(rule)
+			var last *operator.Summary
+			for pass := 0; pass < 4 && (pass == 0 || w.only().Status != ledger.Verified); pass++ {
+				last = w.pass()
+				if pass == 0 {
+					require.Equal(t, 1, rule.Faulted(), "the answer to the save was dropped")
+				}
+				n, revs := w.sections(talk, heading, body)
+				require.Equal(t, want, n, "one new section after pass %d: %+v", pass+1, last)
+				require.Equal(t, before+1, revs, "one new revision after pass %d", pass+1)
+				time.Sleep(mwSettle)
+			}
+			a := w.only()
+			require.Equal(t, ledger.Verified, a.Status, "%s: %+v", a.FailureReason, last)
+			require.Contains(t, a.CanonicalResult, "oldid=", "verified at the revision's permalink")
+			n, revs := w.sections(talk, heading, body)
+			require.Equal(t, want, n, "one new section: never saved twice")
+			require.Equal(t, before+1, revs)
+		})
+	}
+}
+
+// mustTalk is the current wikitext of title.
+func mustTalk(t *testing.T, site *mwsite.Site, title string) string {
+	t.Helper()
+	text, err := site.PageText(context.Background(), title)
+	require.NoError(t, err)
+	return text
 }
