@@ -247,29 +247,68 @@ func (f frameResult) check(frameSel string) error {
 
 // Value returns the value of the one input, textarea or select matching sel,
 // or the text of a contenteditable element as a person sees it: every
-// paragraph (block) a line, lines joined by "\n", white space as CSS shows
-// it (kept in a pre-wrap editor, collapsed elsewhere). It returns a
-// *SelectorError unless exactly one element matches.
-func (t *Tab) Value(ctx context.Context, sel string) (string, error) {
-	return t.value(ctx, "", sel)
+// paragraph (block) a line, joined by "\n", and a line break inside a
+// paragraph (a <br>, a newline kept by pre-wrap) as U+2028 LINE SEPARATOR,
+// not "\n": an editor that kept a text's lines in one paragraph does not
+// read back as having made paragraphs of them. White space shows as CSS
+// shows it (kept in a pre-wrap editor, collapsed elsewhere). It returns a
+// *SelectorError unless exactly one element matches; with EnterLines, sel
+// may match several contenteditable elements, read as one editor's
+// paragraphs (see EnterLines).
+func (t *Tab) Value(ctx context.Context, sel string, opts ...FillOption) (string, error) {
+	return t.value(ctx, "", sel, fillOptions(opts))
 }
+
+// FillOption changes how Fill enters a text and how Value reads it back.
+type FillOption func(*fillOpts)
+
+type fillOpts struct {
+	enter bool
+}
+
+func fillOptions(opts []FillOption) fillOpts {
+	var o fillOpts
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// EnterLines is for a rich editor that makes a paragraph of the Enter key
+// and not of a newline inserted with the text (Lexical, the WordPress block
+// editor, ProseMirror): in a contenteditable element, Fill types the text
+// as a person does, each line inserted and Enter pressed between two lines
+// (a key down that types "\r", then a key up), waiting after each Enter
+// for the page's handlers (the editor moves the caret into the paragraph
+// it made); an empty line is an Enter of its own, so a blank line between
+// two paragraphs is an empty paragraph, as an inserted "\n\n" makes one
+// in the browser's own editing. An editor may make each paragraph its own
+// element (the block editor's paragraph blocks): sel then matches the one
+// element typed into before the text, and every paragraph after it, and
+// Fill and Value read back the text of every contenteditable element sel
+// matches, in document order, a paragraph (at least) each. Typing stops,
+// and what was typed is read back, when the focus leaves the elements sel
+// matches after an Enter. In an input or a textarea the text is inserted
+// as it is, its newlines as newlines. Enter is a key some composers send
+// a message with: only an editor known to make a paragraph of it gets it.
+func EnterLines() FillOption { return func(o *fillOpts) { o.enter = true } }
 
 // ValueFrame is Value for the element sel inside the document of the one
 // iframe matching frameSel. That document must be of the page's origin: a
 // frameSel that does not match exactly one element returns a
 // *SelectorError, an element that is not an iframe or whose document is of
 // another origin an error wrapping ErrFrameUnreachable.
-func (t *Tab) ValueFrame(ctx context.Context, frameSel, sel string) (string, error) {
+func (t *Tab) ValueFrame(ctx context.Context, frameSel, sel string, opts ...FillOption) (string, error) {
 	if frameSel == "" {
 		return "", fmt.Errorf("read value of %q: %w", sel, errNoFrame)
 	}
-	return t.value(ctx, frameSel, sel)
+	return t.value(ctx, frameSel, sel, fillOptions(opts))
 }
 
-func (t *Tab) value(ctx context.Context, frameSel, sel string) (string, error) {
+func (t *Tab) value(ctx context.Context, frameSel, sel string, o fillOpts) (string, error) {
 	var v valueResult
 	err := t.run(ctx, "read value of "+where(frameSel, sel), 0, func(actx context.Context) error {
-		return t.eval(actx, jsValue, &v, frameSel, sel, 0)
+		return t.eval(actx, jsValue, &v, frameSel, sel, 0, o.enter)
 	})
 	if err != nil {
 		return "", err
@@ -310,15 +349,19 @@ const fillSettle = 30
 // input, a textarea, or a contenteditable element such as a rich editor)
 // with text: it focuses it, selects everything in it and inserts text as one
 // input (as an IME commit does), then reads the element back as Value does
-// after the page's handlers ran. In a contenteditable element the editor
-// turns each "\n" into a new paragraph or line, which Value reads back as
-// "\n". It returns what the page holds, which the caller compares with what
-// it meant: a page script can change it. Nothing is submitted. It returns a
-// *SelectorError unless exactly one element matches, and an error wrapping
-// ErrNotClickable for an element that is not editable, is disabled or
-// cannot take focus; then nothing was typed.
-func (t *Tab) Fill(ctx context.Context, sel, text string) (string, error) {
-	return t.fill(ctx, "", sel, text)
+// after the page's handlers ran. The browser's own editing makes a
+// paragraph of each "\n" inserted in a contenteditable element, which
+// Value reads back as "\n"; an editor that handles the insertion itself
+// may keep the lines in one paragraph instead, read back with U+2028
+// between them, or drop the newlines: for such an editor pass EnterLines,
+// which types the lines with Enter between them. It returns what the page
+// holds, which the caller compares with what it meant: a page script can
+// change it. Nothing is submitted. It returns a *SelectorError unless
+// exactly one element matches, and an error wrapping ErrNotClickable for
+// an element that is not editable, is disabled or cannot take focus; then
+// nothing was typed.
+func (t *Tab) Fill(ctx context.Context, sel, text string, opts ...FillOption) (string, error) {
+	return t.fill(ctx, "", sel, text, fillOptions(opts))
 }
 
 // FillFrame is Fill for the element sel inside the document of the one
@@ -328,14 +371,14 @@ func (t *Tab) Fill(ctx context.Context, sel, text string) (string, error) {
 // one element returns a *SelectorError, an element that is not an iframe or
 // whose document is of another origin an error wrapping
 // ErrFrameUnreachable; then nothing was typed.
-func (t *Tab) FillFrame(ctx context.Context, frameSel, sel, text string) (string, error) {
+func (t *Tab) FillFrame(ctx context.Context, frameSel, sel, text string, opts ...FillOption) (string, error) {
 	if frameSel == "" {
 		return "", fmt.Errorf("fill %q: %w", sel, errNoFrame)
 	}
-	return t.fill(ctx, frameSel, sel, text)
+	return t.fill(ctx, frameSel, sel, text, fillOptions(opts))
 }
 
-func (t *Tab) fill(ctx context.Context, frameSel, sel, text string) (string, error) {
+func (t *Tab) fill(ctx context.Context, frameSel, sel, text string, o fillOpts) (string, error) {
 	var v valueResult
 	err := t.run(ctx, "fill "+where(frameSel, sel), 0, func(actx context.Context) error {
 		var prep struct {
@@ -343,6 +386,7 @@ func (t *Tab) fill(ctx context.Context, frameSel, sel, text string) (string, err
 			N     int    `json:"n"`
 			Err   string `json:"err"`
 			Empty bool   `json:"empty"`
+			Field bool   `json:"field"`
 		}
 		if err := t.eval(actx, jsPrepareFill, &prep, frameSel, sel); err != nil {
 			return err
@@ -356,22 +400,65 @@ func (t *Tab) fill(ctx context.Context, frameSel, sel, text string) (string, err
 		if prep.Err != "" {
 			return fmt.Errorf("%w: %s: %s", ErrNotClickable, where(frameSel, sel), prep.Err)
 		}
-		switch {
-		case text != "":
-			if _, err := chromedp.Call(actx, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
-				return err
+		lines := []string{text}
+		if o.enter && !prep.Field {
+			lines = strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(text), "\n")
+		}
+		for i, line := range lines {
+			if i > 0 {
+				if err := typeEnter(actx); err != nil {
+					return err
+				}
+				// The editor makes its paragraph, and moves the caret
+				// into it, in its own handlers; the next line goes
+				// only where the ones before went.
+				var in struct {
+					frameResult
+					In bool `json:"in"`
+				}
+				if err := t.eval(actx, jsSettle, nil, fillSettle); err != nil {
+					return err
+				}
+				if err := t.eval(actx, jsTypingIn, &in, frameSel, sel); err != nil {
+					return err
+				}
+				if !in.In {
+					break
+				}
 			}
-		case !prep.Empty:
-			if err := pressKey(actx, "Backspace", 8); err != nil {
-				return err
+			switch {
+			case line != "":
+				if _, err := chromedp.Call(actx, input.InsertText, input.InsertTextParams{Text: line}); err != nil {
+					return err
+				}
+			case i == 0 && !prep.Empty:
+				if err := pressKey(actx, "Backspace", 8); err != nil {
+					return err
+				}
 			}
 		}
-		return t.eval(actx, jsValue, &v, frameSel, sel, fillSettle)
+		return t.eval(actx, jsValue, &v, frameSel, sel, fillSettle, o.enter)
 	})
 	if err != nil {
 		return "", err
 	}
 	return v.value(frameSel, sel)
+}
+
+// typeEnter presses Enter as a keyboard sends it: a key down that types
+// "\r" (the browser's editing, and an editor's handlers, make a paragraph
+// of it), then a key up.
+func typeEnter(actx context.Context) error {
+	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeKeyDown, input.DispatchKeyEventTypeKeyUp} {
+		p := input.DispatchKeyEventParams{Type: typ, Key: "Enter", Code: "Enter", WindowsVirtualKeyCode: 13, NativeVirtualKeyCode: 13}
+		if typ == input.DispatchKeyEventTypeKeyDown {
+			p.Text, p.UnmodifiedText = "\r", "\r"
+		}
+		if _, err := chromedp.Call(actx, input.DispatchKeyEvent, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func pressKey(actx context.Context, key string, code int64) error {
@@ -475,6 +562,7 @@ func (t *Tab) ClickOnceAndWait(ctx context.Context, sel string) (int, error) {
 func (t *Tab) click(ctx context.Context, sel string, l *LandingSigns) (Landing, error) {
 	dispatched := false
 	var landed Landing
+	var guard *sendGuard // see notsent.go
 	err := t.run(ctx, fmt.Sprintf("click %q", sel), 0, func(actx context.Context) error {
 		var pt clickPoint
 		if err := t.eval(actx, jsClickPoint, &pt, sel); err != nil {
@@ -498,6 +586,9 @@ func (t *Tab) click(ctx context.Context, sel string, l *LandingSigns) (Landing, 
 		}
 		if err := actx.Err(); err != nil {
 			return err
+		}
+		if l != nil {
+			guard = t.armSendGuard(actx)
 		}
 		before := t.snapshot()
 
@@ -523,6 +614,12 @@ func (t *Tab) click(ctx context.Context, sel string, l *LandingSigns) (Landing, 
 		landed, err = t.waitLanding(actx, l, before, token)
 		return err
 	})
+	switch {
+	case guard != nil && err != nil && dispatched:
+		return landed, t.proveNotSent(ctx, guard, err)
+	case guard != nil:
+		t.dropSendGuard(guard)
+	}
 	if err != nil && dispatched && !errors.Is(err, ErrOutcomeUnknown) {
 		err = fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 	}

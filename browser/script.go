@@ -209,8 +209,12 @@ const (
 	// jsEditorText is the text a person sees in an editable element (the
 	// innerText of its blocks, without innerText's paragraph gaps): every
 	// block (a p, a div, a heading, a list item) is a line, a <br> ends a
-	// line (the last one of a block only holds an empty line open), lines
-	// are joined with "\n". White space collapses as CSS says it does:
+	// line (the last one of a block only holds an empty line open). A
+	// line that begins a block is joined to the one before with "\n"; a
+	// line that continues the paragraph of the one before (after a <br>,
+	// or a newline that pre-wrap keeps) with U+2028 LINE SEPARATOR, so
+	// that lines an editor kept in one paragraph never read back as
+	// paragraphs. White space collapses as CSS says it does:
 	// runs of spaces become one and vanish at line ends, except in pre,
 	// pre-wrap and break-spaces, where spaces and newlines are kept (the
 	// editors of ProseMirror, Lexical and Draft.js are pre-wrap). innerText
@@ -219,10 +223,20 @@ const (
 	jsEditorText = `
 	function editorText(root) {
 		const win = root.ownerDocument.defaultView;
-		const lines = [];
+		let out = '', lines = 0, soft = false;
 		let line = null, trim = false;
-		const close = () => {
-			if (line !== null) lines.push(trim ? line.slice(0, -1) : line);
+		// close ends the current line: at a block's edge (soft false),
+		// or at a line break inside a paragraph (soft true), after
+		// which the next line continues that paragraph.
+		const close = (brk) => {
+			if (line !== null) {
+				if (lines > 0) out += soft ? '\u2028' : '\n';
+				out += trim ? line.slice(0, -1) : line;
+				lines++;
+				soft = brk === true;
+			} else if (brk !== true) {
+				soft = false;
+			}
 			line = null;
 			trim = false;
 		};
@@ -233,7 +247,7 @@ const (
 			parts.forEach((p, i) => {
 				if (i > 0) {
 					if (line === null) line = '';
-					close();
+					close(true);
 					line = '';
 				}
 				if (keep) {
@@ -255,7 +269,7 @@ const (
 				if (st.display === 'none') continue;
 				if (c.tagName === 'BR') {
 					if (line === null) line = '';
-					close();
+					close(true);
 					continue;
 				}
 				const block = !st.display.startsWith('inline') && st.display !== 'contents';
@@ -266,7 +280,7 @@ const (
 		};
 		walk(root, win.getComputedStyle(root).whiteSpace);
 		close();
-		return lines.join('\n');
+		return out;
 	}
 `
 
@@ -274,13 +288,23 @@ const (
 	// handlers had a turn (a timer of the page queued before ours runs
 	// first), so a fill that a script rewrites is seen rewritten. Elements
 	// are told apart by tag, not instanceof: an element of another frame
-	// is no instance of this window's classes.
-	jsValue = `async function(frameSel, sel, settle){
+	// is no instance of this window's classes. With blocks, sel may match
+	// several contenteditable elements, the paragraphs of an editor that
+	// makes each its own element: their texts are read in document order
+	// as its paragraphs (a match inside another is part of it).
+	jsValue = `async function(frameSel, sel, settle, blocks){
 	if (settle > 0) await new Promise(r => setTimeout(r, settle));` + jsFrameDoc + jsEditorText + `
 	const l = __browseropQuery(doc, sel);
+	const field = e => e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' || e.tagName === 'SELECT';
+	if (blocks && l.length > 1 && l.every(e => e.isContentEditable && !field(e))) {
+		const top = l.filter(e => !l.some(o => o !== e && o.contains(e)));
+		return {fn: 1, n: 1, v: top.map(editorText).join('\n')};
+	}
 	if (l.length !== 1) return {fn: 1, n: l.length};
 	const e = l[0];
 	if (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' || e.tagName === 'SELECT') return {fn: 1, n: 1, v: e.value};
+	// A plain-text editor has lines, not paragraphs.
+	if (e.contentEditable === 'plaintext-only') return {fn: 1, n: 1, v: editorText(e).replace(/\u2028/g, '\n')};
 	if (e.isContentEditable) return {fn: 1, n: 1, v: editorText(e)};
 	return {fn: 1, n: 1, err: 'not an editable element'};
 }`
@@ -305,14 +329,29 @@ const (
 	if (doc.activeElement !== e) return {fn: 1, n: 1, err: 'cannot take focus'};
 	if (field) {
 		e.select();
-		return {fn: 1, n: 1, empty: e.value === ''};
+		return {fn: 1, n: 1, empty: e.value === '', field: true};
 	}
+	// A plain-text editor takes its text's newlines as a textarea does.
+	const plain = e.contentEditable === 'plaintext-only';
 	const r = doc.createRange();
 	r.selectNodeContents(e);
 	const s = doc.getSelection();
 	s.removeAllRanges();
 	s.addRange(r);
-	return {fn: 1, n: 1, empty: e.textContent === ''};
+	return {fn: 1, n: 1, empty: e.textContent === '', field: plain};
+}`
+
+	// jsSettle lets the page's own handlers run for ms milliseconds.
+	jsSettle = `function(ms){return new Promise(r => setTimeout(r, ms))}`
+
+	// jsTypingIn reports whether the focus is in what a fill types into:
+	// the document of frameSel (its iframe is the page's active element)
+	// and, there, an element matching sel or inside one, so that the next
+	// line of a text typed line by line goes where the ones before went.
+	jsTypingIn = `function(frameSel, sel){` + jsFrameDoc + `
+	if (doc !== document && document.activeElement !== __browseropQuery(document, frameSel)[0]) return {fn: 1, in: false};
+	const a = doc.activeElement;
+	return {fn: 1, in: a !== null && __browseropQuery(doc, sel).some(e => e === a || e.contains(a))};
 }`
 
 	// jsClickPoint finds the centre of the one visible element matching

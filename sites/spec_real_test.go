@@ -65,7 +65,7 @@ func TestParseRealKeyErrors(t *testing.T) {
 			"    fields:\n      - selector: \"#t\"\n        value: \"{title}\"\n", "actions.post.fields: must fill the whole text"},
 		{"UnknownValue", "    fill:\n      selector: \"textarea#compose-text\"\n",
 			"    fields:\n      - selector: \"#t\"\n        value: \"{subject}\"\n", `actions.post.fields[0].value: "{subject}"`},
-		{"StepEmpty", "    open: \"{origin}/compose\"\n", "    open: \"{origin}/compose\"\n    steps:\n      - if: \"#x\"\n", "actions.post.steps[0]: needs click, wait or gone"},
+		{"StepEmpty", "    open: \"{origin}/compose\"\n", "    open: \"{origin}/compose\"\n    steps:\n      - if: \"#x\"\n", "actions.post.steps[0]: needs click, type, wait or gone"},
 		{"LandedEmpty", "    open: \"{origin}/compose\"\n", "    open: \"{origin}/compose\"\n    landed: {}\n", "actions.post.landed: needs navigation"},
 		{"LandedRegexp", "    open: \"{origin}/compose\"\n", "    open: \"{origin}/compose\"\n    landed:\n      response: {method: POST, url: \"(\"}\n", "actions.post.landed.response.url: not a regular expression"},
 		{"LandedMethod", "    open: \"{origin}/compose\"\n", "    open: \"{origin}/compose\"\n    landed:\n      response: {method: post, url: \"/api\"}\n", `actions.post.landed.response.method: "post"`},
