@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/target"
@@ -61,6 +62,11 @@ type Browser struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// targetsCreated counts the targets the browser reported created: a
+	// committing click's proof that it sent nothing needs none created
+	// meanwhile (notsent.go).
+	targetsCreated atomic.Int64
 }
 
 // Launch starts Chrome on cfg.ProfileDir (created 0700, prepared by
@@ -311,6 +317,9 @@ func (b *Browser) onBrowserEvent(ev any) {
 	var id target.ID
 	var why string
 	switch ev := ev.(type) {
+	case *target.EventTargetCreated:
+		b.targetsCreated.Add(1)
+		return
 	case *target.EventTargetDestroyed:
 		id, why = ev.TargetID, "closed"
 	case *target.EventTargetCrashed:
