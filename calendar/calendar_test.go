@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/calendar"
+	"github.com/browserop/browserop/intent"
 )
 
 const goodCalendar = `entries:
@@ -150,4 +151,32 @@ func FuzzParseCalendar(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseCalendarFields: an entry's fields are a mapping of names to a
+// text or a list of texts; anything else, a bad name or an empty text is
+// a problem at its line, and a like takes none.
+func TestParseCalendarFields(t *testing.T) {
+	head := "entries:\n  - id: a\n    site: demo\n    actor: alice\n    type: post\n    at: 2026-12-01T10:00:00Z\n    text: hi\n"
+	entries, problems := calendar.Parse("c.yaml", []byte(head+"    fields:\n      category: News\n      tags: [a, b]\n"), "")
+	require.Empty(t, problems)
+	require.Len(t, entries, 1)
+	require.Equal(t, intent.Fields{"category": intent.Text("News"), "tags": intent.List("a", "b")}, entries[0].Fields)
+	for _, tc := range []struct{ fields, want string }{
+		{"    fields: [a]\n", "c.yaml:8: entry \"a\": fields must be a mapping"},
+		{"    fields:\n      category: {x: 1}\n", "c.yaml:9: entry \"a\": fields.category must be a text or a list of texts"},
+		{"    fields:\n      tags: [a, [b]]\n", "c.yaml:9: entry \"a\": fields.tags: each item is a text"},
+		{"    fields:\n      Category: News\n", "c.yaml:9: entry \"a\": entry field name \"Category\" must be lowercase"},
+		{"    fields:\n      category: \" \"\n", "c.yaml:9: entry \"a\": entry field category is empty"},
+		{"    fields:\n      tags: []\n", "c.yaml:9: entry \"a\": entry field tags is an empty list"},
+		{"    fields:\n      tags: [a, a]\n", "c.yaml:9: entry \"a\": entry field tags lists \"a\" twice"},
+	} {
+		_, problems := calendar.Parse("c.yaml", []byte(head+tc.fields), "")
+		require.Len(t, problems, 1, tc.fields)
+		require.Contains(t, problems[0].Error(), tc.want)
+	}
+	like := "entries:\n  - id: l\n    site: demo\n    actor: alice\n    type: like\n    target: https://x.test/p/1\n    at: 2026-12-01T10:00:00Z\n    fields: {category: News}\n"
+	_, problems = calendar.Parse("c.yaml", []byte(like), "")
+	require.Len(t, problems, 1)
+	require.Contains(t, problems[0].Error(), "c.yaml:8: entry \"l\": a like takes no entry fields")
 }

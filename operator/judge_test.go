@@ -133,3 +133,38 @@ func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// TestJudgeCalendarEntryFields: the entry fields an entry sets are read
+// with the line of each, and an entry that sets one its site's action
+// does not declare, of another type, or none where the site needs one,
+// is refused at that line, naming the field; the others are kept, with
+// their fields.
+func TestJudgeCalendarEntryFields(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	wp := bundledAdapter(t, "wordpress")
+	entry := func(id, fields string) string {
+		return "  - id: " + id + "\n    site: wordpress\n    actor: alice\n    type: post\n    at: 2026-12-01T10:00:00Z\n    text: hi\n    fields:\n" + fields
+	}
+	writeFile(t, dir, "cal.yaml", []byte("entries:\n"+
+		entry("ok", "      category: News\n      tags: [go, release]\n")+ // 2-10
+		entry("colour", "      category: News\n      colour: red\n")+ //      11-19: colour on line 19
+		entry("tagtext", "      tags: go\n"))) //                            20-27: tags on line 27
+	cal, err := calendar.Load(dir, "")
+	require.NoError(t, err)
+	require.Empty(t, cal.Problems)
+	require.Len(t, cal.Entries, 3)
+	require.Equal(t, map[string]int{"category": 9, "tags": 10}, cal.Entries[0].FieldsAt)
+
+	cal = operator.JudgeCalendar(cal, []sites.Adapter{wp}, nil)
+	require.Len(t, cal.Entries, 1)
+	require.Equal(t, "ok", cal.Entries[0].ID)
+	require.Equal(t, []string{"go", "release"}, cal.Entries[0].Fields["tags"].Texts)
+	require.Len(t, cal.Problems, 2)
+	got := map[string]string{}
+	for _, p := range cal.Problems {
+		got[p.EntryID] = p.Error()
+	}
+	require.Contains(t, got["colour"], "cal.yaml:19: entry \"colour\": site \"wordpress\" takes no entry field \"colour\" on a post (it takes: category, tags)")
+	require.Contains(t, got["tagtext"], "cal.yaml:27: entry \"tagtext\": entry field tags of site \"wordpress\" is a list of texts")
+}

@@ -132,6 +132,27 @@
 // incomplete) and without times, an identical item proves nothing at all
 // and the verdict stays Ambiguous.
 //
+// # Entry fields
+//
+// An action's entry fields (Intent.Fields: a category, tags) are part of
+// its payload. An item that shows a field the intent sets (Item.Fields
+// has its name) matches only when it shows exactly the intended texts,
+// each once, in any order, after Normalize (SameFields); a field the
+// intent does not set is never compared. An item with the intended
+// author, text and parent and other texts for a field is never a match,
+// and, like an item with other media, never lets a view prove absence nor
+// another exact match verify the action: the site may have set the fields
+// otherwise on this action's result, and a person decides.
+//
+// What is proven, then, depends on what the adapter reads. Where the
+// result or the search reads a field (entry_fields), Verified proves the
+// item shows the intended texts for it. Where nothing reads it, Verified
+// proves the text, author, parent and media only: the field rests on the
+// read-back before the click (the page showed each text set, the
+// adapter's check), and a site that changes it after the click cannot be
+// caught. A landed result that shows other texts for a field contradicts
+// the intent (CheckLandedResult).
+//
 // # Media
 //
 // An action's media are part of its payload: an exact match shows as many
