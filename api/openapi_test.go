@@ -130,6 +130,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"TaskState":         tasks.State{},
 		"GrantState":        tasks.GrantState{},
 		"ActionState":       tasks.ActionState{},
+		"StopState":         tasks.StopState{},
 		"HistoryEntry":      tasks.HistoryEntry{},
 		"TaskList":          TaskList{},
 		"CancelRequest":     CancelRequest{},

@@ -131,11 +131,39 @@ type Action struct {
 	// ambiguous). Its effect may have landed on one of them, so a view read
 	// as the actor never proves it absent.
 	OtherAccounts []string
-	Generation    int64
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	ExecutingAt   time.Time
-	SettledAt     time.Time
+	// LastStop is the last hard stop that held the action while planned
+	// (nil: none since it was reserved or last replanned). Leaving
+	// planned clears it.
+	LastStop    *Stop
+	Generation  int64
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	ExecutingAt time.Time
+	SettledAt   time.Time
+}
+
+// Stop is a hard stop that held a planned action: the pass stopped its
+// site (or every site) before the action's click.
+type Stop struct {
+	// Kind is the stop as the pass names it: a site's stop kind ("login",
+	// "identity_mismatch", "rate_limit"...) or a pass-wide stop's reason.
+	Kind string
+	// Cause is what the pass said of the stop's cause, as it printed it
+	// (who is signed in, which selector matched nothing); "" for nothing
+	// more than Kind.
+	Cause string
+	RunID string // the pass's run
+	At    time.Time
+}
+
+// Reason is the stop as a pass reports a held action: "hard stop: KIND",
+// and its cause in parentheses when there is one.
+func (s Stop) Reason() string {
+	r := "hard stop: " + s.Kind
+	if s.Cause != "" {
+		r += " (" + s.Cause + ")"
+	}
+	return r
 }
 
 // Performed reports whether the action may have had an effect: it is
@@ -381,6 +409,9 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 	now := db.now()
 	from := a.Status
 	a.Status, a.UpdatedAt = c.To, now
+	a.LastStop = nil
+	// A stop held the action while planned; going on (or being replanned)
+	// ends it.
 	if c.MaySurface && from == Executing {
 		a.MaySurface = true
 	}
@@ -439,7 +470,8 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 		a.ExecutingAt, a.SettledAt = time.Time{}, time.Time{}
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE actions SET status = ?, attempt = ?, canonical_result = ?, failure_reason = ?,
-		failure_class = ?, may_surface = ?, baseline_json = ?, seen_json = ?, landed_url = ?, other_accounts_json = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ?
+		failure_class = ?, may_surface = ?, baseline_json = ?, seen_json = ?, landed_url = ?, other_accounts_json = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ?,
+		last_stop_kind = '', last_stop_cause = '', last_stop_run_id = '', last_stop_at = NULL
 		WHERE id = ? AND status = ?`,
 		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.MaySurface, baselineJSON(a), seenJSON(a), a.LandedURL, othersJSON(a.OtherAccounts), a.Generation, nanos(now),
 		nullTime(a.ExecutingAt), nullTime(a.SettledAt), a.ID, from)
@@ -504,7 +536,8 @@ func insertEvent(ctx context.Context, tx *sql.Tx, actionID string, from, to Stat
 }
 
 const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), intent_id, COALESCE(run_id, ''), type, format, site, actor, target_url, payload_json,
-	status, attempt, canonical_result, failure_reason, failure_class, may_surface, baseline_json, seen_json, landed_url, other_accounts_json, generation, created_at, updated_at, executing_at, settled_at`
+	status, attempt, canonical_result, failure_reason, failure_class, may_surface, baseline_json, seen_json, landed_url, other_accounts_json, generation, created_at, updated_at, executing_at, settled_at,
+	last_stop_kind, last_stop_cause, last_stop_run_id, last_stop_at`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -512,13 +545,18 @@ func scanAction(s scanner) (Action, error) {
 	var a Action
 	var payload string
 	var created, updated int64
-	var executing, settled sql.NullInt64
+	var executing, settled, stopAt sql.NullInt64
 	var baseline, seen, others sql.NullString
+	var stop Stop
 	err := s.Scan(&a.ID, &a.IdempotencyKey, &a.TaskID, &a.IntentID, &a.RunID, &a.Type, &a.Format, &a.Site, &a.Actor, &a.TargetURL,
 		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.MaySurface, &baseline, &seen, &a.LandedURL, &others, &a.Generation,
-		&created, &updated, &executing, &settled)
+		&created, &updated, &executing, &settled, &stop.Kind, &stop.Cause, &stop.RunID, &stopAt)
 	if err != nil {
 		return Action{}, err
+	}
+	if stopAt.Valid {
+		stop.At = fromNanos(stopAt.Int64)
+		a.LastStop = &stop
 	}
 	a.Payload = json.RawMessage(payload)
 	if baseline.Valid {
@@ -756,6 +794,46 @@ func (db *DB) Recheck(ctx context.Context, f Fence, id, reason string) (Action, 
 	})
 	if err != nil {
 		return Action{}, fmt.Errorf("recheck action %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// maxStopCause bounds, in bytes, the cause RecordStop keeps.
+const maxStopCause = 4096
+
+// RecordStop records, under the run's fence, that the hard stop s held the
+// planned action id in the pass of run s.RunID: it becomes the action's
+// LastStop, at the ledger's now (s.At is ignored), replacing the one
+// before. It needs a kind, and a kind and cause in UTF-8 (the cause at
+// most 4096 bytes). Any action but a planned one is ErrIllegalTransition:
+// a stop holds only what did not go ahead. It appends no event: a stop is
+// no transition, and a stop on every pass would bury the history.
+func (db *DB) RecordStop(ctx context.Context, f Fence, id string, s Stop) (Action, error) {
+	switch {
+	case strings.TrimSpace(s.Kind) == "":
+		return Action{}, fmt.Errorf("record stop on action %s: %w: a stop needs its kind", id, ErrIllegalTransition)
+	case !utf8.ValidString(s.Kind) || !utf8.ValidString(s.Cause) || !utf8.ValidString(s.RunID):
+		return Action{}, fmt.Errorf("record stop on action %s: %w: a stop's kind, cause and run are UTF-8", id, ErrIllegalTransition)
+	case len(s.Cause) > maxStopCause:
+		return Action{}, fmt.Errorf("record stop on action %s: %w: a stop's cause is at most %d bytes, not %d", id, ErrIllegalTransition, maxStopCause, len(s.Cause))
+	}
+	out, err := db.inFencedAction(ctx, f, id, func(tx *sql.Tx, a Action) (Action, error) {
+		if a.Status != Planned {
+			return a, fmt.Errorf("%w: only a planned action is held by a stop; this one is %s", ErrIllegalTransition, a.Status)
+		}
+		now := db.now()
+		s.At = now
+		a.LastStop, a.UpdatedAt, a.Generation = &s, now, f.Generation
+		_, err := tx.ExecContext(ctx, `UPDATE actions SET last_stop_kind = ?, last_stop_cause = ?, last_stop_run_id = ?, last_stop_at = ?,
+			generation = ?, updated_at = ? WHERE id = ? AND status = 'planned'`,
+			s.Kind, s.Cause, s.RunID, nanos(now), a.Generation, nanos(now), a.ID)
+		if err != nil {
+			return a, fmt.Errorf("update action: %w", err)
+		}
+		return a, nil
+	})
+	if err != nil {
+		return Action{}, fmt.Errorf("record stop on action %s: %w", id, err)
 	}
 	return out, nil
 }

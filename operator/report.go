@@ -1,9 +1,12 @@
 package operator
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/browserop/browserop/ledger"
@@ -40,17 +43,66 @@ func (p *pass) add(rep ActionReport) {
 // failure before the click): the stop, and what err says of it (which
 // selector, which page, who is signed in), control characters escaped
 // and cut at maxCause, so that `run` and its log say why, not only
-// which kind of stop.
-func (p *pass) reportHeld(a ledger.Action, entry string, err error) {
+// which kind of stop. The same stop and cause are recorded on the action
+// (recordStop), so that `actions show` says it too; the cause is kept as
+// the site's, for the site's later actions this pass holds.
+func (p *pass) reportHeld(a ledger.Action, entry string, err error) error {
 	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: a.Status, Note: NoteHeld}
-	rep.Reason = "hard stop: " + p.stoppedFor(a.Site)
-	if cause := strings.TrimPrefix(err.Error(), "hard stop: "); cause != p.stoppedFor(a.Site) {
-		if r := []rune(cause); len(r) > maxCause {
-			cause = string(r[:maxCause]) + "…"
+	why := p.stoppedFor(a.Site)
+	rep.Reason = "hard stop: " + why
+	var cause string
+	if c := strings.TrimPrefix(err.Error(), "hard stop: "); c != why {
+		if r := []rune(c); len(r) > maxCause {
+			c = string(r[:maxCause]) + "…"
 		}
-		rep.Reason += " (" + printable(cause) + ")"
+		cause = printable(c)
+		rep.Reason += " (" + cause + ")"
+	}
+	if _, ok := p.siteCauses[a.Site]; !ok && p.stopped == "" {
+		p.siteCauses[a.Site] = cause
 	}
 	p.add(rep)
+	return p.recordStop(a, why, cause)
+}
+
+// recordStop records on a planned action the hard stop that holds it in
+// this pass: why, as stoppedFor names it, and its cause as the pass
+// reported it ("" for none). An action that is not planned (one left
+// executing when the lease was lost) is not held by the stop: nothing is
+// recorded. Like a transition, it is recorded even while the pass is
+// being cancelled.
+func (p *pass) recordStop(a ledger.Action, why, cause string) error {
+	if a.ID == "" || a.Status != ledger.Planned || why == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 30*time.Second)
+	defer cancel()
+	_, err := p.r.db.RecordStop(ctx, p.fence(), a.ID, ledger.Stop{Kind: why, Cause: cause, RunID: p.run.ID})
+	return err
+}
+
+// recordStopOnReserved records the stop that holds an intent this pass
+// does not even reserve (its site stopped earlier in the pass) on the
+// action already reserved for it, if one is and it is planned, with the
+// cause its site's stop was reported with: what `actions show` says is
+// then this pass's stop, not an earlier one's.
+func (p *pass) recordStopOnReserved(li ledger.Intent, why string) error {
+	key, err := li.Key()
+	if err != nil {
+		return err
+	}
+	a, err := p.r.db.ActionByKey(p.ctx, key)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var cause string
+	if p.stopped == "" {
+		cause = p.siteCauses[a.Site]
+	}
+	return p.recordStop(a, why, cause)
 }
 
 // maxCause bounds the cause a held action's reason quotes.

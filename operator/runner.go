@@ -336,6 +336,10 @@ type pass struct {
 	// hard stops that concern one site only: no mutation on it once set.
 	site      string
 	siteStops map[string]string
+	// siteCauses holds, for a stopped site, the cause its stop was
+	// reported with ("" for none): recorded on the site's actions the
+	// stop holds later in the pass.
+	siteCauses map[string]string
 	// settling holds the ambiguous actions whose last verdict in this
 	// pass was one their site decides by itself (verify.Verdict.Settling).
 	settling map[string]bool
@@ -463,7 +467,7 @@ func (r *Runner) begin(ctx context.Context, sum *Summary) (*pass, error) {
 	for _, x := range ended {
 		log.Warn("an earlier pass was interrupted: marked ended", "interrupted_run", x.ID, "holder", x.Holder, "started", x.StartedAt)
 	}
-	return &pass{r: r, ctx: ctx, log: log, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}, settling: map[string]bool{}, reconciled: map[string]bool{}}, nil
+	return &pass{r: r, ctx: ctx, log: log, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}, siteCauses: map[string]string{}, settling: map[string]bool{}, reconciled: map[string]bool{}}, nil
 }
 
 // heartbeat renews the lease every Config.Heartbeat until p.ctx ends, and

@@ -75,6 +75,9 @@ func printActions(w interface{ Write([]byte) (int, error) }, as []ledger.Action)
 		if detail == "" {
 			detail = a.FailureReason
 		}
+		if detail == "" && a.LastStop != nil {
+			detail = a.LastStop.Reason()
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Status, clean(string(a.Type)), clean(a.Actor), a.Attempt, fmtTime(a.UpdatedAt), clean(detail))
 	}
 	tw.Flush()
@@ -180,13 +183,19 @@ func actionsShow(ctx context.Context, e *env, args []string) error {
 		out.Confirmation, out.Held = confirmation, held
 		return writeJSON(e.stdout, out)
 	}
+	// A planned action a pass's hard stop held: which stop, its cause, in
+	// which run and when.
+	var stopped string
+	if s := a.LastStop; s != nil {
+		stopped = fmt.Sprintf("%s; in run %s at %s", s.Reason(), s.RunID, fmtTime(s.At))
+	}
 	w := e.stdout
 	tw := table(w)
 	for _, kv := range [][2]string{
 		{"id", a.ID}, {"status", string(a.Status)}, {"type", string(a.Type)}, {"format", a.Format}, {"site", a.Site},
 		{"actor", a.Actor}, {"target", a.TargetURL}, {"payload", string(a.Payload)}, {"attempt", fmt.Sprint(a.Attempt)},
 		{"result", a.CanonicalResult}, {"landed link", a.LandedURL}, {"failure", strings.TrimSpace(string(a.FailureClass) + " " + a.FailureReason)},
-		{"may be on", operator.Handles(a.OtherAccounts)}, {"confirmation", confirmation}, {"held", held},
+		{"may be on", operator.Handles(a.OtherAccounts)}, {"confirmation", confirmation}, {"held", held}, {"last stop", stopped},
 		{"task", a.TaskID}, {"run", a.RunID}, {"key", a.IdempotencyKey}, {"created", fmtTime(a.CreatedAt)},
 		{"updated", fmtTime(a.UpdatedAt)},
 	} {

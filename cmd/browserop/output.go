@@ -58,14 +58,28 @@ type actionJSON struct {
 	// Confirmation: for an action that needs the person's confirmation
 	// (actions show only), its state, who answered and why; Held: why a
 	// pass holds it after the answer instead of going on.
-	Confirmation string      `json:"confirmation,omitempty"`
-	Held         string      `json:"held,omitempty"`
-	Generation   int64       `json:"generation"`
-	CreatedAt    time.Time   `json:"created_at"`
-	UpdatedAt    time.Time   `json:"updated_at"`
-	ExecutingAt  *time.Time  `json:"executing_at,omitempty"`
-	SettledAt    *time.Time  `json:"settled_at,omitempty"`
-	History      []eventJSON `json:"history,omitempty"`
+	Confirmation string `json:"confirmation,omitempty"`
+	Held         string `json:"held,omitempty"`
+	// LastStop: for a planned action, the last hard stop that held it (a
+	// pass stopped its site before its click); none once it went ahead.
+	LastStop    *stopJSON   `json:"last_stop,omitempty"`
+	Generation  int64       `json:"generation"`
+	CreatedAt   time.Time   `json:"created_at"`
+	UpdatedAt   time.Time   `json:"updated_at"`
+	ExecutingAt *time.Time  `json:"executing_at,omitempty"`
+	SettledAt   *time.Time  `json:"settled_at,omitempty"`
+	History     []eventJSON `json:"history,omitempty"`
+}
+
+// stopJSON is a hard stop that held a planned action: its kind, its cause
+// as the pass reported it ("" for none), the two as the pass's reason, the
+// pass's run and when.
+type stopJSON struct {
+	Kind   string    `json:"kind"`
+	Cause  string    `json:"cause,omitempty"`
+	Reason string    `json:"reason"`
+	RunID  string    `json:"run_id"`
+	At     time.Time `json:"at"`
 }
 
 type eventJSON struct {
@@ -83,6 +97,9 @@ func toActionJSON(a ledger.Action, evs []ledger.Event) actionJSON {
 		Attempt: a.Attempt, CanonicalResult: a.CanonicalResult, LandedURL: a.LandedURL, FailureReason: a.FailureReason,
 		FailureClass: string(a.FailureClass), OtherAccounts: a.OtherAccounts, Generation: a.Generation, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 		ExecutingAt: timePtr(a.ExecutingAt), SettledAt: timePtr(a.SettledAt)}
+	if s := a.LastStop; s != nil {
+		out.LastStop = &stopJSON{Kind: s.Kind, Cause: s.Cause, Reason: s.Reason(), RunID: s.RunID, At: s.At}
+	}
 	for _, e := range evs {
 		out.History = append(out.History, eventJSON{From: e.From, To: e.To, Generation: e.Generation, By: e.By, Reason: e.Reason, At: e.At})
 	}
