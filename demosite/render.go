@@ -37,6 +37,9 @@ type pageData struct {
 	Injection    bool
 	EditorAppend bool
 	Draft        string
+	// DeadSubmit: the page was asked for with ?submit=dead (its
+	// committing buttons do nothing).
+	DeadSubmit bool
 
 	// ErrorKind marks the form error's kind (data-kind): "conflict".
 	ErrorKind string
@@ -147,6 +150,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 	d.Me = v.me
 	d.Injection = v.faults.Injection
 	d.EditorAppend = v.faults.EditorAppend
+	d.DeadSubmit = r.URL.Query().Get("submit") == "dead"
 	d.Draft = Draft
 	d.Submission = newSubmission()
 	if v.faults.LateList > 0 && (d.Timeline != nil || page == "permalink") {

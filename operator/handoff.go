@@ -187,7 +187,9 @@ func (p *pass) readHandoffLanding(b *browser.Browser, id browser.TargetID, m *mu
 		return false, sites.Observed{}
 	}
 	defer tab.Release()
-	armTab(tab, p.r.cfg.ActionTimeout)
+	// The person's tab: a deadline, never armTab (nothing here clicks,
+	// and a page a person sees is never torn down).
+	tab.SetActionTimeout(p.r.cfg.ActionTimeout)
 	if tr, err := tab.Transition(p.ctx); err != nil || tr != "form_submit" {
 		return false, sites.Observed{}
 	}

@@ -34,6 +34,9 @@ const (
 	NoteRefused     Note = "refused"
 	NoteAlreadyDone Note = "already_done"
 	NoteModerated   Note = "moderated"
+	// The committing click was dispatched and provably sent nothing
+	// (sites.ErrNotSent).
+	NoteNotSent Note = "not_sent"
 	// Not performed in this pass: a hard stop, a confirmation to wait for.
 	NoteHeld              Note = "held"
 	NoteNeedsConfirmation Note = "needs_confirmation"
@@ -50,7 +53,7 @@ var Notes = []Note{
 	NoteAlreadyVerified, NoteFailedBefore, NoteAmbiguousWaiting, NoteAwaitingModeration,
 	NoteMissed, NoteStepFailed, NoteUploadFailed, NoteReadBackMismatch,
 	NoteRefusedByAuthority, NoteCancelled, NoteRefusedBeforeClick,
-	NoteRefused, NoteAlreadyDone, NoteModerated,
+	NoteRefused, NoteAlreadyDone, NoteModerated, NoteNotSent,
 	NoteHeld, NoteNeedsConfirmation,
 	NoteDeclined, NoteVerifiedFromHandoff, NoteHandoffHeld,
 }

@@ -391,8 +391,10 @@ func (p *pass) goExecuting(m *mutation) (bool, error) {
 // preflight checked, and nothing was clicked (a click would undo it). A
 // refusal the site's answer proves fails the action definitively (and a
 // rate limit or a lost session stops the site); a refusal before the click
-// (a hard stop, an ambiguous selector) fails it definitively and stops.
-// Any other outcome, an error included, goes on to verification.
+// (a hard stop, an ambiguous selector) fails it definitively and stops; a
+// click proven to have sent nothing fails it definitively and stops
+// nothing (notSent). Any other outcome, an error included, goes on to
+// verification.
 func (p *pass) click(m *mutation) (bool, error) {
 	serr := m.site.Submit(p.ctx, m.tab, m.si)
 	crashPoint("after-click-returned")
@@ -401,6 +403,11 @@ func (p *pass) click(m *mutation) (bool, error) {
 	refusal := sites.AsRefusal(serr)
 	switch {
 	case serr == nil:
+	case errors.Is(serr, sites.ErrNotSent):
+		// Before the uncertain paths: the landing wait timed out (the
+		// error's chain says so), but nothing left the page from the
+		// press until the tab tore its document down.
+		return true, p.notSent(m)
 	case errors.Is(serr, sites.ErrAlreadyDone):
 		var err error
 		m.a, err = p.transition(m.a, ledger.Change{To: ledger.Verified, Result: verify.NormalizeURL(m.site.CanonicalFor(m.in.performed(), m.in.target)),
@@ -439,6 +446,22 @@ func (p *pass) click(m *mutation) (bool, error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// notSent ends an action whose committing click provably sent nothing
+// (sites.ErrNotSent: the browser saw no request, socket, frame or worker
+// from the press until it tore the page down): failed, definitive, so a
+// later pass performs it again, and no site stops. The tab, left blocked
+// on about:blank, is closed with proof; the site's next action opens a
+// fresh one.
+func (p *pass) notSent(m *mutation) error {
+	var err error
+	m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive,
+		"not sent: the committing click was dispatched, but nothing left the page until it was torn down; "+nothingDone(m.site, m.in.performed()), NoteNotSent)
+	if err != nil {
+		return err
+	}
+	return p.retireTab(m.in.site)
 }
 
 // refusalReason says how the site refused a submission of kind k, with

@@ -326,6 +326,7 @@ func (p *pass) handOff(site, taskID string) error {
 	if err != nil {
 		return err
 	}
+	st.tab.AllowTeardown(false) // the person sees it now
 	st.tab.Release()
 	if b := p.r.current(); b != nil {
 		b.Disown(st.tab.ID()) // the person's now: it keeps a launched Chrome running
@@ -333,6 +334,29 @@ func (p *pass) handOff(site, taskID string) error {
 	delete(p.tabs, site)
 	p.sum.count(CountTabsHandedOff)
 	p.r.log.Info("tab handed to the person", "run", p.run.ID, "record", rec.ID)
+	return nil
+}
+
+// retireTab closes the site's owned tab with proof, records what was
+// proven and drops the tab from the pass, so that the site's next action
+// opens a fresh one: after a click proven not sent, the tab is left
+// blocked on about:blank. Only the ledger's errors are errors.
+func (p *pass) retireTab(site string) error {
+	st := p.tabs[site]
+	if st == nil {
+		return nil
+	}
+	delete(p.tabs, site)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 20*time.Second)
+	defer cancel()
+	state := ledger.TabClosureUnverified // no browser: a later pass looks again
+	if b := p.r.current(); b != nil {
+		state = p.closeWithProof(b, ctx, st.tab)
+	}
+	if _, err := p.r.db.UpdateTab(ctx, p.fence(), st.rec.ID, ledger.TabChange{State: state}); err != nil {
+		return fmt.Errorf("record the tab's closure: %w", err)
+	}
+	p.sum.count(tabsCount(state))
 	return nil
 }
 
@@ -400,9 +424,15 @@ func (r *Runner) awaitConnectionEnd(tab *browser.Tab) {
 	}
 }
 
-// armTab sets a new owned tab's action deadline and its crash hook.
+// armTab sets the action deadline and the crash hook of a tab the pass
+// owns and works in, which no person sees, and lets the tab tear its page
+// down to prove that a committing click sent nothing (browser.ErrNotSent).
+// A tab a person sees never comes here: handOff takes the permission back
+// from the tab it hands over, and a handed-off tab attached again
+// (readHandoffLanding) gets its deadline only.
 func armTab(tab *browser.Tab, timeout time.Duration) {
 	tab.SetActionTimeout(timeout)
+	tab.AllowTeardown(true)
 	if armed["after-click-sent"] || pauseArmed("after-click-sent") {
 		tab.OnClickDispatched(func() { crashPoint("after-click-sent") })
 	}

@@ -282,7 +282,9 @@ type Adapter interface {
 	// URL change, the answer to a declared request). Errors before the
 	// click are definitive (a HardStop, ErrAlreadyDone); a refusal the
 	// site's answer proves is a *Refusal (definitive, nothing created);
-	// any other error after the click wraps ErrOutcomeUnknown, a refusal
+	// a click the tab proved sent nothing is ErrNotSent (definitive,
+	// nothing submitted; the tab is left blocked on about:blank); any
+	// other error after the click wraps ErrOutcomeUnknown, a refusal
 	// that proves nothing included (a duplicate, an answer to more than
 	// one request: the *Refusal is then in the chain, its Doubt set).
 	Submit(ctx context.Context, tab *browser.Tab, in Intent) error

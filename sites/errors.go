@@ -18,6 +18,14 @@ var (
 	// ambiguous and must be reconciled, never retried.
 	ErrOutcomeUnknown = browser.ErrOutcomeUnknown
 
+	// ErrNotSent is browser.ErrNotSent: the committing click was
+	// dispatched and it is proven that nothing left the page from the
+	// press until its document was torn down. It does not wrap
+	// ErrOutcomeUnknown: the outcome is definitive, nothing was submitted,
+	// and the action may be performed again. The tab it was proven in is
+	// left blocked on about:blank, for the caller to close.
+	ErrNotSent = browser.ErrNotSent
+
 	// ErrSelectorAmbiguous is browser.ErrSelectorAmbiguous: a selector that
 	// must name one element named zero or several. Nothing was clicked.
 	ErrSelectorAmbiguous = browser.ErrSelectorAmbiguous

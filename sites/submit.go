@@ -31,7 +31,9 @@ const refusalQuiet = 500 * time.Millisecond
 // else the site's) recognise is a *Refusal, returned as itself only when
 // it proves nothing was created (see proven); otherwise, and for a wait
 // that times out, a failed request or a 5xx answer, the error wraps
-// ErrOutcomeUnknown (with the *Refusal in its chain when one matched).
+// ErrOutcomeUnknown (with the *Refusal in its chain when one matched);
+// except a landing wait that timed out in a tab that proved the click
+// sent nothing (browser.Tab.AllowTeardown), which is ErrNotSent, as is.
 func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) error {
 	a, err := d.action(in.Kind)
 	if err != nil {
@@ -66,7 +68,9 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 	}
 	landed, err := tab.ClickOnceAndLand(ctx, a.Submit.Selector, landing)
 	if err != nil {
-		if errors.Is(err, browser.ErrOutcomeUnknown) {
+		if errors.Is(err, browser.ErrOutcomeUnknown) || errors.Is(err, browser.ErrNotSent) {
+			// Unknown, or proven not sent (ErrNotSent): either way as the
+			// browser said, never a refusal before the click.
 			return err
 		}
 		return submitRefused(err)

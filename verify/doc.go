@@ -85,6 +85,13 @@
 // walked in the wrong order, hides the item from every rule here), and
 // that the site does not hide an item from its author's own list.
 //
+// Not every definitive failure after a click is an absence this package
+// proves. A click the browser proved sent nothing (browser.ErrNotSent: no
+// request, socket, frame or worker left the page from the press until it
+// was torn down) never reaches verification: it rests on what the browser
+// saw, not on what the site shows, and its limits are the browser's
+// (docs/decisions/2026-12-03-not-sent-proof.md).
+//
 // # Text normalization
 //
 // Normalize is the only transformation applied before two texts are
