@@ -286,6 +286,11 @@ func (t *Tab) proveNotSent(ctx context.Context, g *sendGuard, why error) error {
 	if !errors.Is(why, ErrTimeout) {
 		return unknown("the landing wait did not time out")
 	}
+	if s := t.guardSeen(g); s != "" {
+		// Something may have left already: there is nothing to prove,
+		// and the page is left as it is (reconciliation may read it).
+		return unknown(s)
+	}
 	t.mu.Lock()
 	g.sealed = true
 	t.mu.Unlock()
