@@ -172,6 +172,8 @@ func (c Candidate) validate() error {
 	switch {
 	case len(c.Media) > 0 || len(c.PartMedia) > 0:
 		return errors.New("a candidate takes no media")
+	case len(c.Fields) > 0:
+		return errors.New("a candidate takes no entry fields")
 	case c.Score < 0 || c.Score > 1 || c.Score != c.Score:
 		return fmt.Errorf("score %v is not within 0..1", c.Score)
 	case strings.TrimSpace(c.Evidence) == "":

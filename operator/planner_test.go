@@ -94,3 +94,13 @@ func FuzzParseCandidates(f *testing.F) {
 		}
 	})
 }
+
+// TestPlannerCandidateTakesNoFields: a planner proposes text only; a
+// candidate that sets entry fields is refused, as one with media is.
+func TestPlannerCandidateTakesNoFields(t *testing.T) {
+	_, err := operator.ParseCandidates([]byte(`{"candidates":[{"site":"demo","actor":"alice","type":"post","text":"hi","fields":{"category":"News"},"score":0.5,"evidence":"e"}]}`))
+	require.ErrorIs(t, err, operator.ErrPlanner)
+	require.ErrorContains(t, err, "a candidate takes no entry fields")
+	_, err = operator.ParseCandidates([]byte(`{"candidates":[{"site":"demo","actor":"alice","type":"post","text":"hi","score":0.5,"evidence":"e"}]}`))
+	require.NoError(t, err)
+}
