@@ -63,7 +63,10 @@ func wpTab(t testing.TB, site *wpsite.Site) *browser.Tab {
 	tab, err := b.NewTab(ctx, "")
 	require.NoError(t, err)
 	t.Cleanup(func() { _, _ = b.CloseTab(context.Background(), tab) })
-	tab.SetActionTimeout(20 * time.Second)
+	// WordPress's media library modal loads its list through admin-ajax:
+	// on a 2-core machine running other packages' tests beside it, that
+	// took over 20s once.
+	tab.SetActionTimeout(30 * time.Second)
 	_, err = tab.Navigate(ctx, site.URL()+"/wp-admin/profile.php")
 	require.NoError(t, err)
 	if who, err := wpsite.SignedIn(ctx, tab); err != nil || who != "alice" {
