@@ -17,12 +17,37 @@ type keyEvent struct {
 	text      string
 }
 
+// The keys browserop sends. Enter types "\r": the browser's editing, and
+// an editor's handlers, make a paragraph of it.
+var (
+	keyEnter     = keyEvent{"Enter", "Enter", 13, "\r"}
+	keyBackspace = keyEvent{"Backspace", "Backspace", 8, ""}
+)
+
 // stepKeys are the keys Press sends, as a keyboard sends them.
 var stepKeys = map[string]keyEvent{
-	"Enter":  {"Enter", "Enter", 13, "\r"},
+	"Enter":  keyEnter,
 	"Tab":    {"Tab", "Tab", 9, ""},
 	"Escape": {"Escape", "Escape", 27, ""},
 	",":      {",", "Comma", 188, ","},
+}
+
+// sendKey presses k in the focused element as a keyboard does: a key
+// down that types its text (a raw key down for a key that types
+// nothing), then a key up.
+func sendKey(actx context.Context, k keyEvent) error {
+	down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: k.key, Code: k.code,
+		WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk, Text: k.text, UnmodifiedText: k.text}
+	if k.text == "" {
+		down.Type = input.DispatchKeyEventTypeRawKeyDown
+	}
+	if _, err := chromedp.Call(actx, input.DispatchKeyEvent, down); err != nil {
+		return err
+	}
+	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code,
+		WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk}
+	_, err := chromedp.Call(actx, input.DispatchKeyEvent, up)
+	return err
 }
 
 // jsGuardSubmit, with on, holds back every form submission of the page
@@ -80,20 +105,10 @@ func (t *Tab) Press(ctx context.Context, sel, key string) error {
 		if !f.Focused {
 			return fmt.Errorf("%w: %q does not hold the focus: %s is not pressed", ErrNotClickable, sel, key)
 		}
-		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: k.key, Code: k.code,
-			WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk, Text: k.text, UnmodifiedText: k.text}
-		if k.text == "" {
-			down.Type = input.DispatchKeyEventTypeRawKeyDown
-		}
 		if err := t.eval(actx, jsGuardSubmit, nil, true); err != nil {
 			return err
 		}
-		if _, err := chromedp.Call(actx, input.DispatchKeyEvent, down); err != nil {
-			return err
-		}
-		up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code,
-			WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk}
-		if _, err := chromedp.Call(actx, input.DispatchKeyEvent, up); err != nil {
+		if err := sendKey(actx, k); err != nil {
 			return err
 		}
 		var held bool

@@ -406,7 +406,7 @@ func (t *Tab) fill(ctx context.Context, frameSel, sel, text string, o fillOpts) 
 		}
 		for i, line := range lines {
 			if i > 0 {
-				if err := typeEnter(actx); err != nil {
+				if err := sendKey(actx, keyEnter); err != nil {
 					return err
 				}
 				// The editor makes its paragraph, and moves the caret
@@ -432,7 +432,7 @@ func (t *Tab) fill(ctx context.Context, frameSel, sel, text string, o fillOpts) 
 					return err
 				}
 			case i == 0 && !prep.Empty:
-				if err := pressKey(actx, "Backspace", 8); err != nil {
+				if err := sendKey(actx, keyBackspace); err != nil {
 					return err
 				}
 			}
@@ -443,34 +443,6 @@ func (t *Tab) fill(ctx context.Context, frameSel, sel, text string, o fillOpts) 
 		return "", err
 	}
 	return v.value(frameSel, sel)
-}
-
-// typeEnter presses Enter as a keyboard sends it: a key down that types
-// "\r" (the browser's editing, and an editor's handlers, make a paragraph
-// of it), then a key up.
-func typeEnter(actx context.Context) error {
-	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeKeyDown, input.DispatchKeyEventTypeKeyUp} {
-		p := input.DispatchKeyEventParams{Type: typ, Key: "Enter", Code: "Enter", WindowsVirtualKeyCode: 13, NativeVirtualKeyCode: 13}
-		if typ == input.DispatchKeyEventTypeKeyDown {
-			p.Text, p.UnmodifiedText = "\r", "\r"
-		}
-		if _, err := chromedp.Call(actx, input.DispatchKeyEvent, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func pressKey(actx context.Context, key string, code int64) error {
-	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
-		_, err := chromedp.Call(actx, input.DispatchKeyEvent, input.DispatchKeyEventParams{
-			Type: typ, Key: key, Code: key, WindowsVirtualKeyCode: code, NativeVirtualKeyCode: code,
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // clickPoint is what jsClickPoint finds: the number of visible elements

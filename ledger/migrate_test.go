@@ -15,6 +15,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// populatedAt makes path a ledger at migration v holding populateAt7's
+// rows, then extra statements' ones.
+func populatedAt(tb testing.TB, path string, v int, extra ...string) {
+	tb.Helper()
+	ledgerAt(tb, path, v)
+	raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
+	require.NoError(tb, err)
+	for _, q := range append(slices.Clip(populateAt7), extra...) {
+		_, err := raw.Exec(q)
+		require.NoError(tb, err, q)
+	}
+	require.NoError(tb, raw.Close())
+}
+
 // ledgerAt writes a ledger file at path of schema version v, as migrate.go
 // leaves one: the application id, the first v embedded migrations (their
 // files, in order) each recorded in schema_migrations under the name
@@ -288,14 +302,7 @@ func TestMigrationEightKeepsEverything(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
-	ledgerAt(t, path, 7)
-	raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
-	require.NoError(t, err)
-	for _, q := range populateAt7 {
-		_, err := raw.Exec(q)
-		require.NoError(t, err, q)
-	}
-	require.NoError(t, raw.Close())
+	populatedAt(t, path, 7)
 	before := snapshot(t, path)
 	for name, rows := range before.Rows {
 		require.NotEmpty(t, rows, "table %s is populated", name)
@@ -367,7 +374,7 @@ func TestMigrationEightKeepsEverything(t *testing.T) {
 	require.ErrorContains(t, err, "FOREIGN KEY")
 	require.NoError(t, db.Close())
 
-	raw, err = sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	raw, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
 	require.NoError(t, err)
 	rows, err := raw.Query(`PRAGMA foreign_key_check`)
 	require.NoError(t, err)
@@ -467,19 +474,12 @@ func TestMigrationNineFillsIntentID(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
-	ledgerAt(t, path, 8)
-	raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
-	require.NoError(t, err)
-	for _, q := range append(populateAt7,
+	populatedAt(t, path, 8,
 		`INSERT INTO actions (id, idempotency_key, type, actor, payload_json, status, created_at, updated_at) VALUES
 			('act_later', 'k_later', 'post', 'alice', '{"intent":"calendar:e1~2","text":"p2"}', 'verified', 1, 1),
 			('act_garbled', 'k_garbled', 'post', 'alice', '{"intent":', 'planned', 1, 1),
 			('act_none', 'k_none', 'like', 'alice', '{}', 'planned', 1, 1),
-			('act_number', 'k_number', 'like', 'alice', '{"intent":7}', 'planned', 1, 1)`) {
-		_, err := raw.Exec(q)
-		require.NoError(t, err, q)
-	}
-	require.NoError(t, raw.Close())
+			('act_number', 'k_number', 'like', 'alice', '{"intent":7}', 'planned', 1, 1)`)
 
 	db := MustOpenAt(t, path, newClock())
 	for id, want := range map[string]string{
@@ -493,7 +493,7 @@ func TestMigrationNineFillsIntentID(t *testing.T) {
 	}
 	require.NoError(t, db.Close())
 
-	raw, err = sql.Open("sqlite3", "file:"+path)
+	raw, err := sql.Open("sqlite3", "file:"+path)
 	require.NoError(t, err)
 	defer raw.Close()
 	for q, refusal := range map[string]string{

@@ -107,14 +107,7 @@ func TestMigrationTenAddsLastStop(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
-	ledgerAt(t, path, 9)
-	raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
-	require.NoError(t, err)
-	for _, q := range populateAt7 {
-		_, err := raw.Exec(q)
-		require.NoError(t, err, q)
-	}
-	require.NoError(t, raw.Close())
+	populatedAt(t, path, 9)
 
 	before := snapshot(t, path)
 
@@ -158,7 +151,7 @@ func TestMigrationTenAddsLastStop(t *testing.T) {
 	require.Nil(t, got.LastStop)
 	require.NoError(t, db.Close())
 
-	raw, err = sql.Open("sqlite3", "file:"+path)
+	raw, err := sql.Open("sqlite3", "file:"+path)
 	require.NoError(t, err)
 	defer raw.Close()
 	var kind, cause, run string

@@ -438,7 +438,7 @@ func (d *Declarative) followAction(ctx context.Context, tab *browser.Tab, pc *Pa
 			// The action would stop at this field: so does check.
 			stopped = true
 		default:
-			v, skip := entryFieldFill(a, f, Intent{Text: text})
+			v, skip := entryFieldFill(f, Intent{Text: text})
 			if skip {
 				break // an entry field check does not set
 			}

@@ -496,15 +496,11 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL s
 				it.Problems = append(it.Problems, fmt.Sprintf("%s matched %d elements", name, v.Count))
 				return "", false
 			}
-			if fs.Pattern != "" {
-				got := compiled(fs.Pattern).FindStringSubmatch(strings.TrimSpace(v.Value))
-				if got == nil {
-					it.Problems = append(it.Problems, fmt.Sprintf("%s %q does not match its pattern", name, excerpt(v.Value)))
-					return "", false
-				}
-				return got[1], true
+			got, ok := fs.capture(v.Value)
+			if !ok {
+				it.Problems = append(it.Problems, fmt.Sprintf("%s %q does not match its pattern", name, excerpt(v.Value)))
 			}
-			return v.Value, true
+			return got, ok
 		}
 		if v, ok := get("text", f.Text); ok {
 			it.Text = v
@@ -554,6 +550,20 @@ func (d *Declarative) readItems(ctx context.Context, tab *browser.Tab, pageURL s
 		items = append(items, it)
 	}
 	return items, nil
+}
+
+// capture is the value a field reads from what the page shows: v itself,
+// or, with a Pattern, what its one group captured in v trimmed (false
+// when it does not match).
+func (f *FieldSpec) capture(v string) (string, bool) {
+	if f.Pattern == "" {
+		return v, true
+	}
+	got := compiled(f.Pattern).FindStringSubmatch(strings.TrimSpace(v))
+	if got == nil {
+		return "", false
+	}
+	return got[1], true
 }
 
 // parseTime reads a time as a field declares it: RFC 3339 by default, or

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -92,7 +93,7 @@ func (s StepSpec) needsFields() []string {
 
 // fillEntryField returns the entry field a fill's value is ({fields.NAME}
 // as the whole value).
-func (a *ActionSpec) fillEntryField(v string) (string, bool) {
+func fillEntryField(v string) (string, bool) {
 	m := fieldRefRE.FindStringSubmatch(v)
 	if m == nil || m[0] != v {
 		return "", false
@@ -130,13 +131,7 @@ func inWords(sel string) bool {
 // validateEntryFields checks an action's entry fields and every use of
 // them: declared, of a type a place takes, and each read back.
 func (a *ActionSpec) validateEntryFields(p *problems, path string, k kind.Kind) {
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range a.EntryFields {
-			if !yield(n) {
-				return
-			}
-		}
-	})
+	names := slices.Sorted(maps.Keys(a.EntryFields))
 	if len(names) > 0 && k != kind.Post && k != kind.Reply {
 		p.add(path+".entry_fields", "only a post or a reply takes entry fields")
 		return
@@ -160,7 +155,7 @@ func (a *ActionSpec) validateEntryFields(p *problems, path string, k kind.Kind) 
 		if a.Fill != nil {
 			fp = path + ".fill.value"
 		}
-		if name, ok := a.fillEntryField(f.Value); ok {
+		if name, ok := fillEntryField(f.Value); ok {
 			if ef := declared(fp, name); ef != nil {
 				if ef.typ() == fieldList {
 					p.add(fp, "{fields.%s} is a list: a step types each of its texts (type, value, key)", name)
@@ -269,13 +264,7 @@ func (a *ActionSpec) validateEntryFieldReads(p *problems, path string, reads map
 			p.add(fp, "reads the field's texts: give a selector in the item, and an attribute or pattern when needed")
 			continue
 		}
-		checkSelector(p, fp+".selector", fs.Selector, false)
-		checkName(p, fp+".attribute", fs.Attribute)
-		if fs.Pattern != "" {
-			if re, err := regexp.Compile(fs.Pattern); err != nil || re.NumSubexp() != 1 {
-				p.add(fp+".pattern", "must be a regular expression with exactly one capture group")
-			}
-		}
+		checkField(p, fp, fs, true, nil)
 	}
 }
 
@@ -304,7 +293,7 @@ func (d *Declarative) RefuseFields(k kind.Kind, f intent.Fields) (string, error)
 			return n, fmt.Errorf("entry field %s of site %q is one of %s, not %q", n, d.name, strings.Join(ef.Choices, ", "), v.Texts[0])
 		}
 	}
-	for _, n := range slices.Sorted(mapKeys(a.EntryFields)) {
+	for _, n := range slices.Sorted(maps.Keys(a.EntryFields)) {
 		if _, set := f[n]; a.EntryFields[n].Required && !set {
 			return n, fmt.Errorf("site %q needs entry field %s on a %s", d.name, n, k)
 		}
@@ -312,21 +301,11 @@ func (d *Declarative) RefuseFields(k kind.Kind, f intent.Fields) (string, error)
 	return "", nil
 }
 
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 func describeNames(m map[string]*EntryFieldSpec) string {
 	if len(m) == 0 {
 		return "none"
 	}
-	return strings.Join(slices.Sorted(mapKeys(m)), ", ")
+	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }
 
 // wordsEscape writes a text as it stands inside the quoted words of a
@@ -425,11 +404,11 @@ func (d *Declarative) readBackFields(ctx context.Context, tab *browser.Tab, a *A
 	return nil
 }
 
-// entryFieldFills reads a fill's value: the entry field it is
+// entryFieldFill reads a fill's value: the entry field it is
 // ({fields.NAME}), whether the intent sets it. A fill of a field the
 // intent leaves unset is left as the page has it.
-func entryFieldFill(a *ActionSpec, fs FillSpec, in Intent) (want string, skip bool) {
-	name, ok := a.fillEntryField(fs.Value)
+func entryFieldFill(fs FillSpec, in Intent) (want string, skip bool) {
+	name, ok := fillEntryField(fs.Value)
 	if !ok {
 		return fillValue(fs, in.Text), false
 	}
@@ -451,16 +430,12 @@ func readEntryFields(reads map[string]*FieldSpec, m map[string]browser.Found) (m
 	for n, fs := range reads {
 		texts := []string{}
 		for _, v := range m["fields."+n].Values {
-			v = strings.TrimSpace(v)
-			if fs.Pattern != "" {
-				got := compiled(fs.Pattern).FindStringSubmatch(v)
-				if got == nil {
-					problems = append(problems, "entry field does not match its pattern")
-					continue
-				}
-				v = strings.TrimSpace(got[1])
+			v, ok := fs.capture(v)
+			if !ok {
+				problems = append(problems, "entry field does not match its pattern")
+				continue
 			}
-			if v != "" {
+			if v = strings.TrimSpace(v); v != "" {
 				texts = append(texts, v)
 			}
 		}
@@ -473,7 +448,7 @@ func readEntryFields(reads map[string]*FieldSpec, m map[string]browser.Found) (m
 // fields: every match of each.
 func entryFieldExtract(reads map[string]*FieldSpec) []browser.Field {
 	var out []browser.Field
-	for _, n := range slices.Sorted(mapKeys(reads)) {
+	for _, n := range slices.Sorted(maps.Keys(reads)) {
 		fs := reads[n]
 		out = append(out, browser.Field{Name: "fields." + n, Selector: fs.Selector, Attr: fs.Attribute, All: true})
 	}

@@ -48,7 +48,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 	fields := a.fills()
 	got := make([]string, len(fields))
 	for i, f := range fields {
-		want, skip := entryFieldFill(a, f, in)
+		want, skip := entryFieldFill(f, in)
 		if skip {
 			continue
 		}
@@ -68,7 +68,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		return "", onPage(ctx, tab, err)
 	}
 	for i, f := range fields {
-		want, skip := entryFieldFill(a, f, in)
+		want, skip := entryFieldFill(f, in)
 		if skip {
 			continue
 		}

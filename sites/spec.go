@@ -920,7 +920,7 @@ func (a *ActionSpec) validateFills(p *problems, path string) {
 		case "{text}", "{title}", "{body}":
 			uses[v]++
 		default:
-			if _, ok := a.fillEntryField(v); ok {
+			if _, ok := fillEntryField(v); ok {
 				break // checked with the entry fields
 			}
 			if strings.ContainsAny(v, "{}") {
