@@ -72,7 +72,11 @@ func newWordPressWorld(t *testing.T) *wordpressWorld {
 		budgets.Reply:    {Max: 100, Window: 24 * time.Hour},
 	}, map[string]budgets.GroupLimit{"original": {Formats: []string{budgets.PostText, budgets.PostImage, budgets.Thread}, Max: 100, Window: 24 * time.Hour}})
 	require.NoError(t, err)
-	w.cfg = operator.Config{CalendarDir: w.calDir, ActionTimeout: 20 * time.Second, Heartbeat: time.Second, LeaseTTL: 2 * time.Minute}
+	// A block editor step waits for the page's own scripts (the media
+	// modal, its library list through admin-ajax): on a 2-core machine
+	// running other packages' tests beside this one, opening the modal
+	// took over 20s once (CI, TestWordPressRefusedUploadFailsBeforeClick).
+	w.cfg = operator.Config{CalendarDir: w.calDir, ActionTimeout: 30 * time.Second, Heartbeat: time.Second, LeaseTTL: 2 * time.Minute}
 	w.site = wordpressAdapter(t, site)
 	ww := &wordpressWorld{world: w, site: site, proxy: wpProxy, alice: site.UserID("alice")}
 	ww.signIn()
