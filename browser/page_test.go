@@ -485,19 +485,21 @@ func TestWaitClickable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "yes", clicked, "the click after the wait reaches it")
 
+	// Each wait below runs out: long enough that a loaded machine reads
+	// the page at least once, so the error names what it saw.
 	for _, sel := range []string{"#off", "#aria-off"} {
-		err = tab.WaitClickable(ctx, sel, 300*time.Millisecond)
+		err = tab.WaitClickable(ctx, sel, 2*time.Second)
 		require.ErrorIs(t, err, browser.ErrNotClickable, sel)
 		require.ErrorIs(t, err, browser.ErrTimeout, sel)
 		require.ErrorContains(t, err, "disabled", sel)
 	}
 	_, err = tab.Navigate(ctx, s.URL+"/page")
 	require.NoError(t, err)
-	err = tab.WaitClickable(ctx, "button.dup", 300*time.Millisecond)
+	err = tab.WaitClickable(ctx, "button.dup", 2*time.Second)
 	require.ErrorIs(t, err, browser.ErrSelectorAmbiguous)
 	_, err = tab.Navigate(ctx, s.URL+"/page?covered")
 	require.NoError(t, err)
-	err = tab.WaitClickable(ctx, "#go", 300*time.Millisecond)
+	err = tab.WaitClickable(ctx, "#go", 2*time.Second)
 	require.ErrorIs(t, err, browser.ErrNotClickable)
 	require.ErrorContains(t, err, "covers it")
 }
