@@ -207,6 +207,13 @@ func launchFlags(cfg Config, profile string) ([]flag, error) {
 		{"disable-breakpad", true},
 		// Explicit either way, so that chromedp never adds it on its own.
 		{"no-sandbox", cfg.NoSandbox},
+		// No fetchLater: the browser sends a request a page deferred with
+		// it once the page is gone, outside the tab's interception, so a
+		// click could never be proven to have sent nothing
+		// (notsent.go). A page that wants it is told it is not there,
+		// as in any browser without it. Joined with the features
+		// ExtraFlags disable.
+		{"disable-features", "FetchLaterAPI"},
 		// Not passed on purpose: --disable-prompt-on-repost (a reload would
 		// re-submit a POST), --password-store and --use-mock-keychain (they
 		// can log the profile out), --enable-automation and
@@ -227,6 +234,13 @@ func launchFlags(cfg Config, profile string) ([]flag, error) {
 		name, value, err := parseFlag(f)
 		if err != nil {
 			return nil, err
+		}
+		if i := slices.IndexFunc(flags, func(f flag) bool { return f.name == name }); name == "disable-features" && i >= 0 {
+			// Chrome reads one --disable-features: the last.
+			if v, ok := value.(string); ok && v != "" {
+				flags[i].value = fmt.Sprint(flags[i].value) + "," + v
+			}
+			continue
 		}
 		flags = append(flags, flag{name, value})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,7 +118,8 @@ func TestPrepareProfile(t *testing.T) {
 // TestPersistentCommandLine: the arguments of a persistent launch follow
 // chromedp's rules for flags: an extra flag that names a default again
 // keeps the default's place and takes its own value, once; a false bool is
-// left out; the launch tag comes last.
+// left out; the launch tag comes last. fetchLater is disabled, joined
+// with the features an extra flag disables (Chrome reads one list).
 func TestPersistentCommandLine(t *testing.T) {
 	cfg := browser.Config{Headless: true, ExtraFlags: []string{"--window-size=800,600", "--lang=de"}}
 	args, err := browser.PersistentCommandLine(cfg, "/p")
@@ -125,9 +127,15 @@ func TestPersistentCommandLine(t *testing.T) {
 	require.Equal(t, []string{
 		"--user-data-dir=/p", "--no-first-run", "--no-default-browser-check",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-breakpad",
+		"--disable-features=FetchLaterAPI",
 		"--headless", "--window-size=800,600", "--disable-gpu", "--mute-audio", "--lang=de",
 		"--remote-debugging-pipe", "--browserop-persistent",
 	}, args)
+
+	args, err = browser.PersistentCommandLine(browser.Config{ExtraFlags: []string{"--disable-features=Translate"}}, "/p")
+	require.NoError(t, err)
+	require.Contains(t, args, "--disable-features=FetchLaterAPI,Translate")
+	require.Equal(t, 1, slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, "--disable-features") })-slices.Index(args, "--disable-breakpad"), "once, in its place: %q", args)
 
 	_, err = browser.PersistentCommandLine(browser.Config{ExtraFlags: []string{"--disable-prompt-on-repost"}}, "/p")
 	require.ErrorIs(t, err, browser.ErrConfig)

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -192,16 +195,13 @@ func (t *Tab) dropSendGuard(g *sendGuard) {
 }
 
 // pageIsolated reports whether the page's document can send only through
-// the tab's own session: no subframe, no service worker registered for
-// its origin (or controlling it), no target in the browser but pages and
-// its own UI (no worker, worklet or out-of-process frame of anyone), and
-// no live RTCPeerConnection in its main world.
+// the tab's own session: its own channels are ones the guard sees
+// (sendChannels), no target in the browser but pages and its own UI (no
+// worker, worklet or out-of-process frame of anyone), no other tab that
+// could send for it (otherSender), and no live RTCPeerConnection in its
+// main world.
 func (t *Tab) pageIsolated(actx context.Context) bool {
-	var r struct {
-		Frames int  `json:"frames"`
-		SW     bool `json:"sw"`
-	}
-	if err := t.eval(actx, jsSendChannels, &r); err != nil || r.Frames != 0 || r.SW {
+	if t.sendChannels(actx) != "" {
 		return false
 	}
 	res, err := chromedp.CallBrowser(actx, target.GetTargets, target.GetTargetsParams{})
@@ -213,19 +213,99 @@ func (t *Tab) pageIsolated(actx context.Context) bool {
 			return false
 		}
 	}
+	if otherSender(res.TargetInfos, t.id) != "" {
+		return false
+	}
 	n, err := t.livePeerConnections(actx)
 	return err == nil && n == 0
 }
 
+// sendChannels says which of the page's own channels the guard cannot see
+// is there, "" for none: a subframe, a service worker registered for its
+// origin (or controlling it), or fetchLater, whose requests the browser
+// sends for the page after its document is gone, outside the tab's
+// interception. browserop's launches disable it (launchFlags); in a
+// browser browserop attached to, it is there and no click is proven.
+func (t *Tab) sendChannels(actx context.Context) string {
+	var r struct {
+		Frames     int  `json:"frames"`
+		SW         bool `json:"sw"`
+		FetchLater bool `json:"fetchLater"`
+	}
+	switch err := t.eval(actx, jsSendChannels, &r); {
+	case err != nil:
+		return "the page's channels could not be read"
+	case r.Frames != 0:
+		return "the page has a frame"
+	case r.SW:
+		return "the page has a service worker"
+	case r.FetchLater:
+		return "the page can defer a request with fetchLater"
+	}
+	return ""
+}
+
 // jsSendChannels counts the page's subframes and says whether a service
-// worker is registered for its origin or controls it.
+// worker is registered for its origin or controls it, and whether
+// fetchLater exists (read in the isolated world, which the page cannot
+// change: it is there when the browser has the feature).
 const jsSendChannels = `async function() {
 	let sw = false;
 	if (navigator.serviceWorker) {
 		sw = !!navigator.serviceWorker.controller || (await navigator.serviceWorker.getRegistrations()).length > 0;
 	}
-	return {frames: window.frames.length, sw};
+	return {frames: window.frames.length, sw, fetchLater: typeof fetchLater !== 'undefined'};
 }`
+
+// otherSender names another tab of the browser that could send for the
+// clicked page, "" for none: one it opened (the opener's pages script
+// each other), or one on the same site, which shares its storage,
+// BroadcastChannel and locks (a site's tabs can elect one of them to
+// send for all). Such a send is another target's request, which the
+// clicked tab's interception never sees. Sites are compared by their
+// hosts' last two labels, which may take two sites for one (co.uk), never
+// one for two.
+func otherSender(infos []*target.Info, self target.ID) string {
+	var own string
+	for _, info := range infos {
+		if info != nil && info.TargetID == self {
+			own = siteOf(info.URL)
+		}
+	}
+	for _, info := range infos {
+		if info == nil || info.TargetID == self || info.Type != "page" {
+			continue
+		}
+		if info.OpenerID == self {
+			return "the page opened another tab"
+		}
+		if s := siteOf(info.URL); own == "" || s != "" && s == own {
+			return "another tab is on the same site"
+		}
+	}
+	return ""
+}
+
+// siteOf is the site of an http(s) URL (of a blob: URL, its page's): its
+// host's last two labels, or the host when it is an address or a single
+// label; "" for other schemes (about:blank, chrome:, data:), whose pages
+// share nothing with a site.
+func siteOf(raw string) string {
+	raw = strings.TrimPrefix(raw, "blob:")
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return ""
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if net.ParseIP(host) != nil {
+		return host
+	}
+	labels := strings.Split(host, ".")
+	if len(labels) <= 2 {
+		return host
+	}
+	return strings.Join(labels[len(labels)-2:], ".")
+}
 
 // livePeerConnections counts the RTCPeerConnection objects alive in the
 // main world of the main frame (WebRTC sends with no CDP event).
@@ -304,12 +384,15 @@ func (t *Tab) proveNotSent(ctx context.Context, g *sendGuard, why error) error {
 		if n, err := t.livePeerConnections(actx); err != nil || n > 0 {
 			return errors.New("a peer connection may be open")
 		}
-		var r struct {
-			Frames int  `json:"frames"`
-			SW     bool `json:"sw"`
+		if s := t.sendChannels(actx); s != "" {
+			return errors.New(s)
 		}
-		if err := t.eval(actx, jsSendChannels, &r); err != nil || r.Frames != 0 || r.SW {
-			return errors.New("the page has a frame or a service worker")
+		targets, err := chromedp.CallBrowser(actx, target.GetTargets, target.GetTargetsParams{})
+		if err != nil {
+			return fmt.Errorf("list targets: %w", err)
+		}
+		if s := otherSender(targets.TargetInfos, t.id); s != "" {
+			return errors.New(s)
 		}
 		seq := t.snapshot().seq
 		res, err := chromedp.Call(actx, page.Navigate, page.NavigateParams{URL: "about:blank"})

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,6 +46,11 @@ addEventListener('pagehide', () => { if (dirty) navigator.sendBeacon('/api/save'
 		"/sw": `navigator.serviceWorker.register('/sw.js').then(() => document.body.dataset.ready = 'yes');`,
 		// A WebSocket is open at the press.
 		"/ws": `const ws = new WebSocket('ws://' + location.host + '/socket'); ws.onopen = () => document.body.dataset.ready = 'yes';`,
+		// The click asks the site's other tabs to send (a leader tab).
+		"/bc": `document.getElementById('save').onclick = () => new BroadcastChannel('save').postMessage('x');`,
+		// A tab of the site that sends what the others ask it to.
+		"/listener": `new BroadcastChannel('save').onmessage = () => fetch('/api/save', {method: 'POST', body: 'x'});
+document.body.dataset.ready = 'yes';`,
 		// A dedicated worker runs.
 		"/worker": `const w = new Worker(URL.createObjectURL(new Blob(['postMessage(1)'], {type: 'text/javascript'})));
 w.onmessage = () => document.body.dataset.ready = 'yes';`,
@@ -100,7 +106,7 @@ func TestNotSent(t *testing.T) {
 		tab, err := b.NewTab(ctx, s.URL+path)
 		require.NoError(t, err)
 		t.Cleanup(func() { _, _ = b.CloseTab(context.Background(), tab) })
-		if path != "/nothing" && path != "/late" && path != "/beacon" {
+		if path != "/nothing" && path != "/late" && path != "/beacon" && path != "/bc" {
 			require.NoError(t, tab.WaitVisible(ctx, "body[data-ready]", 10*time.Second))
 		}
 		tab.AllowTeardown(allow)
@@ -144,6 +150,28 @@ func TestNotSent(t *testing.T) {
 		time.Sleep(time.Second)
 		require.Zero(t, s.hits.Load(), "the beacon was stopped before it left")
 	})
+	t.Run("AnotherTabOfTheSite", func(t *testing.T) {
+		// Another tab of the same site sends for the clicked page: its
+		// request is another target's, which the clicked tab never sees.
+		other, err := b.NewTab(ctx, s.URL+"/listener")
+		require.NoError(t, err)
+		defer b.CloseTab(context.Background(), other)
+		require.NoError(t, other.WaitVisible(ctx, "body[data-ready]", 10*time.Second))
+		err = click(t, "/bc", true)
+		require.NotErrorIs(t, err, browser.ErrNotSent)
+	})
+	t.Run("AnotherSiteTab", func(t *testing.T) {
+		// A tab of another site (localhost is not 127.0.0.1) takes nothing
+		// from the proof.
+		other, err := b.NewTab(ctx, strings.Replace(s.URL, "127.0.0.1", "localhost", 1)+"/listener")
+		require.NoError(t, err)
+		defer b.CloseTab(context.Background(), other)
+		require.NoError(t, other.WaitVisible(ctx, "body[data-ready]", 10*time.Second))
+		s.hits.Store(0)
+		err = click(t, "/nothing", true)
+		require.ErrorIs(t, err, browser.ErrNotSent)
+		require.Zero(t, s.hits.Load())
+	})
 	// The service worker stays registered for the origin: it goes last.
 	for _, path := range []string{"/ws", "/worker", "/sw"} {
 		t.Run("Refused"+path, func(t *testing.T) {
@@ -151,4 +179,27 @@ func TestNotSent(t *testing.T) {
 			require.NotErrorIs(t, err, browser.ErrNotSent)
 		})
 	}
+}
+
+// TestNotSentWithFetchLater: in a browser browserop did not launch,
+// fetchLater is there, and the browser sends what a page deferred with it
+// after the page is gone, outside the tab's interception: no click is
+// proven to have sent nothing there, even one that sent nothing.
+func TestNotSentWithFetchLater(t *testing.T) {
+	s := newNotSentSite(t)
+	dir := persistentProfile(t)
+	startChrome(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	b, err := browser.Attach(ctx, browsertest.Config(dir))
+	require.NoError(t, err)
+	defer b.Close()
+	tab, err := b.NewTab(ctx, s.URL+"/nothing")
+	require.NoError(t, err)
+	defer b.CloseTab(context.Background(), tab)
+	tab.AllowTeardown(true)
+	tab.SetActionTimeout(3 * time.Second)
+	_, err = tab.ClickOnceAndLand(ctx, "#save", browser.LandingSigns{Selector: "#saved"})
+	require.ErrorIs(t, err, browser.ErrOutcomeUnknown)
+	require.NotErrorIs(t, err, browser.ErrNotSent)
 }
