@@ -101,7 +101,7 @@ func (f Fields) Names() []string {
 
 // Check returns why f cannot be a request's fields, naming the field at
 // fault, or "" and nil. A name is FieldNamePattern; a text is not empty,
-// is valid UTF-8 of at most MaxFieldTextRune characters on one line; a
+// neither starts nor ends with a space, is valid UTF-8 of at most MaxFieldTextRune characters on one line; a
 // list holds 1 to MaxFieldItems distinct texts.
 func (f Fields) Check() (string, error) {
 	if len(f) > MaxFields {
@@ -128,6 +128,10 @@ func (f Fields) Check() (string, error) {
 			switch {
 			case strings.TrimSpace(s) == "":
 				return name, fmt.Errorf("entry field %s is empty", where)
+			case strings.TrimSpace(s) != s:
+				// Exact, as a text is: "News " would be another intent
+				// than "News", and a page shows neither space.
+				return name, fmt.Errorf("entry field %s starts or ends with a space", where)
 			case !utf8.ValidString(s):
 				return name, fmt.Errorf("entry field %s is not valid UTF-8", where)
 			case utf8.RuneCountInString(s) > MaxFieldTextRune:

@@ -129,3 +129,39 @@ func TestEffects(t *testing.T) {
 	require.Equal(t, 1, intent.Request{Type: intent.Post, Text: "x"}.Effects())
 	require.Equal(t, 1, intent.Request{Type: intent.Like}.Effects())
 }
+
+// Fields.Check names the field at fault and what is wrong with it, and
+// takes fields that are right.
+func TestFieldsCheck(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", intent.MaxFieldTextRune+1)
+	many := make([]string, intent.MaxFieldItems+1)
+	for i := range many {
+		many[i] = strings.Repeat("t", i+1)
+	}
+	for _, tc := range []struct {
+		f          intent.Fields
+		field, err string
+	}{
+		{intent.Fields{"category": intent.Text("News"), "tags": intent.List("a", "b")}, "", ""},
+		{intent.Fields{"Category": intent.Text("News")}, "Category", "must be lowercase letters"},
+		{intent.Fields{"tags": intent.List()}, "tags", "tags is an empty list"},
+		{intent.Fields{"tags": intent.List(many...)}, "tags", "lists 51 texts, at most 50"},
+		{intent.Fields{"category": {Texts: []string{"a", "b"}}}, "category", "category is not one text"},
+		{intent.Fields{"category": intent.Text(" ")}, "category", "entry field category is empty"},
+		{intent.Fields{"category": intent.Text("News ")}, "category", "entry field category starts or ends with a space"},
+		{intent.Fields{"tags": intent.List("a", " b")}, "tags", "entry field tags[1] starts or ends with a space"},
+		{intent.Fields{"category": intent.Text("\xff")}, "category", "not valid UTF-8"},
+		{intent.Fields{"category": intent.Text(long)}, "category", "longer than 200 characters"},
+		{intent.Fields{"category": intent.Text("a\nb")}, "category", "a line break or a control character"},
+		{intent.Fields{"tags": intent.List("a", "b", "a")}, "tags", `tags lists "a" twice`},
+	} {
+		field, err := tc.f.Check()
+		require.Equal(t, tc.field, field, "%v", tc.f)
+		if tc.err == "" {
+			require.NoError(t, err)
+			continue
+		}
+		require.ErrorContains(t, err, tc.err)
+	}
+}
