@@ -744,7 +744,12 @@ func TestE2ELogin(t *testing.T) {
 func TestE2EDemo(t *testing.T) {
 	exe := browsertest.Executable(t)
 	w := newWorld(t, opts{})
-	code, out, errs := w.run(nil, "demo", "--browser", exe)
+	// The whole demo: a browser started, signed in, and a calendar of
+	// eight effects published and verified, which takes minutes on a
+	// loaded 2-core machine under the race detector (90s was not enough).
+	p := w.start(nil, "demo", "--browser", exe)
+	code := p.code(5 * time.Minute)
+	out, errs := p.Stdout.String(), p.Stderr.String()
 	require.Equal(t, 0, code, "%s\n%s", out, errs)
 	require.Contains(t, out, "nothing was published twice")
 	require.Contains(t, out, "demosite committed 8 effects")
