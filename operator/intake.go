@@ -27,7 +27,7 @@ func (p *pass) entry(e calendar.Entry) error {
 		// Edited after an action of it was performed: never publish the
 		// edited version.
 		p.sum.count(CountConflicts)
-		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: e.Type.Kind, Status: StatusConflict,
+		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: e.Type.Kind, Site: e.Site, Status: StatusConflict,
 			Reason: "the entry changed after an action of it was performed; it is not published"})
 		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q changed after an action of it was performed; restore it or give it a new id", e.File, e.Line, e.ID))
 		return nil
@@ -46,6 +46,7 @@ func (p *pass) entry(e calendar.Entry) error {
 // process. late marks a calendar entry past its grace: missed, unless
 // something of it was already performed.
 func (p *pass) runEntry(e calendar.Entry, task ledger.Task, o owner, late bool) error {
+	defer p.nameSite(len(p.sum.Actions), e.Site)
 	if late {
 		// Missed only while nothing of the entry has been performed: a thread
 		// already begun is finished, not left half published.

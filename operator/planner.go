@@ -222,7 +222,7 @@ func (p *pass) plan(due []calendar.Entry) error {
 	for _, c := range cands {
 		if c.Score < p.r.cfg.QualityThreshold {
 			p.sum.count(CountQualitySkips)
-			p.sum.Actions = append(p.sum.Actions, ActionReport{Type: c.Type.Kind, Status: StatusQualitySkip,
+			p.sum.Actions = append(p.sum.Actions, ActionReport{Type: c.Type.Kind, Site: c.Site, Status: StatusQualitySkip,
 				Reason: fmt.Sprintf("score %.2f is below the threshold %.2f", c.Score, p.r.cfg.QualityThreshold)})
 			continue
 		}
@@ -242,8 +242,11 @@ func (p *pass) plan(due []calendar.Entry) error {
 		if task.Status != ledger.TaskOpen {
 			continue // done (its candidate is settled) or cancelled
 		}
+		from := len(p.sum.Actions)
 		if !c.Type.IsThread() {
-			if _, err := p.process(entryIntent(e, task, ownTask(key)), "", false); err != nil {
+			_, err := p.process(entryIntent(e, task, ownTask(key)), "", false)
+			p.nameSite(from, c.Site)
+			if err != nil {
 				return err
 			}
 			continue
@@ -259,6 +262,7 @@ func (p *pass) plan(due []calendar.Entry) error {
 			}
 			parent = a.CanonicalResult
 		}
+		p.nameSite(from, c.Site)
 	}
 	return nil
 }

@@ -267,11 +267,13 @@ const (
 )
 
 // ActionReport is one action's outcome in a pass, value-free but for the
-// canonical result a person can open.
+// canonical result a person can open. Site is its intent's site, by which
+// `browserop runs` says what each skip was for.
 type ActionReport struct {
 	ActionID string        `json:"action_id"`
 	Entry    string        `json:"entry,omitempty"`
 	Type     kind.Kind     `json:"type"`
+	Site     string        `json:"site,omitempty"`
 	Status   ledger.Status `json:"status"` // the action's, or one of the Status* of this package
 	Result   string        `json:"result,omitempty"`
 	Reason   string        `json:"reason,omitempty"`
