@@ -548,12 +548,23 @@ func (s *server) getRun(w http.ResponseWriter, r *http.Request) error {
 }
 
 // submit adds an intent; 202 because the next operator pass performs it.
+// An Interaction-Generation header names the task's interaction generation
+// the caller read: a submission after another turn is 409
+// stale_generation.
 func (s *server) submit(w http.ResponseWriter, r *http.Request) error {
+	var at int64
+	if vs := r.Header.Values("Interaction-Generation"); len(vs) > 0 {
+		n, err := strconv.ParseInt(vs[0], 10, 64)
+		if len(vs) > 1 || err != nil || n < 1 {
+			return apiErrorf(http.StatusBadRequest, "usage", "the Interaction-Generation header must be one integer of 1 or more")
+		}
+		at = n
+	}
 	var in intent.Request
 	if err := s.decode(r, &in, false); err != nil {
 		return err
 	}
-	st, err := s.tasksFor(r).Submit(r.Context(), r.PathValue("id"), in)
+	st, err := s.tasksFor(r).SubmitAt(r.Context(), r.PathValue("id"), in, at)
 	if err != nil {
 		return err
 	}

@@ -45,8 +45,17 @@ func (p *pass) entry(e calendar.Entry) error {
 // runEntry carries an entry's intents (a thread's parts in order) through
 // process. late marks a calendar entry past its grace: missed, unless
 // something of it was already performed.
-func (p *pass) runEntry(e calendar.Entry, task ledger.Task, o owner, late bool) error {
+func (p *pass) runEntry(e calendar.Entry, task ledger.Task, o owner, late bool) (err error) {
 	defer p.nameSite(len(p.sum.Actions), e.Site)
+	conn, err := p.claim(task.ID, -1)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err == nil {
+			_, err = p.claim(task.ID, conn)
+		}
+	}()
 	if late {
 		// Missed only while nothing of the entry has been performed: a thread
 		// already begun is finished, not left half published.
@@ -73,6 +82,21 @@ func (p *pass) runEntry(e calendar.Entry, task ledger.Task, o owner, late bool) 
 		parent = a.CanonicalResult
 	}
 	return nil
+}
+
+// claim records that this pass, through its browser connection, acts on
+// the task (its owner and connection generations), unless it claimed it
+// already through the same connection (had; -1 for none): a pass of an
+// older generation is refused (ledger.ErrStaleGeneration), as its writes
+// are. Called before and after acting, as the browser may connect (again)
+// in between. It returns the connection it claimed the task through.
+func (p *pass) claim(taskID string, had int64) (int64, error) {
+	conn := p.r.connection()
+	if conn == had {
+		return conn, nil
+	}
+	_, err := p.r.db.ClaimTask(p.ctx, p.fence(), taskID, conn)
+	return conn, err
 }
 
 // taskIntents performs the intents agents submitted to open tasks, in

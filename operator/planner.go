@@ -242,11 +242,18 @@ func (p *pass) plan(due []calendar.Entry) error {
 		if task.Status != ledger.TaskOpen {
 			continue // done (its candidate is settled) or cancelled
 		}
+		conn, err := p.claim(task.ID, -1)
+		if err != nil {
+			return err
+		}
 		from := len(p.sum.Actions)
 		if !c.Type.IsThread() {
 			_, err := p.process(entryIntent(e, task, ownTask(key)), "", false)
 			p.nameSite(from, c.Site)
 			if err != nil {
+				return err
+			}
+			if _, err := p.claim(task.ID, conn); err != nil {
 				return err
 			}
 			continue
@@ -263,6 +270,9 @@ func (p *pass) plan(due []calendar.Entry) error {
 			parent = a.CanonicalResult
 		}
 		p.nameSite(from, c.Site)
+		if _, err := p.claim(task.ID, conn); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -136,6 +136,7 @@ type Runner struct {
 
 	mu       sync.Mutex
 	browser  *browser.Browser
+	conn     int64 // the browser connection's generation (ledger.NextConnection)
 	draining atomic.Bool
 }
 
@@ -250,8 +251,21 @@ func (r *Runner) getBrowser(ctx context.Context) (*browser.Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.browser = b
+	n, err := r.db.NextConnection(ctx, r.cfg.LeaseName)
+	if err != nil {
+		_ = b.Disconnect()
+		return nil, fmt.Errorf("record the browser connection: %w", err)
+	}
+	r.browser, r.conn = b, n
 	return b, nil
+}
+
+// connection is the generation of the browser connection in use: 0
+// before the runner connected.
+func (r *Runner) connection() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.conn
 }
 
 // Outcome of a pass.

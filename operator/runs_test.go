@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/browserop/browserop/demosite"
+	"github.com/browserop/browserop/ledger"
 	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/tasks"
 )
@@ -73,4 +74,37 @@ func TestSkipKindsAreTheSummaryStatuses(t *testing.T) {
 	require.Equal(t, string(operator.StatusBudgetSkip), tasks.SkipBudget)
 	require.Equal(t, string(operator.StatusQualitySkip), tasks.SkipQuality)
 	require.Equal(t, string(operator.NoteMissed), tasks.SkipMissed)
+}
+
+// TestPassWritesTaskGenerations: a pass writes, on each task it acts on,
+// its lease generation (owner) and its browser connection's generation;
+// an operator that connects again (here: a new runner, as after a
+// restart) acts through the next connection.
+func TestPassWritesTaskGenerations(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, demosite.Faults{})
+	w.calendar("entries:\n" + post("first", "through the first connection"))
+	sum := w.pass()
+	require.Equal(t, 1, sum.Counts["verified"], "%+v", sum.Actions)
+	tasksOf := func() map[string]ledger.Task {
+		ts, err := w.db.ListTasks(ctx, 0)
+		require.NoError(t, err)
+		out := map[string]ledger.Task{}
+		for _, task := range ts {
+			out[task.IdempotencyKey] = task
+		}
+		return out
+	}
+	first := tasksOf()["calendar:first"]
+	require.Equal(t, sum.Generation, first.OwnerGeneration)
+	require.Equal(t, int64(1), first.ConnectionGeneration, "the connection the pass made")
+
+	w.useRunner(nil, w.site)
+	w.calendar("entries:\n" + post("first", "through the first connection") + post("second", "through the second"))
+	sum2 := w.pass()
+	require.Equal(t, 1, sum2.Counts["verified"], "%+v", sum2.Actions)
+	ts := tasksOf()
+	require.Equal(t, sum2.Generation, ts["calendar:second"].OwnerGeneration)
+	require.Equal(t, int64(2), ts["calendar:second"].ConnectionGeneration, "connected again")
+	require.Equal(t, first.OwnerGeneration, ts["calendar:first"].OwnerGeneration, "a settled task is not acted on")
 }

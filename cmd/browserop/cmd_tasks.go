@@ -150,6 +150,8 @@ func cmdTasks(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "contract: domains %s; capabilities %s; confirm %s; max side effects %d\n",
 			strings.Join(cleanAll(t.Contract.Domains), ","), strings.Join(cleanAll(t.Contract.Capabilities), ","),
 			dash(strings.Join(cleanAll(t.Contract.Confirm), ",")), t.Contract.MaxSideEffects)
+		fmt.Fprintf(e.stdout, "generations: owner %d (the operator that last acted on it), connection %d (its browser connection), interaction %d (observe and act turns)\n",
+			t.OwnerGeneration, t.ConnectionGeneration, t.InteractionGeneration)
 		for _, g := range t.Grants {
 			fmt.Fprintf(e.stdout, "grant: %s by %s at %s\n", clean(g.Domain), clean(g.GrantedBy), fmtTime(g.At))
 		}
