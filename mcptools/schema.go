@@ -168,11 +168,12 @@ func taskStateSchema() *jsonschema.Schema {
 		"history":                "the task's append-only history",
 	})
 	describe(s.Properties["actions"].Items, map[string]string{
-		"intent_id":    "the intent this action performs (the id task_submit answered)",
-		"effect_state": "pending, needs_confirmation (waits for the person), executing, known_complete, not_done, uncertain (never retried blindly) or moderated (made, held by the site's moderators: never retried, verified once public)",
-		"result":       "the canonical result, e.g. the permalink of the published post",
-		"failure":      "why the action is not done",
-		"last_stop":    "for a pending action: the last hard stop of a pass that held it before its click (kind such as login, cause, reason, run_id, at); absent once it went ahead",
+		"intent_id":     "the intent this action performs (the id task_submit answered)",
+		"effect_state":  "pending, needs_confirmation (waits for the person), executing, known_complete, not_done, uncertain (never retried blindly) or moderated (made, held by the site's moderators: never retried, verified once public)",
+		"result":        "the canonical result, e.g. the permalink of the published post",
+		"failure":       "why the action is not done",
+		"effect_reason": "for a not_done action: why its effect is definitely absent: proven_absent (performed, then proven absent), absent_by_person (uncertain, then a person said it is not there), rejected_by_moderators, declined (the person declined it), abandoned (its task was cancelled before it was performed) or never_performed (ended before the click)",
+		"last_stop":     "for a pending action: the last hard stop of a pass that held it before its click (kind such as login, cause, reason, run_id, at); absent once it went ahead",
 	})
 	return s
 }

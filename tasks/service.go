@@ -318,6 +318,11 @@ type ActionState struct {
 	// the person for it is not proven closed): docs/operator.md,
 	// "Confirmations and the handed-off tab".
 	Held string `json:"held,omitempty"`
+	// EffectReason says, for an action not_done, why its effect is
+	// definitely absent: proven_absent, absent_by_person,
+	// rejected_by_moderators, declined, abandoned or never_performed
+	// (the Reason constants). The effect_state stays not_done.
+	EffectReason string `json:"effect_reason,omitempty"`
 	// LastStop is, for a pending action, the last hard stop of a pass
 	// that held it before its click (nobody signed in, another account,
 	// a blocker screen...); none once it went ahead.
@@ -538,7 +543,7 @@ func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts i
 		if len(groups[ref.id]) > 0 {
 			res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.id], maxAttempts))
 		}
-		return res, nil
+		return res, withReasons(ctx, db, res)
 	}
 	intents, err := db.TaskIntents(ctx, t.ID)
 	if err != nil {
@@ -551,7 +556,23 @@ func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts i
 		}
 		res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.id], maxAttempts))
 	}
-	return res, nil
+	return res, withReasons(ctx, db, res)
+}
+
+// withReasons gives each intent of res that is not done for a failed
+// action the reason its effect is definitely absent.
+func withReasons(ctx context.Context, db *ledger.DB, res Result) error {
+	for i, o := range res.Intents {
+		if o.Outcome != OutcomeNotDone || o.failed.ID == "" {
+			continue
+		}
+		r, err := absentReason(ctx, db, o.failed)
+		if err != nil {
+			return err
+		}
+		res.Intents[i].Reason = r
+	}
+	return nil
 }
 
 // result is t's result; cancelled, what was not performed is not done.
@@ -933,6 +954,11 @@ func (s *Service) actionState(ctx context.Context, a ledger.Action) (ActionState
 		as.Effect = "known_complete"
 	case ledger.Failed:
 		as.Effect = "not_done"
+		r, err := absentReason(ctx, s.db, a)
+		if err != nil {
+			return ActionState{}, err
+		}
+		as.EffectReason = r
 	case ledger.Ambiguous:
 		as.Effect = "uncertain"
 	case ledger.Moderated:

@@ -42,3 +42,28 @@ func TestTasksShowGenerations(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	require.Contains(t, out, "generations: owner 2 (the operator that last acted on it), connection 3 (its browser connection), interaction 4 (observe and act turns)")
 }
+
+// `tasks show` prints why a not_done action's effect is absent.
+func TestTasksShowEffectReason(t *testing.T) {
+	c := newCLI(t)
+	ctx := context.Background()
+	db, err := ledger.Open(ctx, c.ledgerPath(), ledger.Options{})
+	require.NoError(t, err)
+	task, _, err := db.CreateTask(ctx, "agent:reason", ledger.TaskRequest{Title: "reason", Source: "api",
+		Contract: ledger.Contract{Domains: []string{"127.0.0.1"}, Capabilities: []string{"post"}}})
+	require.NoError(t, err)
+	l, err := db.AcquireLease(ctx, "browser-operator", "seed", time.Minute)
+	require.NoError(t, err)
+	a, _, err := db.Reserve(ctx, l.Fence(), ledger.Intent{TaskID: task.ID, Type: "post", Site: "demo", Actor: "alice",
+		Payload: []byte(`{"intent":"task:x","text":"hi"}`)})
+	require.NoError(t, err)
+	_, err = db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Executing, Reason: "performing once"})
+	require.NoError(t, err)
+	_, err = db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "refused by the site"})
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	code, out, errs := c.run("tasks", "show", task.ID)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "not_done (proven_absent)")
+}
