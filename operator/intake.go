@@ -1,9 +1,11 @@
 package operator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/ledger"
@@ -90,12 +92,16 @@ func (p *pass) runEntry(e calendar.Entry, task ledger.Task, o owner, late bool) 
 // older generation is refused (ledger.ErrStaleGeneration), as its writes
 // are. Called before and after acting, as the browser may connect (again)
 // in between. It returns the connection it claimed the task through.
+// Like a transition, it is recorded even while the pass is being
+// cancelled.
 func (p *pass) claim(taskID string, had int64) (int64, error) {
 	conn := p.r.connection()
 	if conn == had {
 		return conn, nil
 	}
-	_, err := p.r.db.ClaimTask(p.ctx, p.fence(), taskID, conn)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 30*time.Second)
+	defer cancel()
+	_, err := p.r.db.ClaimTask(ctx, p.fence(), taskID, conn)
 	return conn, err
 }
 

@@ -105,9 +105,9 @@ func (p *pass) recordStopOnReserved(li ledger.Intent, why string) error {
 	return p.recordStop(a, why, cause)
 }
 
-// nameSite names site on the reports the pass added to its summary since
-// it held from of them that name none (a budget skip, an intent a stop
-// left unattempted): `browserop runs` says which site each is for.
+// nameSite names site on each report of the summary from index from on
+// that names none (a budget skip, an intent a stop left unattempted):
+// `browserop runs` says which site each is for.
 func (p *pass) nameSite(from int, site string) {
 	for i := from; i < len(p.sum.Actions); i++ {
 		if p.sum.Actions[i].Site == "" {
