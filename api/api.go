@@ -161,6 +161,8 @@ func routeTable(mcp bool) []route {
 		{"POST", "/v1/tasks/{id}/grants", RoleUser, nil, (*server).grant},
 		{"POST", "/v1/actions/{id}/confirm", RoleUser, nil, (*server).confirm},
 		{"POST", "/v1/actions/{id}/resolve", RoleUser, nil, (*server).resolve},
+		{"GET", "/v1/runs", RoleAgent, []string{"limit"}, (*server).listRuns},
+		{"GET", "/v1/runs/{id}", RoleAgent, nil, (*server).getRun},
 		{"GET", "/v1/status", RoleAgent, nil, (*server).getStatus},
 		{"GET", "/v1/openapi.json", RoleAgent, nil, (*server).openAPI},
 	}
@@ -480,14 +482,24 @@ func (s *server) tasksFor(r *http.Request) *tasks.Service {
 	return s.tasks.Agent()
 }
 
+// limitOf is the request's limit query parameter, from 1 to most; 0 when
+// it has none (the default).
+func limitOf(r *http.Request, most int) (int, error) {
+	v := r.URL.Query()["limit"]
+	if len(v) == 0 {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v[0])
+	if len(v) > 1 || err != nil || n < 1 || n > most {
+		return 0, apiErrorf(http.StatusBadRequest, "bad_query", "limit must be one integer from 1 to %d", most)
+	}
+	return n, nil
+}
+
 func (s *server) listTasks(w http.ResponseWriter, r *http.Request) error {
-	limit := 0 // the default
-	if v := r.URL.Query()["limit"]; len(v) > 0 {
-		n, err := strconv.Atoi(v[0])
-		if len(v) > 1 || err != nil || n < 1 || n > tasks.MaxList {
-			return apiErrorf(http.StatusBadRequest, "bad_query", "limit must be one integer from 1 to %d", tasks.MaxList)
-		}
-		limit = n
+	limit, err := limitOf(r, tasks.MaxList)
+	if err != nil {
+		return err
 	}
 	ts, err := s.tasksFor(r).List(r.Context(), limit)
 	if err != nil {
@@ -506,13 +518,53 @@ func (s *server) getTask(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// RunList is the answer of GET /v1/runs.
+type RunList struct {
+	Runs []tasks.RunState `json:"runs"`
+}
+
+// listRuns answers the newest operator passes with their skips; an agent
+// is not told the person's calendar entries or action ids.
+func (s *server) listRuns(w http.ResponseWriter, r *http.Request) error {
+	limit, err := limitOf(r, tasks.MaxRuns)
+	if err != nil {
+		return err
+	}
+	rs, err := s.tasksFor(r).Runs(r.Context(), limit)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, RunList{Runs: rs})
+	return nil
+}
+
+func (s *server) getRun(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.tasksFor(r).Run(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
 // submit adds an intent; 202 because the next operator pass performs it.
+// An Interaction-Generation header names the task's interaction generation
+// the caller read: a submission after another turn is 409
+// stale_generation.
 func (s *server) submit(w http.ResponseWriter, r *http.Request) error {
+	var at int64
+	if vs := r.Header.Values("Interaction-Generation"); len(vs) > 0 {
+		n, err := strconv.ParseInt(vs[0], 10, 64)
+		if len(vs) > 1 || err != nil || n < 1 {
+			return apiErrorf(http.StatusBadRequest, "usage", "the Interaction-Generation header must be one integer of 1 or more")
+		}
+		at = n
+	}
 	var in intent.Request
 	if err := s.decode(r, &in, false); err != nil {
 		return err
 	}
-	st, err := s.tasksFor(r).Submit(r.Context(), r.PathValue("id"), in)
+	st, err := s.tasksFor(r).SubmitAt(r.Context(), r.PathValue("id"), in, at)
 	if err != nil {
 		return err
 	}

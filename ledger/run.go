@@ -68,17 +68,53 @@ func (db *DB) FinishRun(ctx context.Context, f Fence, id, outcome string, summar
 
 // GetRun returns a run, or ErrNotFound.
 func (db *DB) GetRun(ctx context.Context, id string) (Run, error) {
-	var r Run
-	var started int64
-	var ended sql.NullInt64
-	var outcome, summary sql.NullString
-	err := db.read.QueryRowContext(ctx, `SELECT id, lease_name, generation, holder, started_at, ended_at, outcome, summary_json
-		FROM runs WHERE id = ?`, id).Scan(&r.ID, &r.LeaseName, &r.Generation, &r.Holder, &started, &ended, &outcome, &summary)
+	r, err := scanRun(db.read.QueryRowContext(ctx, `SELECT id, lease_name, generation, holder, started_at, ended_at, outcome, summary_json
+		FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, fmt.Errorf("run %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return Run{}, fmt.Errorf("read run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// ListRuns returns the newest runs first (by start, then id), at most
+// limit, which must be at least 1. A run still going has no end, outcome
+// or summary.
+func (db *DB) ListRuns(ctx context.Context, limit int) ([]Run, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("list runs: limit must be at least 1, got %d", limit)
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT id, lease_name, generation, holder, started_at, ended_at, outcome, summary_json
+		FROM runs ORDER BY started_at DESC, id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	return out, nil
+}
+
+// scanRun reads a run from a row of id, lease_name, generation, holder,
+// started_at, ended_at, outcome, summary_json.
+func scanRun(row interface{ Scan(...any) error }) (Run, error) {
+	var r Run
+	var started int64
+	var ended sql.NullInt64
+	var outcome, summary sql.NullString
+	if err := row.Scan(&r.ID, &r.LeaseName, &r.Generation, &r.Holder, &started, &ended, &outcome, &summary); err != nil {
+		return Run{}, err
 	}
 	r.StartedAt, r.EndedAt = fromNanos(started), fromNullNanos(ended)
 	r.Outcome = outcome.String

@@ -85,8 +85,12 @@ type Task struct {
 	Contract        Contract
 	Status          string
 	OwnerGeneration int64
-	Result          json.RawMessage
-	Grants          []Grant
+	// ConnectionGeneration and InteractionGeneration: see ClaimTask and
+	// TakeTurn (migration 0011).
+	ConnectionGeneration  int64
+	InteractionGeneration int64
+	Result                json.RawMessage
+	Grants                []Grant
 	// FinishedAt is when the task was finished (zero: not yet): it accepts
 	// no more intents and becomes done once they are settled.
 	FinishedAt time.Time
@@ -201,8 +205,9 @@ func (db *DB) GetTask(ctx context.Context, id string) (Task, error) {
 	var created, updated int64
 	var finished sql.NullInt64
 	err := db.read.QueryRowContext(ctx, `SELECT id, idempotency_key, request_json, contract_json, status, owner_generation,
+		connection_generation, interaction_generation,
 		result_json, finished_at, created_at, updated_at FROM tasks WHERE id = ?`, id).Scan(&t.ID, &t.IdempotencyKey, &reqJSON,
-		&contractJSON, &t.Status, &t.OwnerGeneration, &result, &finished, &created, &updated)
+		&contractJSON, &t.Status, &t.OwnerGeneration, &t.ConnectionGeneration, &t.InteractionGeneration, &result, &finished, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
 	}

@@ -113,6 +113,7 @@ func listInputSchema() *jsonschema.Schema {
 func submitInputSchema() *jsonschema.Schema {
 	s := inputSchema[SubmitInput]()
 	s.Properties["task_id"].MinLength = jsonschema.Ptr(1)
+	s.Properties["interaction_generation"].Minimum = jsonschema.Ptr(1.0)
 	in := s.Properties["intent"]
 	in.Properties["site"].MinLength = jsonschema.Ptr(1)
 	in.Properties["actor"].MinLength = jsonschema.Ptr(1)
@@ -152,24 +153,27 @@ func taskStateSchema() *jsonschema.Schema {
 	s := outputSchema[tasks.State]()
 	s.Description = "a task's durable state"
 	describe(s, map[string]string{
-		"status":              "open, done (finished and every intent settled) or cancelled",
-		"contract":            "the task's immutable contract",
-		"grants":              "extra domains the person approved for this task only",
-		"owner_generation":    "the fencing generation of the operator that last acted for the task",
-		"current_interaction": "idle, acting, waiting_for_confirmation (the person must approve an action), waiting_for_reconciliation (an effect is uncertain) or waiting_for_moderation (the site holds an effect for moderation)",
-		"intents":             "how many intents were submitted",
-		"finished":            "the task accepts no more intents (task_finish); it becomes done once every intent is settled",
-		"submitted_intent":    "in task_submit's answer: the id of the intent it accepted (the same intent again names the first)",
-		"result":              "once done or cancelled: each intent with its outcome (known_complete, not_done, uncertain, moderated...) and permalink",
-		"actions":             "the task's actions, one per external effect",
-		"history":             "the task's append-only history",
+		"status":                 "open, done (finished and every intent settled) or cancelled",
+		"contract":               "the task's immutable contract",
+		"grants":                 "extra domains the person approved for this task only",
+		"owner_generation":       "the fencing generation of the operator that last acted for the task",
+		"connection_generation":  "the operator's browser connection that last acted for the task: one more each time the operator connects to the browser again",
+		"interaction_generation": "the count of observe and act turns taken on the task (task_observe, task_submit); pass it to task_submit to have the submission refused if another turn was taken since",
+		"current_interaction":    "idle, acting, waiting_for_confirmation (the person must approve an action), waiting_for_reconciliation (an effect is uncertain) or waiting_for_moderation (the site holds an effect for moderation)",
+		"intents":                "how many intents were submitted",
+		"finished":               "the task accepts no more intents (task_finish); it becomes done once every intent is settled",
+		"submitted_intent":       "in task_submit's answer: the id of the intent it accepted (the same intent again names the first)",
+		"result":                 "once done or cancelled: each intent with its outcome (known_complete, not_done, uncertain, moderated...) and permalink",
+		"actions":                "the task's actions, one per external effect",
+		"history":                "the task's append-only history",
 	})
 	describe(s.Properties["actions"].Items, map[string]string{
-		"intent_id":    "the intent this action performs (the id task_submit answered)",
-		"effect_state": "pending, needs_confirmation (waits for the person), executing, known_complete, not_done, uncertain (never retried blindly) or moderated (made, held by the site's moderators: never retried, verified once public)",
-		"result":       "the canonical result, e.g. the permalink of the published post",
-		"failure":      "why the action is not done",
-		"last_stop":    "for a pending action: the last hard stop of a pass that held it before its click (kind such as login, cause, reason, run_id, at); absent once it went ahead",
+		"intent_id":     "the intent this action performs (the id task_submit answered)",
+		"effect_state":  "pending, needs_confirmation (waits for the person), executing, known_complete, not_done, uncertain (never retried blindly) or moderated (made, held by the site's moderators: never retried, verified once public)",
+		"result":        "the canonical result, e.g. the permalink of the published post",
+		"failure":       "why the action is not done",
+		"effect_reason": "for a not_done action: why its effect is definitely absent: proven_absent (performed, then proven absent), absent_by_person (uncertain, then a person said it is not there), rejected_by_moderators, declined (the person declined it), abandoned (its task was cancelled before it was performed) or never_performed (ended before the click)",
+		"last_stop":     "for a pending action: the last hard stop of a pass that held it before its click (kind such as login, cause, reason, run_id, at); absent once it went ahead",
 	})
 	return s
 }
@@ -178,11 +182,12 @@ func observationSchema() *jsonschema.Schema {
 	s := outputSchema[tasks.Observation]()
 	s.Description = "a value-free summary of what the task's tab shows"
 	describe(s, map[string]string{
-		"tab":                "none, live, handoff (left open for the person), missing, closed_verified or closure_unverified",
-		"origin":             "the scheme and host of the tab's page, without path or query",
-		"inspection_epoch":   "increases when a missing tab is reopened; earlier evidence is void",
-		"waiting_for_person": "ids of actions waiting for the person",
-		"pending_intents":    "submitted intents not yet performed (a thread counts once)",
+		"tab":                    "none, live, handoff (left open for the person), missing, closed_verified or closure_unverified",
+		"origin":                 "the scheme and host of the tab's page, without path or query",
+		"inspection_epoch":       "increases when a missing tab is reopened; earlier evidence is void",
+		"waiting_for_person":     "ids of actions waiting for the person",
+		"pending_intents":        "submitted intents not yet performed (a thread counts once)",
+		"interaction_generation": "the turn this observation took: pass it to task_submit to have the submission refused if another turn was taken since",
 	})
 	return s
 }

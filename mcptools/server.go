@@ -57,7 +57,7 @@ Retrying task_create with the same key and the same request returns the same tas
 
 Your authority is the task's contract. Some steps belong to the person alone and have no tool: approving extra domains, answering actions that wait for the person (see waiting_for_person in task_observe), and settling actions whose effect is uncertain. When a task waits for the person, tell them; do not resubmit the intent.
 
-Errors start with a stable code: usage, forbidden, not_found, conflict, illegal_transition, internal.`
+Errors start with a stable code: usage, forbidden, not_found, conflict, stale_generation (another turn was taken on the task since the interaction_generation you passed: read its state again), illegal_transition, internal.`
 
 // NewServer returns browserop's MCP server over tasks, with the seven task
 // tools. The tools always act as an agent (tasks.Agent()): they see only
@@ -202,6 +202,8 @@ type TaskList struct {
 type SubmitInput struct {
 	TaskID string         `json:"task_id" jsonschema:"the task's id"`
 	Intent intent.Request `json:"intent" jsonschema:"the intent to perform"`
+	// InteractionGeneration fences the submission (tasks.Service.SubmitAt).
+	InteractionGeneration int64 `json:"interaction_generation,omitempty" jsonschema:"the task's interaction_generation you last read (task_state or task_observe); the submission is refused with stale_generation if another turn was taken on the task since. Absent: no check"`
 }
 
 // FinishInput is task_finish's input.
@@ -246,7 +248,7 @@ func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in ListInput) 
 }
 
 func (t *tools) submit(ctx context.Context, _ *mcp.CallToolRequest, in SubmitInput) (*mcp.CallToolResult, tasks.State, error) {
-	st, err := t.tasks.Submit(ctx, in.TaskID, in.Intent)
+	st, err := t.tasks.SubmitAt(ctx, in.TaskID, in.Intent, in.InteractionGeneration)
 	return nil, normalize(st), coded(err)
 }
 

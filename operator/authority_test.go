@@ -249,6 +249,10 @@ func TestCancelledBeforeClickIsNotClicked(t *testing.T) {
 	require.Equal(t, ledger.Abandoned, acts[0].FailureClass)
 	require.False(t, acts[0].ExecutingAt.IsZero(), "it had gone executing: the check right before the click refused it")
 	require.Contains(t, acts[0].FailureReason, "the task was cancelled")
+	st, err := svc.Get(ctx, task.ID)
+	require.NoError(t, err)
+	require.Equal(t, "not_done", st.Actions[0].Effect)
+	require.Equal(t, tasks.ReasonAbandoned, st.Actions[0].EffectReason, "abandoned, not proven absent: nothing was clicked")
 }
 
 // A calendar entry's task takes no other intent: one submitted to it (the

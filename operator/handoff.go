@@ -334,7 +334,7 @@ func (p *pass) holdHandoff(m *mutation, c ledger.Confirmation, why string, decli
 // reportWith is report with a reason of its own, also for a verified
 // action.
 func (p *pass) reportWith(a ledger.Action, entry string, note Note, reason string) {
-	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: a.Status, Result: a.CanonicalResult, Note: note, Reason: reason}
+	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Site: a.Site, Status: a.Status, Result: a.CanonicalResult, Note: note, Reason: reason}
 	p.sum.Actions = append(p.sum.Actions, rep)
 	p.sum.count(Count(note))
 	p.logAction(rep)

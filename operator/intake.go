@@ -1,9 +1,11 @@
 package operator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/browserop/browserop/calendar"
 	"github.com/browserop/browserop/ledger"
@@ -27,7 +29,7 @@ func (p *pass) entry(e calendar.Entry) error {
 		// Edited after an action of it was performed: never publish the
 		// edited version.
 		p.sum.count(CountConflicts)
-		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: e.Type.Kind, Status: StatusConflict,
+		p.sum.Actions = append(p.sum.Actions, ActionReport{Entry: e.ID, Type: e.Type.Kind, Site: e.Site, Status: StatusConflict,
 			Reason: "the entry changed after an action of it was performed; it is not published"})
 		p.problem(fmt.Sprintf("calendar: %s:%d: entry %q changed after an action of it was performed; restore it or give it a new id", e.File, e.Line, e.ID))
 		return nil
@@ -45,7 +47,17 @@ func (p *pass) entry(e calendar.Entry) error {
 // runEntry carries an entry's intents (a thread's parts in order) through
 // process. late marks a calendar entry past its grace: missed, unless
 // something of it was already performed.
-func (p *pass) runEntry(e calendar.Entry, task ledger.Task, o owner, late bool) error {
+func (p *pass) runEntry(e calendar.Entry, task ledger.Task, o owner, late bool) (err error) {
+	defer p.nameSite(len(p.sum.Actions), e.Site)
+	conn, err := p.claim(task.ID, -1)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err == nil {
+			_, err = p.claim(task.ID, conn)
+		}
+	}()
 	if late {
 		// Missed only while nothing of the entry has been performed: a thread
 		// already begun is finished, not left half published.
@@ -72,6 +84,25 @@ func (p *pass) runEntry(e calendar.Entry, task ledger.Task, o owner, late bool) 
 		parent = a.CanonicalResult
 	}
 	return nil
+}
+
+// claim records that this pass, through its browser connection, acts on
+// the task (its owner and connection generations), unless it claimed it
+// already through the same connection (had; -1 for none): a pass of an
+// older generation is refused (ledger.ErrStaleGeneration), as its writes
+// are. Called before and after acting, as the browser may connect (again)
+// in between. It returns the connection it claimed the task through.
+// Like a transition, it is recorded even while the pass is being
+// cancelled.
+func (p *pass) claim(taskID string, had int64) (int64, error) {
+	conn := p.r.connection()
+	if conn == had {
+		return conn, nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 30*time.Second)
+	defer cancel()
+	_, err := p.r.db.ClaimTask(ctx, p.fence(), taskID, conn)
+	return conn, err
 }
 
 // taskIntents performs the intents agents submitted to open tasks, in

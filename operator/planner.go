@@ -222,7 +222,7 @@ func (p *pass) plan(due []calendar.Entry) error {
 	for _, c := range cands {
 		if c.Score < p.r.cfg.QualityThreshold {
 			p.sum.count(CountQualitySkips)
-			p.sum.Actions = append(p.sum.Actions, ActionReport{Type: c.Type.Kind, Status: StatusQualitySkip,
+			p.sum.Actions = append(p.sum.Actions, ActionReport{Type: c.Type.Kind, Site: c.Site, Status: StatusQualitySkip,
 				Reason: fmt.Sprintf("score %.2f is below the threshold %.2f", c.Score, p.r.cfg.QualityThreshold)})
 			continue
 		}
@@ -242,8 +242,18 @@ func (p *pass) plan(due []calendar.Entry) error {
 		if task.Status != ledger.TaskOpen {
 			continue // done (its candidate is settled) or cancelled
 		}
+		conn, err := p.claim(task.ID, -1)
+		if err != nil {
+			return err
+		}
+		from := len(p.sum.Actions)
 		if !c.Type.IsThread() {
-			if _, err := p.process(entryIntent(e, task, ownTask(key)), "", false); err != nil {
+			_, err := p.process(entryIntent(e, task, ownTask(key)), "", false)
+			p.nameSite(from, c.Site)
+			if err != nil {
+				return err
+			}
+			if _, err := p.claim(task.ID, conn); err != nil {
 				return err
 			}
 			continue
@@ -258,6 +268,10 @@ func (p *pass) plan(due []calendar.Entry) error {
 				break
 			}
 			parent = a.CanonicalResult
+		}
+		p.nameSite(from, c.Site)
+		if _, err := p.claim(task.ID, conn); err != nil {
+			return err
 		}
 	}
 	return nil

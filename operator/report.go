@@ -22,7 +22,7 @@ func (p *pass) problem(msg string) {
 // report records what became of an action in the pass's summary (counted
 // under note) and logs it; a held action's reason is the hard stop.
 func (p *pass) report(a ledger.Action, entry string, note Note) {
-	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: a.Status, Result: a.CanonicalResult, Note: note}
+	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Site: a.Site, Status: a.Status, Result: a.CanonicalResult, Note: note}
 	if a.Status != ledger.Verified {
 		rep.Reason = a.FailureReason
 	}
@@ -47,7 +47,7 @@ func (p *pass) add(rep ActionReport) {
 // (recordStop), so that `actions show` says it too; the cause is kept as
 // the site's, for the site's later actions this pass holds.
 func (p *pass) reportHeld(a ledger.Action, entry string, err error) error {
-	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Status: a.Status, Note: NoteHeld}
+	rep := ActionReport{ActionID: a.ID, Entry: entry, Type: a.Type, Site: a.Site, Status: a.Status, Note: NoteHeld}
 	why := p.stoppedFor(a.Site)
 	rep.Reason = "hard stop: " + why
 	var cause string
@@ -103,6 +103,17 @@ func (p *pass) recordStopOnReserved(li ledger.Intent, why string) error {
 		cause = p.siteCauses[a.Site]
 	}
 	return p.recordStop(a, why, cause)
+}
+
+// nameSite names site on each report of the summary from index from on
+// that names none (a budget skip, an intent a stop left unattempted):
+// `browserop runs` says which site each is for.
+func (p *pass) nameSite(from int, site string) {
+	for i := from; i < len(p.sum.Actions); i++ {
+		if p.sum.Actions[i].Site == "" {
+			p.sum.Actions[i].Site = site
+		}
+	}
 }
 
 // maxCause bounds the cause a held action's reason quotes.

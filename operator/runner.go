@@ -136,6 +136,7 @@ type Runner struct {
 
 	mu       sync.Mutex
 	browser  *browser.Browser
+	conn     int64 // the browser connection's generation (ledger.NextConnection)
 	draining atomic.Bool
 }
 
@@ -250,8 +251,21 @@ func (r *Runner) getBrowser(ctx context.Context) (*browser.Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.browser = b
+	n, err := r.db.NextConnection(ctx, r.cfg.LeaseName)
+	if err != nil {
+		_ = b.Disconnect()
+		return nil, fmt.Errorf("record the browser connection: %w", err)
+	}
+	r.browser, r.conn = b, n
 	return b, nil
+}
+
+// connection is the generation of the browser connection in use: 0
+// before the runner connected.
+func (r *Runner) connection() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.conn
 }
 
 // Outcome of a pass.
@@ -267,11 +281,13 @@ const (
 )
 
 // ActionReport is one action's outcome in a pass, value-free but for the
-// canonical result a person can open.
+// canonical result a person can open. Site is its intent's site, by which
+// `browserop runs` says what each skip was for.
 type ActionReport struct {
 	ActionID string        `json:"action_id"`
 	Entry    string        `json:"entry,omitempty"`
 	Type     kind.Kind     `json:"type"`
+	Site     string        `json:"site,omitempty"`
 	Status   ledger.Status `json:"status"` // the action's, or one of the Status* of this package
 	Result   string        `json:"result,omitempty"`
 	Reason   string        `json:"reason,omitempty"`

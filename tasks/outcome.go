@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -42,8 +43,14 @@ type IntentOutcome struct {
 	Permalinks []string `json:"permalinks,omitempty"`
 	// Failure says why an intent is not done.
 	Failure string `json:"failure,omitempty"`
+	// Reason says, for an intent not done, why its effect is definitely
+	// absent (ReasonProvenAbsent, ReasonDeclined...): its failed action's
+	// (ActionState.EffectReason).
+	Reason string `json:"reason,omitempty"`
 	// Actions are the ids of the intent's actions (a thread's one per part).
 	Actions []string `json:"actions"`
+	// failed is the action whose failure settled the intent, if one did.
+	failed ledger.Action
 }
 
 // Settled reports whether nothing more will happen to the intent.
@@ -140,7 +147,7 @@ func outcomeOf(ref intentRef, acts []ledger.Action, maxAttempts int) IntentOutco
 	}
 	for _, a := range acts {
 		if a.Status == ledger.Failed && !a.Replannable(maxAttempts) {
-			o.Outcome, o.Failure = OutcomeNotDone, a.FailureReason
+			o.Outcome, o.Failure, o.failed = OutcomeNotDone, a.FailureReason, a
 			if verified > 0 {
 				o.Failure += " (published before it: " + itoa(verified) + " of " + itoa(ref.parts) + " parts)"
 			}
@@ -156,7 +163,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // what was not performed never will be.
 func cancelledOutcome(o IntentOutcome) IntentOutcome {
 	if o.Outcome == OutcomePending {
-		o.Outcome = OutcomeNotDone
+		o.Outcome, o.Reason = OutcomeNotDone, ReasonAbandoned
 		o.Failure = "the task was cancelled before it was performed"
 		if len(o.Permalinks) > 0 {
 			o.Failure = "the task was cancelled part way: " + itoa(len(o.Permalinks)) + " parts were published"
@@ -216,4 +223,86 @@ func DueIntents(ctx context.Context, db *ledger.DB, maxAttempts int) ([]Due, err
 		due = append(due, Due{Task: task, Intent: ti, Request: in})
 	}
 	return due, nil
+}
+
+// Why an effect is definitely absent (effect_state not_done, outcome
+// not_done): the seed's "definitely absent", told apart by what the
+// action's history shows.
+const (
+	// ReasonProvenAbsent: the action went executing and the operator
+	// proved the effect absent: the site refused the click, the click sent
+	// nothing, or a complete, settled view showed no such item.
+	ReasonProvenAbsent = "proven_absent"
+	// ReasonAbsentByPerson: the effect was uncertain and a person said it
+	// is not there.
+	ReasonAbsentByPerson = "absent_by_person"
+	// ReasonRejectedByModerators: the site held the effect for
+	// moderation, and a person said the moderators rejected it.
+	ReasonRejectedByModerators = "rejected_by_moderators"
+	// ReasonDeclined: the person declined the action its confirmation
+	// asked for; nothing was clicked.
+	ReasonDeclined = "declined"
+	// ReasonAbandoned: its task was cancelled (or its calendar entry
+	// edited) before it was performed; nothing was clicked.
+	ReasonAbandoned = "abandoned"
+	// ReasonNeverPerformed: the operator ended it before the click for a
+	// reason of its own (a step or a read-back failed, outside the
+	// authority, missed its time); nothing was clicked.
+	ReasonNeverPerformed = "never_performed"
+)
+
+// absentReason is why failed action a is definitely absent, from its
+// history (the event that failed it: from which status, by whom, when),
+// its failure class, its confirmation and its task's history (cancelled
+// or superseded before or as it failed). "" for an action that is not
+// failed.
+func absentReason(ctx context.Context, db *ledger.DB, a ledger.Action) (string, error) {
+	if a.Status != ledger.Failed {
+		return "", nil
+	}
+	evs, err := db.Events(ctx, a.ID)
+	if err != nil {
+		return "", err
+	}
+	var last ledger.Event
+	for _, e := range evs {
+		if e.To == ledger.Failed {
+			last = e
+		}
+	}
+	switch {
+	case last.From == ledger.Moderated:
+		return ReasonRejectedByModerators, nil
+	case last.From == ledger.Ambiguous && last.By == ledger.ByPerson:
+		return ReasonAbsentByPerson, nil
+	}
+	clicked := last.From == ledger.Executing || last.From == ledger.Ambiguous
+	if a.FailureClass == ledger.Abandoned {
+		// Given up on, not failed: declined (before the click, or after
+		// the prepared tab was handed to the person, who did not click),
+		// or its task cancelled right before the click.
+		if c, err := db.GetConfirmation(ctx, a.ID); err == nil && c.State == ledger.ConfirmDeclined {
+			return ReasonDeclined, nil
+		} else if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+			return "", err
+		}
+		if a.TaskID != "" {
+			evs, err := db.TaskEvents(ctx, a.TaskID)
+			if err != nil {
+				return "", err
+			}
+			for _, e := range evs {
+				// Cancelled before it failed, or superseded by the pass
+				// that failed it (in the same transaction, after it).
+				if e.Kind == ledger.TaskCancelled && !e.At.After(last.At) ||
+					e.Kind == "superseded" && e.Generation == last.Generation && !e.At.Before(last.At) {
+					return ReasonAbandoned, nil
+				}
+			}
+		}
+	}
+	if clicked {
+		return ReasonProvenAbsent, nil
+	}
+	return ReasonNeverPerformed, nil
 }

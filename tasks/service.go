@@ -267,12 +267,20 @@ type State struct {
 	Status string `json:"status"`
 	// Finished: the task takes no more intents; it is done once every
 	// intent is settled.
-	Finished        bool            `json:"finished"`
-	Contract        ledger.Contract `json:"contract"`
-	Grants          []GrantState    `json:"grants"`
-	OwnerGeneration int64           `json:"owner_generation"`
-	Interaction     string          `json:"current_interaction"`
-	Intents         int             `json:"intents"`
+	Finished bool            `json:"finished"`
+	Contract ledger.Contract `json:"contract"`
+	Grants   []GrantState    `json:"grants"`
+	// OwnerGeneration is the lease generation of the operator that last
+	// acted on the task, ConnectionGeneration its browser connection then
+	// (one more each time the operator connects again), and
+	// InteractionGeneration the count of observe and act turns taken on
+	// it through the task service (Observe, Submit): see ledger.ClaimTask
+	// and ledger.TakeTurn.
+	OwnerGeneration       int64  `json:"owner_generation"`
+	ConnectionGeneration  int64  `json:"connection_generation"`
+	InteractionGeneration int64  `json:"interaction_generation"`
+	Interaction           string `json:"current_interaction"`
+	Intents               int    `json:"intents"`
 	// SubmittedIntent is, in the answer to a submission, the id of the
 	// intent it accepted (or found, for the same intent again).
 	SubmittedIntent string        `json:"submitted_intent,omitempty"`
@@ -310,6 +318,11 @@ type ActionState struct {
 	// the person for it is not proven closed): docs/operator.md,
 	// "Confirmations and the handed-off tab".
 	Held string `json:"held,omitempty"`
+	// EffectReason says, for an action not_done, why its effect is
+	// definitely absent: proven_absent, absent_by_person,
+	// rejected_by_moderators, declined, abandoned or never_performed
+	// (the Reason constants). The effect_state stays not_done.
+	EffectReason string `json:"effect_reason,omitempty"`
 	// LastStop is, for a pending action, the last hard stop of a pass
 	// that held it before its click (nobody signed in, another account,
 	// a blocker screen...); none once it went ahead.
@@ -530,7 +543,7 @@ func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts i
 		if len(groups[ref.id]) > 0 {
 			res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.id], maxAttempts))
 		}
-		return res, nil
+		return res, withReasons(ctx, db, res)
 	}
 	intents, err := db.TaskIntents(ctx, t.ID)
 	if err != nil {
@@ -543,7 +556,23 @@ func taskResult(ctx context.Context, db *ledger.DB, t ledger.Task, maxAttempts i
 		}
 		res.Intents = append(res.Intents, outcomeOf(ref, groups[ref.id], maxAttempts))
 	}
-	return res, nil
+	return res, withReasons(ctx, db, res)
+}
+
+// withReasons gives each intent of res that is not done for a failed
+// action the reason its effect is definitely absent.
+func withReasons(ctx context.Context, db *ledger.DB, res Result) error {
+	for i, o := range res.Intents {
+		if o.Outcome != OutcomeNotDone || o.failed.ID == "" {
+			continue
+		}
+		r, err := absentReason(ctx, db, o.failed)
+		if err != nil {
+			return err
+		}
+		res.Intents[i].Reason = r
+	}
+	return nil
 }
 
 // result is t's result; cancelled, what was not performed is not done.
@@ -583,8 +612,20 @@ func entryWord(t ledger.Task) string {
 // unreadable or not an image, or one the site does not take, is errcode.ErrUsage
 // naming the file. Each file's SHA-256 and type are recorded with the
 // intent. The same intent twice (with the same file bytes) is one intent.
-// The answer names the intent (SubmittedIntent).
+// The answer names the intent (SubmittedIntent). A submission is an act
+// turn: the task's interaction generation grows by one (see SubmitAt).
 func (s *Service) Submit(ctx context.Context, taskID string, in intent.Request) (State, error) {
+	return s.SubmitAt(ctx, taskID, in, 0)
+}
+
+// SubmitAt is Submit for a caller that read the task at interaction
+// generation at (0: any): when another turn was taken on the task since,
+// it is refused with a *ledger.StaleError (errors.Is
+// ledger.ErrStaleGeneration), and nothing is submitted.
+func (s *Service) SubmitAt(ctx context.Context, taskID string, in intent.Request, at int64) (State, error) {
+	if at < 0 {
+		return State{}, usage("interaction_generation must be 1 or more, got %d", at)
+	}
 	t, err := s.task(ctx, taskID)
 	if err != nil {
 		return State{}, err
@@ -621,6 +662,9 @@ func (s *Service) Submit(ctx context.Context, taskID string, in intent.Request) 
 	// of the media directory.
 	in, err = s.withMedia(in, site)
 	if err != nil {
+		return State{}, err
+	}
+	if _, err := s.db.TakeTurn(ctx, taskID, at); err != nil {
 		return State{}, err
 	}
 	ti, _, err := s.db.AddTaskIntent(ctx, taskID, in, in.Effects())
@@ -695,7 +739,7 @@ func (s *Service) answer(ctx context.Context, actionID, state, by, reason string
 	if err != nil {
 		return ActionState{}, err
 	}
-	return s.actionState(ctx, a), nil
+	return s.actionState(ctx, a)
 }
 
 // Resolution is a person's word on an ambiguous or moderated action.
@@ -758,7 +802,7 @@ func (s *Service) Resolve(ctx context.Context, actionID string, r Resolution) (A
 	if err != nil {
 		return ActionState{}, err
 	}
-	return s.actionState(ctx, a), nil
+	return s.actionState(ctx, a)
 }
 
 // Observation is a value-free summary of what a task's tab shows: which
@@ -772,11 +816,23 @@ type Observation struct {
 	Epoch         int      `json:"inspection_epoch,omitempty"`
 	Waiting       []string `json:"waiting_for_person,omitempty"` // action ids needing confirmation or resolution
 	PendingIntent int      `json:"pending_intents"`
+	// InteractionGeneration is the turn this observation took: pass it
+	// with the next submission (SubmitAt) to have it refused if another
+	// turn was taken on the task since.
+	InteractionGeneration int64 `json:"interaction_generation"`
 }
 
 // Observe returns the task's Observation from the ledger. Pending intents
-// are counted by intent (a thread is one), not by action.
+// are counted by intent (a thread is one), not by action. An observation
+// is a turn: the task's interaction generation grows by one.
 func (s *Service) Observe(ctx context.Context, taskID string) (Observation, error) {
+	if _, err := s.task(ctx, taskID); err != nil {
+		return Observation{}, err
+	}
+	turn, err := s.db.TakeTurn(ctx, taskID, 0)
+	if err != nil {
+		return Observation{}, err
+	}
 	t, err := s.task(ctx, taskID)
 	if err != nil {
 		return Observation{}, err
@@ -785,7 +841,7 @@ func (s *Service) Observe(ctx context.Context, taskID string) (Observation, erro
 	if err != nil {
 		return Observation{}, err
 	}
-	o := Observation{TaskID: taskID, Status: st.Status, Tab: "none"}
+	o := Observation{TaskID: taskID, Status: st.Status, Tab: "none", InteractionGeneration: turn}
 	tabs, err := s.db.ListTabs(ctx, taskID)
 	if err != nil {
 		return Observation{}, err
@@ -819,7 +875,8 @@ func (s *Service) Observe(ctx context.Context, taskID string) (Observation, erro
 func (s *Service) state(ctx context.Context, t ledger.Task) (State, error) {
 	st := State{ID: t.ID, Title: t.Request.Title, Source: t.Request.Source, Status: t.Status, Contract: t.Contract,
 		Finished: !t.FinishedAt.IsZero() || t.Status == ledger.TaskDone,
-		Grants:   []GrantState{}, OwnerGeneration: t.OwnerGeneration, Actions: []ActionState{}, History: []HistoryEntry{},
+		Grants:   []GrantState{}, OwnerGeneration: t.OwnerGeneration, ConnectionGeneration: t.ConnectionGeneration,
+		InteractionGeneration: t.InteractionGeneration, Actions: []ActionState{}, History: []HistoryEntry{},
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Interaction: "idle"}
 	for _, g := range t.Grants {
 		st.Grants = append(st.Grants, GrantState{Domain: g.Domain, GrantedBy: g.GrantedBy, At: g.CreatedAt})
@@ -837,7 +894,10 @@ func (s *Service) state(ctx context.Context, t ledger.Task) (State, error) {
 		return State{}, err
 	}
 	for _, a := range acts {
-		as := s.actionState(ctx, a)
+		as, err := s.actionState(ctx, a)
+		if err != nil {
+			return State{}, err
+		}
 		st.Actions = append(st.Actions, as)
 		switch {
 		case as.Effect == "needs_confirmation":
@@ -849,7 +909,6 @@ func (s *Service) state(ctx context.Context, t ledger.Task) (State, error) {
 		case as.Effect == "moderated" && st.Interaction == "idle":
 			st.Interaction = "waiting_for_moderation"
 		}
-		st.OwnerGeneration = max(st.OwnerGeneration, a.Generation)
 	}
 	if t.Status != ledger.TaskOpen {
 		// Read afresh: a person may have resolved an effect since.
@@ -869,7 +928,7 @@ func (s *Service) state(ctx context.Context, t ledger.Task) (State, error) {
 	return st, nil
 }
 
-func (s *Service) actionState(ctx context.Context, a ledger.Action) ActionState {
+func (s *Service) actionState(ctx context.Context, a ledger.Action) (ActionState, error) {
 	as := ActionState{ID: a.ID, IntentID: a.IntentID, Type: string(a.Type), Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
 	if a.Status == ledger.Failed {
 		as.Failure = a.FailureReason
@@ -895,10 +954,15 @@ func (s *Service) actionState(ctx context.Context, a ledger.Action) ActionState 
 		as.Effect = "known_complete"
 	case ledger.Failed:
 		as.Effect = "not_done"
+		r, err := absentReason(ctx, s.db, a)
+		if err != nil {
+			return ActionState{}, err
+		}
+		as.EffectReason = r
 	case ledger.Ambiguous:
 		as.Effect = "uncertain"
 	case ledger.Moderated:
 		as.Effect = "moderated"
 	}
-	return as
+	return as, nil
 }

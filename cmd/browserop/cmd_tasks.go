@@ -150,13 +150,19 @@ func cmdTasks(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "contract: domains %s; capabilities %s; confirm %s; max side effects %d\n",
 			strings.Join(cleanAll(t.Contract.Domains), ","), strings.Join(cleanAll(t.Contract.Capabilities), ","),
 			dash(strings.Join(cleanAll(t.Contract.Confirm), ",")), t.Contract.MaxSideEffects)
+		fmt.Fprintf(e.stdout, "generations: owner %d (the operator that last acted on it), connection %d (its browser connection), interaction %d (observe and act turns)\n",
+			t.OwnerGeneration, t.ConnectionGeneration, t.InteractionGeneration)
 		for _, g := range t.Grants {
 			fmt.Fprintf(e.stdout, "grant: %s by %s at %s\n", clean(g.Domain), clean(g.GrantedBy), fmtTime(g.At))
 		}
 		tw := table(e.stdout)
 		fmt.Fprintln(tw, "ACTION\tINTENT\tTYPE\tSTATUS\tEFFECT\tRESULT / FAILURE")
 		for _, a := range t.Actions {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(clean(a.IntentID)), a.Type, a.Status, a.Effect, dash(clean(a.Result+a.Failure)))
+			effect := a.Effect
+			if a.EffectReason != "" {
+				effect += " (" + a.EffectReason + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(clean(a.IntentID)), a.Type, a.Status, effect, dash(clean(a.Result+a.Failure)))
 		}
 		tw.Flush()
 		if t.Result != nil {
@@ -164,7 +170,11 @@ func cmdTasks(ctx context.Context, e *env, args []string) error {
 			tw = table(e.stdout)
 			fmt.Fprintln(tw, "INTENT\tTYPE\tOUTCOME\tPERMALINK / FAILURE")
 			for _, o := range t.Result.Intents {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clean(o.ID), clean(o.Type), o.Outcome, dash(clean(o.Permalink+" "+o.Failure)))
+				outcome := o.Outcome
+				if o.Reason != "" {
+					outcome += " (" + o.Reason + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clean(o.ID), clean(o.Type), outcome, dash(clean(o.Permalink+" "+o.Failure)))
 			}
 			tw.Flush()
 		}
