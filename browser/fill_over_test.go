@@ -35,5 +35,13 @@ func TestFillOver(t *testing.T) {
 	got, err := tab.Fill(ctx, "#user", "again", browser.Over("typed"))
 	require.NoError(t, err)
 	require.Equal(t, "again", got)
+	got, err = tab.Fill(ctx, "#user", "", browser.Over("again"))
+	require.NoError(t, err)
+	require.Equal(t, "", got)
+	got, err = tab.Fill(ctx, "#user", "into an empty field", browser.Over(""))
+	require.NoError(t, err, "an empty field read as empty")
+	require.Equal(t, "into an empty field", got)
+	_, err = tab.Fill(ctx, "#user", "x", browser.Over(""))
+	require.ErrorIs(t, err, browser.ErrFieldChanged, "no longer empty")
 	require.Zero(t, s.posts.Load(), "filling never submits")
 }

@@ -406,11 +406,11 @@ func (t *Tab) fill(ctx context.Context, frameSel, sel, text string, o fillOpts) 
 			Field   bool   `json:"field"`
 			Changed bool   `json:"changed"`
 		}
-		over := ""
+		var over []string // null: no check
 		if o.over != nil {
-			over = *o.over
+			over = []string{*o.over}
 		}
-		if err := t.eval(actx, jsPrepareFill, &prep, frameSel, sel, o.over != nil, over); err != nil {
+		if err := t.eval(actx, jsPrepareFill, &prep, frameSel, sel, over); err != nil {
 			return err
 		}
 		if err := prep.check(frameSel); err != nil {
