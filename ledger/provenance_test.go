@@ -116,10 +116,16 @@ func TestFieldProvenance(t *testing.T) {
 	_, err = db.FieldProvenanceOf(ctx, stale)
 	require.ErrorIs(t, err, ledger.ErrNotFound)
 
-	// The schema holds the same rules on any connection.
+	// The schema holds the same rules on any connection, and lists the
+	// states Go has.
 	raw, err := sql.Open("sqlite3", "file:"+db.Path())
 	require.NoError(t, err)
 	defer raw.Close()
+	var listed []string
+	for _, r := range queryAll(t, raw, `SELECT state FROM field_provenance_states`) {
+		listed = append(listed, r[0].(string))
+	}
+	require.ElementsMatch(t, []string{string(ledger.FieldAgentFilled), string(ledger.FieldUserEdited), string(ledger.FieldUnknownChange)}, listed)
 	_, err = raw.Exec(`UPDATE field_provenance SET state = 'agent_filled' WHERE field = ?`, fp('a'))
 	require.ErrorContains(t, err, "never agent_filled again")
 	_, err = raw.Exec(`UPDATE field_provenance SET state = 'parser_filled' WHERE field = ? AND epoch = 2`, fp('a'))
