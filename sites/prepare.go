@@ -80,7 +80,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		if err != nil {
 			return "", fmt.Errorf("%w: field %d could not be read after the steps: %v", ErrStepFailed, i, err)
 		}
-		if !sameFill(got[i], v) {
+		if !sameFill(strings.ReplaceAll(got[i], "\ufeff", ""), v) {
 			// Changed since browserop read it back: whoever changed it,
 			// what it holds now is not browserop's to send or replace.
 			return "", trackField(in, i, f).hold(ctx, FieldUserEdited)
@@ -231,7 +231,7 @@ func (tf trackedField) hold(ctx context.Context, s FieldState) error {
 	hs := hardStop(StopFieldNotOurs, nil, "%s %s (%s): it is left as it is, nothing was typed over it and nothing was submitted; "+
 		"the action waits until a person sends or clears what the field holds", tf.name, what, s)
 	if err := tf.record(ctx, s, ""); err != nil {
-		return fmt.Errorf("%w (%v)", hs, err)
+		return fmt.Errorf("%w (%w)", hs, err)
 	}
 	return hs
 }
