@@ -264,6 +264,8 @@ type FillOption func(*fillOpts)
 
 type fillOpts struct {
 	enter bool
+	// over: fill only an element that holds exactly this (see Over).
+	over *string
 }
 
 func fillOptions(opts []FillOption) fillOpts {
@@ -292,6 +294,20 @@ func fillOptions(opts []FillOption) fillOpts {
 // as it is, its newlines as newlines. Enter is a key some composers send
 // a message with: only an editor known to make a paragraph of it gets it.
 func EnterLines() FillOption { return func(o *fillOpts) { o.enter = true } }
+
+// Over makes Fill type only into an element that holds exactly v, read as
+// Value reads it, when it is focused: the caller read v and decided it may
+// be replaced. An element holding anything else (a person typed since, a
+// draft the page restored meanwhile) is left as it is, nothing is typed,
+// and Fill returns an error wrapping ErrFieldChanged. The look and the
+// selection are one turn of the page's script; the text is inserted by
+// the next DevTools call, the only moment a key pressed in the tab could
+// still come between them.
+func Over(v string) FillOption { return func(o *fillOpts) { o.over = &v } }
+
+// ErrFieldChanged means a Fill with Over found the element holding other
+// than the caller read: nothing was typed.
+var ErrFieldChanged = errors.New("the field holds other than what was read before the fill")
 
 // ValueFrame is Value for the element sel inside the document of the one
 // iframe matching frameSel. That document must be of the page's origin: a
@@ -357,9 +373,10 @@ const fillSettle = 30
 // which types the lines with Enter between them. It returns what the page
 // holds, which the caller compares with what it meant: a page script can
 // change it. Nothing is submitted. It returns a *SelectorError unless
-// exactly one element matches, and an error wrapping ErrNotClickable for
-// an element that is not editable, is disabled or cannot take focus; then
-// nothing was typed.
+// exactly one element matches, an error wrapping ErrNotClickable for
+// an element that is not editable, is disabled or cannot take focus, and,
+// with Over, an error wrapping ErrFieldChanged for an element that holds
+// other than the caller read; then nothing was typed.
 func (t *Tab) Fill(ctx context.Context, sel, text string, opts ...FillOption) (string, error) {
 	return t.fill(ctx, "", sel, text, fillOptions(opts))
 }
@@ -383,12 +400,17 @@ func (t *Tab) fill(ctx context.Context, frameSel, sel, text string, o fillOpts) 
 	err := t.run(ctx, "fill "+where(frameSel, sel), 0, func(actx context.Context) error {
 		var prep struct {
 			frameResult
-			N     int    `json:"n"`
-			Err   string `json:"err"`
-			Empty bool   `json:"empty"`
-			Field bool   `json:"field"`
+			N       int    `json:"n"`
+			Err     string `json:"err"`
+			Empty   bool   `json:"empty"`
+			Field   bool   `json:"field"`
+			Changed bool   `json:"changed"`
 		}
-		if err := t.eval(actx, jsPrepareFill, &prep, frameSel, sel); err != nil {
+		var over []string // null: no check
+		if o.over != nil {
+			over = []string{*o.over}
+		}
+		if err := t.eval(actx, jsPrepareFill, &prep, frameSel, sel, over); err != nil {
 			return err
 		}
 		if err := prep.check(frameSel); err != nil {
@@ -399,6 +421,9 @@ func (t *Tab) fill(ctx context.Context, frameSel, sel, text string, o fillOpts) 
 		}
 		if prep.Err != "" {
 			return fmt.Errorf("%w: %s: %s", ErrNotClickable, where(frameSel, sel), prep.Err)
+		}
+		if prep.Changed {
+			return fmt.Errorf("fill %s: %w", where(frameSel, sel), ErrFieldChanged)
 		}
 		lines := []string{text}
 		if o.enter && !prep.Field {

@@ -311,14 +311,25 @@ const (
 
 	// jsPrepareFill focuses the one element (and first the iframe that
 	// holds it) and selects everything in it, so the insertion that
-	// follows replaces the content.
-	jsPrepareFill = `function(frameSel, sel){` + jsFrameDoc + `
+	// follows replaces the content. With over (an array of one text: an
+	// empty string alone would arrive as undefined), it first reads the
+	// element as jsValue does and, unless it holds exactly over[0],
+	// touches nothing and says so (changed): what it would replace is not
+	// what the caller read.
+	jsPrepareFill = `function(frameSel, sel, over){` + jsFrameDoc + jsEditorText + `
 	const l = __browseropQuery(doc, sel);
 	if (l.length !== 1) return {fn: 1, n: l.length};
 	const e = l[0];
 	const field = e.tagName === 'INPUT' || e.tagName === 'TEXTAREA';
 	if (!field && !e.isContentEditable) return {fn: 1, n: 1, err: 'not an editable element'};
 	if (e.disabled || e.readOnly) return {fn: 1, n: 1, err: 'disabled or read-only'};
+	if (Array.isArray(over)) {
+		let cur;
+		if (field) cur = e.value;
+		else if (e.contentEditable === 'plaintext-only') cur = editorText(e).replace(/\u2028/g, '\n');
+		else cur = editorText(e);
+		if (cur !== over[0]) return {fn: 1, n: 1, changed: true};
+	}
 	if (doc !== document) {
 		const f = __browseropQuery(document, frameSel)[0];
 		f.scrollIntoView({block: 'center', inline: 'center'});

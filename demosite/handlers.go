@@ -201,12 +201,15 @@ func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "compose", pageData{Title: "Compose", Text: s.draft(r)})
 }
 
-// draft is the initial content of an editor.
+// draft is the initial content of an editor: the editor_append fault's
+// saved draft, else the page's ?draft= (a draft the site restored, text
+// autofilled, what a person typed before browserop came: docs/demosite.md,
+// "A restored draft").
 func (s *Server) draft(r *http.Request) string {
 	if visitFrom(r).faults.EditorAppend {
 		return Draft
 	}
-	return ""
+	return r.URL.Query().Get("draft")
 }
 
 // readText parses the form field text, turns "\r\n" into "\n" and checks it.

@@ -281,9 +281,15 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 // it back, and runs the steps the site declares before the click (a like's
 // or a follow's too). A mismatch, or a step that failed, fails the action
 // definitively: nothing was sent; so does a media upload that failed or
-// did not finish (upload_failed). Any other error is a hard stop.
+// did not finish (upload_failed). Any other error is a hard stop: among
+// them a text field holding what browserop did not type there
+// (sites.StopFieldNotOurs), left as it is, its provenance recorded in the
+// ledger for this action, tab record and epoch (fieldLedger): the action
+// stays planned and its site waits for a person.
 func (p *pass) prepare(m *mutation) (bool, error) {
-	_, err := m.site.Fill(p.ctx, m.tab, m.si)
+	si := m.si
+	si.Provenance = p.fieldLedger(m)
+	_, err := m.site.Fill(p.ctx, m.tab, si)
 	nothing := nothingDone(m.site, m.in.performed())
 	switch {
 	case errors.Is(err, sites.ErrReadBackMismatch):

@@ -41,6 +41,11 @@ type Intent struct {
 	// Fields are the entry fields a post or reply sets, as the action
 	// declares them (RefuseFields).
 	Fields intent.Fields
+	// Provenance, when set, keeps who put the value of each text field
+	// Fill types into, for this action in this tab and epoch (see
+	// FieldLedger). Without it nothing is recorded or remembered, and
+	// Fill types into no field that holds a value it did not put there.
+	Provenance FieldLedger
 }
 
 // MediaLimits are what a site takes as media on one action: at most Max

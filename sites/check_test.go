@@ -195,18 +195,21 @@ func TestCheckReportsABrokenStep(t *testing.T) {
 	require.Empty(t, demo.Effects())
 }
 
-// TestCheckReadBackMismatch: an editor that keeps its saved draft in front
-// of what is typed (the demosite's editor_append) reads back other than
-// the text: a problem named by the field's key. Nothing is published.
-func TestCheckReadBackMismatch(t *testing.T) {
+// TestCheckKeepsTheDraft: an editor that starts with its saved draft (the
+// demosite's editor_append) holds text check did not type: check types
+// nothing there, and says so as a problem named by the field's key,
+// without the draft. Nothing is published.
+func TestCheckKeepsTheDraft(t *testing.T) {
 	e := setup(t, demosite.Faults{EditorAppend: true})
 	rep, err := e.site.Check(e.ctx, e.tab, "alice", "", "typed by sites check")
 	require.NoError(t, err)
 	_, sels := checkPage(t, rep, "actions.post.open")
 	fill := sels["actions.post.fill.selector@"+sites.CheckedAtOpen]
 	require.Equal(t, 1, fill.Count)
-	require.Contains(t, fill.Problem, "reads back other than what was typed")
-	require.Contains(t, strings.Join(rep.Problems(), "\n"), `actions.post.fill.selector "textarea#compose-text": reads back other than what was typed: the page holds`)
+	require.Contains(t, fill.Problem, "could not be filled: hard stop: field_not_ours")
+	problems := strings.Join(rep.Problems(), "\n")
+	require.Contains(t, problems, `actions.post.fill.selector "textarea#compose-text": could not be filled: hard stop: field_not_ours: the field "textarea#compose-text" holds text browserop did not type there`)
+	require.NotContains(t, problems, demosite.Draft)
 	require.Empty(t, demo.Effects())
 }
 

@@ -24,7 +24,11 @@ const stepTimeout = 15 * time.Second
 // was filled. A failed or unfinished upload returns ErrUploadFailed. A
 // read-back that differs from the intended value (compared as verify
 // compares texts) returns ErrReadBackMismatch; a page that never became
-// ready or a step that did not work returns ErrStepFailed. Nothing is
+// ready or a step that did not work returns ErrStepFailed. A text field
+// holding a value browserop did not put there, or one that changed after
+// it read back what it typed, is never typed over (fillTracked): Fill
+// records it (in.Provenance) and returns a HardStop of kind
+// StopFieldNotOurs, and the action waits for a person. Nothing is
 // submitted. An intent whose search could not compare a part it fixes
 // (Uncompared) returns ErrUnverifiable before anything is done. It returns
 // the field values read back, joined by "\n".
@@ -52,7 +56,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		if skip {
 			continue
 		}
-		v, err := fillField(ctx, tab, f, want)
+		v, err := fillTracked(ctx, tab, f, want, trackField(in, i, f))
 		if err != nil {
 			return "", onPage(ctx, tab, err)
 		}
@@ -75,6 +79,11 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		v, err := readField(ctx, tab, f)
 		if err != nil {
 			return "", fmt.Errorf("%w: field %d could not be read after the steps: %v", ErrStepFailed, i, err)
+		}
+		if !sameFill(strings.ReplaceAll(got[i], "\ufeff", ""), v) {
+			// Changed since browserop read it back: whoever changed it,
+			// what it holds now is not browserop's to send or replace.
+			return "", trackField(in, i, f).hold(ctx, FieldUserEdited)
 		}
 		if err := compareFill(i, want, v); err != nil {
 			return v, err
@@ -163,10 +172,92 @@ func sameFill(want, got string) bool {
 	return verify.Normalize(strings.ReplaceAll(got, "\ufeff", "")) == verify.Normalize(want)
 }
 
-// fillField fills one field once it is visible and returns what it holds.
-// A field that already holds exactly its value is left as it is: typing
-// nothing into a rich editor's empty block would delete the block.
+// fillField fills one field for sites check, which keeps no provenance:
+// a field holding a value check did not type is left as it is (see
+// fillTracked).
 func fillField(ctx context.Context, tab *browser.Tab, f FillSpec, text string) (string, error) {
+	return fillTracked(ctx, tab, f, text, trackedField{name: fmt.Sprintf("the field %q", f.Selector)})
+}
+
+// trackedField is a text field Fill types into: its fingerprint and the
+// ledger of its provenance (none: nothing recorded or remembered), and
+// how a message names it (its place and selector: never what it holds).
+type trackedField struct {
+	ledger FieldLedger
+	fp     string
+	name   string
+}
+
+// trackField is the i-th field of the action in.Kind fills.
+func trackField(in Intent, i int, f FillSpec) trackedField {
+	sel := f.Selector
+	if f.Frame != "" {
+		sel = f.Frame + " >> " + f.Selector
+	}
+	return trackedField{ledger: in.Provenance, fp: FieldFingerprint(in.Kind, i, f), name: fmt.Sprintf("field %d (%q)", i, sel)}
+}
+
+// origin is what the field's ledger knows of value.
+func (tf trackedField) origin(ctx context.Context, value string) (FieldOrigin, error) {
+	if tf.ledger == nil {
+		return FieldOrigin{}, nil
+	}
+	o, err := tf.ledger.FieldOrigin(ctx, tf.fp, value)
+	if err != nil {
+		return FieldOrigin{}, fmt.Errorf("%s: its provenance could not be read: %w", tf.name, err)
+	}
+	return o, nil
+}
+
+// record records s for the field (readBack: what browserop read back
+// after typing it, for agent_filled).
+func (tf trackedField) record(ctx context.Context, s FieldState, readBack string) error {
+	if tf.ledger == nil {
+		return nil
+	}
+	if err := tf.ledger.RecordField(ctx, tf.fp, s, readBack); err != nil {
+		return fmt.Errorf("%s: its provenance (%s) could not be recorded: %w", tf.name, s, err)
+	}
+	return nil
+}
+
+// hold records s for the field and returns the HardStop that leaves what
+// it holds to a person: nothing is typed over it and nothing submitted.
+func (tf trackedField) hold(ctx context.Context, s FieldState) error {
+	what := "holds text browserop did not type there"
+	if s == FieldUserEdited {
+		what = "changed after browserop read back what it typed there"
+	}
+	hs := hardStop(StopFieldNotOurs, nil, "%s %s (%s): it is left as it is, nothing was typed over it and nothing was submitted; "+
+		"the action waits until a person sends or clears what the field holds", tf.name, what, s)
+	if err := tf.record(ctx, s, ""); err != nil {
+		return fmt.Errorf("%w (%w)", hs, err)
+	}
+	return hs
+}
+
+// blank reports whether a field's value holds nothing a person would
+// lose: nothing but white space (an editor's empty paragraphs, the caret
+// keeper U+FEFF).
+func blank(v string) bool {
+	return strings.TrimSpace(strings.ReplaceAll(v, "\ufeff", "")) == ""
+}
+
+// fillTracked fills one text field once it is visible and returns what it
+// holds, keeping the person's text (docs/operator.md, "Field
+// provenance"). A field that already holds exactly its value is left as
+// it is: typing nothing into a rich editor's empty block would delete the
+// block. Otherwise it types only over a blank field or over browserop's
+// own text from its own earlier fill of this action in this tab and
+// epoch (agent_filled, its read-back remembered by this process), and
+// records agent_filled with what it read back. A field holding anything
+// else is never typed into: one that changed since browserop's read-back
+// is recorded user_edited, one holding a value nobody recorded
+// unknown_external_change, and either (or a field already recorded so)
+// returns a HardStop of kind StopFieldNotOurs. The fill itself types
+// only over the value just read (browser.Over): a field that changed in
+// between is held the same way.
+func fillTracked(ctx context.Context, tab *browser.Tab, f FillSpec, text string, tf trackedField) (string, error) {
 	var got string
 	var err error
 	sel := f.Selector
@@ -182,18 +273,55 @@ func fillField(ctx context.Context, tab *browser.Tab, f FillSpec, text string) (
 		}
 		return "", fmt.Errorf("%w: the field %q never showed a visible element (%v)", ErrStepFailed, sel, err)
 	}
-	if cur, err := readField(ctx, tab, f); err == nil && sameFill(text, cur) {
+	cur, err := readField(ctx, tab, f)
+	if err != nil {
+		// What it holds is not known: nothing is typed.
+		if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
+			return "", hardStop(StopSelectorAmbiguous, err, "editor")
+		}
+		return "", err
+	}
+	if sameFill(text, cur) {
 		return cur, nil
 	}
+	o, err := tf.origin(ctx, cur)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case o.State == FieldUserEdited || o.State == FieldUnknownChange:
+		return "", tf.hold(ctx, o.State)
+	case o.Changed:
+		return "", tf.hold(ctx, FieldUserEdited)
+	case o.State == FieldAgentFilled && o.Ours:
+		// browserop's own text, read back after its own earlier fill
+		// here: its own to replace.
+	case blank(cur):
+	default:
+		return "", tf.hold(ctx, FieldUnknownChange)
+	}
+	opts := append(f.fillOptions(), browser.Over(cur))
 	if f.Frame == "" {
-		got, err = tab.Fill(ctx, f.Selector, text, f.fillOptions()...)
+		got, err = tab.Fill(ctx, f.Selector, text, opts...)
 	} else {
-		got, err = tab.FillFrame(ctx, f.Frame, f.Selector, text, f.fillOptions()...)
+		got, err = tab.FillFrame(ctx, f.Frame, f.Selector, text, opts...)
+	}
+	if errors.Is(err, browser.ErrFieldChanged) {
+		if o.State == FieldAgentFilled {
+			return "", tf.hold(ctx, FieldUserEdited)
+		}
+		return "", tf.hold(ctx, FieldUnknownChange)
 	}
 	if errors.Is(err, browser.ErrSelectorAmbiguous) || errors.Is(err, browser.ErrNotClickable) {
 		return "", hardStop(StopSelectorAmbiguous, err, "editor")
 	}
-	return got, err
+	if err != nil {
+		return got, err
+	}
+	if err := tf.record(ctx, FieldAgentFilled, got); err != nil {
+		return "", err
+	}
+	return got, nil
 }
 
 // readField reads what a field holds now.
