@@ -29,7 +29,7 @@ type tabJSON struct {
 func closeProof(s ledger.TabState) string {
 	switch s {
 	case ledger.TabClosedVerified:
-		return "proved: listed before, close confirmed, absent after"
+		return "proved: listed on both surfaces before, close confirmed, absent from both after"
 	case ledger.TabClosureUnverified:
 		return "not proved: a later pass looks again"
 	case ledger.TabMissing:
