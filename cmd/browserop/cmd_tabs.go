@@ -42,13 +42,8 @@ func closeProof(s ledger.TabState) string {
 // its site, state, inspection epoch, what proves its closing, and its task;
 // "tabs show RECORD" prints one record with the facts of its close.
 func cmdTabs(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 {
-		switch args[0] {
-		case "show":
-			return tabsShow(ctx, e, args[1:])
-		case "list":
-			args = args[1:]
-		}
+	if len(args) > 0 && args[0] == "show" {
+		return tabsShow(ctx, e, args[1:])
 	}
 	fs := e.flags("tabs")
 	open := fs.Bool("open", false, "only the records not closed with proof")
