@@ -434,13 +434,20 @@ type Target struct {
 	Subtype string
 	// OpenerID is the raw id of the tab that opened this one, if any.
 	OpenerID TargetID
+	// WindowID and WindowState place the tab in a window of the person's
+	// (normal, minimized, maximized, fullscreen); set in a SurfacePerson
+	// inventory only.
+	WindowID    int64
+	WindowState string
 }
 
-// Inventory is a listing of the page targets of the connected browser.
-// Complete is true only when the listing call itself succeeded, so that
-// absence from it proves a tab is gone; a partial or failed listing proves
-// nothing.
+// Inventory is a listing of the tabs of the connected browser on one
+// surface. Complete is true only when the layer that produced it says so
+// (the listing call itself succeeded, every question was answered), so
+// that absence from it proves a tab is gone from that surface; a partial
+// or failed listing proves nothing, and neither does one surface alone.
 type Inventory struct {
+	Surface  Surface
 	Targets  []Target
 	Complete bool
 	// At is when the listing was taken.
@@ -457,15 +464,15 @@ func (inv Inventory) Has(id TargetID) bool {
 // ErrBrowserGone or ErrTimeout where that applies.
 func (b *Browser) Targets(ctx context.Context) (Inventory, error) {
 	if err := b.goneErr(); err != nil {
-		return Inventory{}, fmt.Errorf("list targets: %w", err)
+		return Inventory{Surface: SurfaceController}, fmt.Errorf("list targets: %w", err)
 	}
 	cctx, cancel := b.callCtx(ctx)
 	defer cancel()
 	res, err := chromedp.CallBrowser(cctx, target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
-		return Inventory{}, b.browserErr("list targets", ctx, cctx, err)
+		return Inventory{Surface: SurfaceController}, b.browserErr("list targets", ctx, cctx, err)
 	}
-	inv := Inventory{Complete: true, At: time.Now()}
+	inv := Inventory{Surface: SurfaceController, Complete: true, At: time.Now()}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, info := range res.TargetInfos {

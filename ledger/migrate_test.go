@@ -313,7 +313,7 @@ func TestMigrationEightKeepsEverything(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ledger.LatestSchemaVersion(), v)
 	require.NoError(t, db.Close())
-	after := withoutNine(t, withoutTen(t, withoutEleven(t, withoutFieldProvenance(t, snapshot(t, path)))))
+	after := withoutNine(t, withoutTen(t, withoutEleven(t, withoutTabFacts(t, withoutFieldProvenance(t, snapshot(t, path))))))
 
 	for name, o := range before.Objects {
 		got, ok := after.Objects[name]
@@ -365,6 +365,8 @@ func TestMigrationEightKeepsEverything(t *testing.T) {
 	in.TaskID = "task_open"
 	a := mustReserve(t, db, l.Fence(), in)
 	_, err = db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: "never clicked"})
+	require.NoError(t, err)
+	_, err = db.RecordTabFacts(ctx, l.Fence(), 12, 3, provenClose()...)
 	require.NoError(t, err)
 	_, err = db.UpdateTab(ctx, l.Fence(), 12, ledger.TabChange{State: ledger.TabClosedVerified})
 	require.NoError(t, err)

@@ -115,7 +115,9 @@ type TabChange struct {
 }
 
 // UpdateTab changes a tab record under the run's fence. A closed_verified
-// record is final (ErrIllegalTransition).
+// record is final, and a record becomes closed_verified only when the
+// facts of its (new) current epoch prove it (CloseProof); else
+// ErrIllegalTransition.
 func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Tab, error) {
 	var out Tab
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -155,6 +157,15 @@ func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Ta
 		}
 		if c.NewEpoch {
 			t.Epoch++
+		}
+		if t.State == TabClosedVerified {
+			facts, err := tabFacts(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			if proven, why := CloseProof(t, facts); proven != TabClosedVerified {
+				return fmt.Errorf("%w: tab record %d: closed_verified is not proven in epoch %d: %s", ErrIllegalTransition, id, t.Epoch, why)
+			}
 		}
 		t.UpdatedAt, t.Generation = db.now(), f.Generation
 		_, err = tx.ExecContext(ctx, `UPDATE tabs SET state = ?, target_id = ?, url = ?, task_id = ?, epoch = ?, generation = ?,

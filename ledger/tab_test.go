@@ -36,6 +36,8 @@ func TestTabs(t *testing.T) {
 	require.Equal(t, 2, recovered.Epoch, "recovery starts a new inspection epoch")
 	require.Equal(t, "RAW-2", recovered.TargetID)
 
+	_, err = db.RecordTabFacts(ctx, f, tab.ID, recovered.Epoch, provenClose()...)
+	require.NoError(t, err)
 	closed, err := db.UpdateTab(ctx, f, tab.ID, ledger.TabChange{State: ledger.TabClosedVerified})
 	require.NoError(t, err)
 	_, err = db.UpdateTab(ctx, f, tab.ID, ledger.TabChange{State: ledger.TabLive})

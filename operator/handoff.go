@@ -150,16 +150,22 @@ func (p *pass) retireHandoffTab(m *mutation, rec ledger.Tab, page string) (time.
 	if err != nil {
 		return time.Time{}, landed, "there is no browser to prove the tab handed over for it closed (" + errorClass(err) + "): a later pass looks again", nil
 	}
-	inv, err := b.Targets(p.ctx)
-	if err != nil || !inv.Complete {
+	id := browser.TargetID(rec.TargetID)
+	s := sight(p.ctx, b, id)
+	if !s.complete() {
 		return time.Time{}, landed, "the browser gave no complete list of its tabs, so the tab handed over for it may still be open: a later pass looks again", nil
 	}
-	id := browser.TargetID(rec.TargetID)
-	i := slices.IndexFunc(inv.Targets, func(t browser.Target) bool { return rec.TargetID != "" && t.ID == id })
+	i := slices.IndexFunc(s.ctl.Targets, func(t browser.Target) bool { return rec.TargetID != "" && t.ID == id })
 	if i < 0 {
+		if s.has(id) {
+			return time.Time{}, landed, "the tab handed over for it is still in the person's windows: a later pass looks again", nil
+		}
+		if _, err := p.r.db.RecordTabFacts(p.ctx, p.fence(), rec.ID, rec.Epoch, s.fact(ledger.FactInventoryReconciled, id)); err != nil {
+			return time.Time{}, landed, "", err
+		}
 		return p.recordHandoffTab(rec, ledger.TabMissing, landed)
 	}
-	url := inv.Targets[i].URL
+	url := s.ctl.Targets[i].URL
 	onPage := page != "" && browser.LooseURL(url) == page
 	if b.Adopt(p.ctx, id) != nil {
 		return p.recordHandoffTab(rec, ledger.TabClosureUnverified, landed)
@@ -175,7 +181,7 @@ func (p *pass) retireHandoffTab(m *mutation, rec ledger.Tab, page string) (time.
 				"and while it may still hold the prepared form nothing of it is done; close that tab and the next pass goes on", nil
 		}
 	}
-	return p.recordHandoffTab(rec, p.closeTargetWithProof(b, p.ctx, id), landed)
+	return p.recordHandoffTab(rec, p.closeTargetWithProof(b, p.ctx, &rec, id), landed)
 }
 
 // readHandoffLanding reports whether a form's response took the handed-off

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/browserop/browserop/browser"
@@ -216,6 +217,9 @@ func (p *pass) earlierTabs() ([]ledger.Tab, error) {
 // the tabs of a browser that is not running are gone, and their records
 // wait for the next pass that uses the browser.
 func (p *pass) reconcileTabsAtStart() error {
+	if err := p.pruneTabs(); err != nil {
+		return err
+	}
 	recs, err := p.earlierTabs()
 	if err != nil || len(recs) == 0 {
 		return err
@@ -233,42 +237,51 @@ func (p *pass) reconcileTabsAtStart() error {
 }
 
 // reconcileTabs compares the tab records earlier passes left live or
-// opening with a complete inventory of the browser: a recorded tab that is
-// gone is missing; one still there, still on its recorded origin (or, for
-// an opening record, still on its marker), is browserop's own and is
-// closed with proof. Nothing is concluded from an incomplete inventory,
-// and a handed-off tab stays open.
+// opening with complete inventories of both surfaces: a recorded tab that
+// is gone from both is missing; one still there, still on its recorded
+// origin (or, for an opening record, still on its marker), is browserop's
+// own and is closed with proof. Nothing is concluded from an incomplete
+// inventory, and a handed-off tab stays open.
 func (p *pass) reconcileTabs(b *browser.Browser) error {
 	recs, err := p.earlierTabs()
 	if err != nil || len(recs) == 0 {
 		return err
 	}
-	inv, err := b.Targets(p.ctx)
-	if err != nil || !inv.Complete {
+	var ids []browser.TargetID
+	for _, rec := range recs {
+		ids = append(ids, browser.TargetID(rec.TargetID))
+	}
+	s := sight(p.ctx, b, ids...)
+	if !s.complete() {
 		p.r.log.Warn("no complete tab inventory; leaving earlier tab records as they are")
 		return nil
 	}
 	for _, rec := range recs {
-		if err := p.reconcileTab(b, inv, rec); err != nil {
+		if err := p.reconcileTab(b, s, rec); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// reconcileTab settles one earlier record against a complete inventory.
+// reconcileTab settles one earlier record against complete inventories.
 // Its tabs are the one with its target id, on its recorded origin or still
 // on its marker, and any other still on its marker (a reopening retried
 // after a creation that answered too late). All are closed with proof; the
-// record takes the state of the first. None: the record is missing. A tab
-// with its target id on another origin is closed too when a form's
-// response took it there (the site redirected browserop's submission);
-// otherwise it is left open (the person may have taken it over), and so is
-// its record.
-func (p *pass) reconcileTab(b *browser.Browser, inv browser.Inventory, rec ledger.Tab) error {
+// record takes the state of the first, whose target it is given first (in
+// a new epoch when it had another), so that the close's facts are of that
+// target. None, on either surface: the record is missing, or
+// closed_verified when its epoch's facts prove the close an earlier pass
+// made. A tab with its target id on another origin is closed too when a
+// form's response took it there (the site redirected browserop's
+// submission); otherwise it is left open (the person may have taken it
+// over), and so is its record; and so is one that only the person's
+// windows still show.
+func (p *pass) reconcileTab(b *browser.Browser, s sighting, rec ledger.Tab) error {
 	marker := tabMarker(rec)
+	id := browser.TargetID(rec.TargetID)
 	var mine []browser.Target
-	for _, t := range inv.Targets {
+	for _, t := range s.ctl.Targets {
 		switch {
 		case t.URL == marker:
 			mine = append(mine, t)
@@ -282,35 +295,57 @@ func (p *pass) reconcileTab(b *browser.Browser, inv browser.Inventory, rec ledge
 		}
 	}
 	if len(mine) == 0 {
-		if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabMissing}); err != nil {
+		if rec.TargetID != "" && s.person.Has(id) {
+			p.r.log.Warn("an earlier owned tab is in the person's windows but not among the browser's targets; leaving it", "record", rec.ID)
+			return nil
+		}
+		kind := ledger.FactInventoryReconciled
+		if rec.State == ledger.TabClosureUnverified {
+			kind = ledger.FactPostCloseAbsent // an earlier pass closed it, unproven
+		}
+		state, err := p.r.db.RecordTabFacts(p.ctx, p.fence(), rec.ID, rec.Epoch, s.fact(kind, id))
+		if err != nil {
 			return err
 		}
-		p.sum.count(CountTabsMissing)
+		if state != ledger.TabClosedVerified {
+			state = ledger.TabMissing // absent from both complete inventories
+		}
+		if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: state}); err != nil {
+			return err
+		}
+		p.sum.count(tabsCount(state))
 		return nil
 	}
-	var first *ledger.TabChange
-	for _, t := range mine {
+	if t := mine[0].ID.Raw(); t != rec.TargetID {
+		// Found by its marker: its target goes on the record (a reopened
+		// tab's is new evidence, hence a new epoch) before it is closed.
+		var err error
+		if rec, err = p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{TargetID: t, NewEpoch: rec.TargetID != ""}); err != nil {
+			return err
+		}
+	}
+	var first ledger.TabState
+	for i, t := range mine {
 		state := ledger.TabClosureUnverified
 		if b.Adopt(p.ctx, t.ID) == nil {
 			// Closed without attaching: a page whose navigation hangs can
-			// keep an attachment from completing.
-			state = p.closeTargetWithProof(b, p.ctx, t.ID)
+			// keep an attachment from completing. The facts go on the
+			// record for its own tab only.
+			var named *ledger.Tab
+			if i == 0 {
+				named = &rec
+			}
+			state = p.closeTargetWithProof(b, p.ctx, named, t.ID)
 		}
 		p.sum.count(tabsCount(state))
-		if first == nil {
-			first = &ledger.TabChange{State: state}
-			if t.ID.Raw() != rec.TargetID {
-				// Found by its marker: its target goes on the record (a
-				// reopened tab's is new evidence, hence a new epoch).
-				first.TargetID = t.ID.Raw()
-				first.NewEpoch = rec.TargetID != ""
-			}
+		if i == 0 {
+			first = state
 		}
 	}
-	if first.State == rec.State && first.TargetID == "" {
+	if first == rec.State {
 		return nil // still unproven: a later pass tries again
 	}
-	_, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, *first)
+	_, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: first})
 	return err
 }
 
@@ -351,7 +386,7 @@ func (p *pass) retireTab(site string) error {
 	defer cancel()
 	state := ledger.TabClosureUnverified // no browser: a later pass looks again
 	if b := p.r.current(); b != nil {
-		state = p.closeWithProof(b, ctx, st.tab)
+		state = p.closeWithProof(b, ctx, st.rec, st.tab)
 	}
 	if _, err := p.r.db.UpdateTab(ctx, p.fence(), st.rec.ID, ledger.TabChange{State: state}); err != nil {
 		return fmt.Errorf("record the tab's closure: %w", err)
@@ -360,10 +395,9 @@ func (p *pass) retireTab(site string) error {
 	return nil
 }
 
-// closeTabs closes the pass's owned tabs with proof: closed_verified needs a
-// complete inventory listing the tab before, a close receipt, and its
-// absence from a complete inventory after; anything less is
-// closure_unverified. Tabs handed to a person stay open.
+// closeTabs closes the pass's owned tabs with proof (closeWithProof);
+// anything less than closed_verified is closure_unverified. Tabs handed to
+// a person stay open.
 func (p *pass) closeTabs() {
 	if len(p.tabs) == 0 {
 		return
@@ -394,7 +428,7 @@ func (p *pass) closeTabs() {
 				// The handle died with a connection; the tab may live on.
 				state = p.closeRecorded(b, ctx, st.rec)
 			} else {
-				state = p.closeWithProof(b, ctx, st.tab)
+				state = p.closeWithProof(b, ctx, st.rec, st.tab)
 			}
 		}
 		if _, err := p.r.db.UpdateTab(ctx, p.fence(), st.rec.ID, ledger.TabChange{State: state}); err != nil {
@@ -438,11 +472,10 @@ func armTab(tab *browser.Tab, timeout time.Duration) {
 	}
 }
 
-// closeWithProof closes an owned tab and says what was proven:
-// closed_verified needs a complete inventory listing it before, a confirmed
-// close receipt, and its absence from a complete inventory after.
-func (p *pass) closeWithProof(b *browser.Browser, ctx context.Context, tab *browser.Tab) ledger.TabState {
-	return p.proveClose(b, ctx, tab.ID(), func() (browser.CloseReceipt, error) { return b.CloseTab(ctx, tab) })
+// closeWithProof closes an owned tab and says what was proven, from the
+// facts it records on the tab's record (see proveClose).
+func (p *pass) closeWithProof(b *browser.Browser, ctx context.Context, rec ledger.Tab, tab *browser.Tab) ledger.TabState {
+	return p.proveClose(b, ctx, &rec, tab.ID(), func() (browser.CloseReceipt, error) { return b.CloseTab(ctx, tab) })
 }
 
 // submittedAway reports whether an earlier pass's tab, found on another
@@ -469,42 +502,129 @@ func (p *pass) submittedAway(b *browser.Browser, id browser.TargetID) bool {
 }
 
 // closeRecorded closes a recorded tab this connection has no handle to,
-// with proof: missing when a complete inventory does not list it.
+// with proof: missing when complete inventories of both surfaces do not
+// list it. A tab only the person's windows show is left (browserop cannot
+// drive it).
 func (p *pass) closeRecorded(b *browser.Browser, ctx context.Context, rec ledger.Tab) ledger.TabState {
-	id := browser.TargetID(rec.TargetID)
-	inv, err := b.Targets(ctx)
-	switch {
-	case err != nil || !inv.Complete || rec.TargetID == "":
-		return ledger.TabClosureUnverified
-	case !inv.Has(id):
-		return ledger.TabMissing
-	case b.Adopt(ctx, id) != nil:
+	if rec.TargetID == "" {
 		return ledger.TabClosureUnverified
 	}
-	return p.closeTargetWithProof(b, ctx, id)
+	id := browser.TargetID(rec.TargetID)
+	s := sight(ctx, b, id)
+	if !s.complete() || !s.has(id) {
+		// Recorded either way: an incomplete inventory shows why nothing
+		// is proven, a complete one without the tab proves it missing.
+		state, err := p.r.db.RecordTabFacts(ctx, p.fence(), rec.ID, rec.Epoch, s.fact(ledger.FactInventoryReconciled, id))
+		if err != nil || state != ledger.TabMissing {
+			return ledger.TabClosureUnverified
+		}
+		return ledger.TabMissing
+	}
+	if !s.ctl.Has(id) || b.Adopt(ctx, id) != nil {
+		return ledger.TabClosureUnverified
+	}
+	return p.closeTargetWithProof(b, ctx, &rec, id)
 }
 
 // closeTargetWithProof is closeWithProof for an owned tab the pass has no
-// attachment to (an earlier pass's).
-func (p *pass) closeTargetWithProof(b *browser.Browser, ctx context.Context, id browser.TargetID) ledger.TabState {
-	return p.proveClose(b, ctx, id, func() (browser.CloseReceipt, error) { return b.CloseTarget(ctx, id) })
+// attachment to (an earlier pass's). rec is the record naming the tab, or
+// nil for a tab no record names (another tab still on a record's marker).
+func (p *pass) closeTargetWithProof(b *browser.Browser, ctx context.Context, rec *ledger.Tab, id browser.TargetID) ledger.TabState {
+	return p.proveClose(b, ctx, rec, id, func() (browser.CloseReceipt, error) { return b.CloseTarget(ctx, id) })
 }
 
-// proveClose runs closeTab between two inventories and says what was
-// proven (see closeWithProof).
-func (p *pass) proveClose(b *browser.Browser, ctx context.Context, id browser.TargetID, closeTab func() (browser.CloseReceipt, error)) ledger.TabState {
-	before, berr := b.Targets(ctx)
-	crashPoint("tab-close")
-	receipt, cerr := closeTab()
-	after, aerr := b.Targets(ctx)
-	switch {
-	case berr == nil && aerr == nil && before.Complete && after.Complete && before.Has(id) &&
-		receipt.Sent && receipt.Confirmed && cerr == nil && !after.Has(id):
-		return ledger.TabClosedVerified
-	case errors.Is(cerr, browser.ErrTabGone) && aerr == nil && after.Complete && !after.Has(id):
-		return ledger.TabMissing // gone before it was closed: there is no close to prove
+// proveClose runs closeTab between inventories of both surfaces and
+// records what it observed, as it observes it, as the facts of rec's
+// current epoch: the inventories before (inventory_reconciled), the close
+// receipt, the inventories after (post_close_absent). What they prove is
+// the ledger's to say (ledger.CloseProof): closed_verified, missing (the
+// tab was gone before it was closed), else closure_unverified. A tab no
+// record names gets the same verdict from facts kept in memory.
+func (p *pass) proveClose(b *browser.Browser, ctx context.Context, rec *ledger.Tab, id browser.TargetID, closeTab func() (browser.CloseReceipt, error)) ledger.TabState {
+	var kept []ledger.TabFact
+	state := ledger.TabState("")
+	record := func(f ledger.TabFact) {
+		if rec == nil || rec.TargetID != id.Raw() {
+			f.TabID, f.Epoch, f.Seq = 0, 1, int64(len(kept)+1)
+			kept = append(kept, f)
+			state, _ = ledger.CloseProof(ledger.Tab{Epoch: 1}, kept)
+			return
+		}
+		var err error
+		if state, err = p.r.db.RecordTabFacts(ctx, p.fence(), rec.ID, rec.Epoch, f); err != nil {
+			p.r.log.Error("record a fact of the tab's close", "record", rec.ID, "fact", f.Kind, "err", err)
+			state = ledger.TabClosureUnverified
+		}
 	}
-	return ledger.TabClosureUnverified
+	record(sight(ctx, b, id).fact(ledger.FactInventoryReconciled, id))
+	crashPoint("tab-close")
+	p.r.atTabClose("before")
+	receipt, cerr := closeTab()
+	record(ledger.TabFact{Kind: ledger.FactCloseReceipt, Sent: receipt.Sent, Confirmed: receipt.Confirmed,
+		Gone: errors.Is(cerr, browser.ErrTabGone)})
+	p.r.atTabClose("after")
+	record(sight(ctx, b, id).fact(ledger.FactPostCloseAbsent, id))
+	if state != ledger.TabClosedVerified && state != ledger.TabMissing {
+		return ledger.TabClosureUnverified
+	}
+	return state
+}
+
+// sighting is a tab's inventories on both surfaces, taken together: the
+// controller's (the browser's page targets) and the person's (the tabs in
+// the person's windows).
+type sighting struct {
+	ctl, person browser.Inventory
+}
+
+// sight takes the controller's inventory, then the person's, asking the
+// window layer about ids besides. Errors leave an inventory incomplete.
+func sight(ctx context.Context, b *browser.Browser, ids ...browser.TargetID) sighting {
+	ctl, _ := b.Targets(ctx)
+	ctl.Surface = browser.SurfaceController
+	person, _ := b.Windows(ctx, ctl, ids...)
+	return sighting{ctl: ctl, person: person}
+}
+
+// complete reports whether both inventories are complete: only then does
+// absence from them prove a tab gone.
+func (s sighting) complete() bool { return s.ctl.Complete && s.person.Complete }
+
+// has reports whether either inventory lists the tab.
+func (s sighting) has(id browser.TargetID) bool {
+	return id != "" && (s.ctl.Has(id) || s.person.Has(id))
+}
+
+// fact is the sighting as a fact of kind about tab id.
+func (s sighting) fact(kind ledger.TabFactKind, id browser.TargetID) ledger.TabFact {
+	return ledger.TabFact{Kind: kind,
+		Controller: ledger.Sight{Taken: true, Complete: s.ctl.Complete, Listed: id != "" && s.ctl.Has(id)},
+		Person:     ledger.Sight{Taken: true, Complete: s.person.Complete, Listed: id != "" && s.person.Has(id)}}
+}
+
+// tabCloseHooks holds, per Runner, a function tests run at the two points
+// of a close ("before": after the inventories before it; "after": after
+// its receipt, before the inventories after it), to make the browser do
+// there what a person or a lost connection would.
+var tabCloseHooks sync.Map // *Runner -> func(string)
+
+func (r *Runner) atTabClose(point string) {
+	if f, ok := tabCloseHooks.Load(r); ok {
+		f.(func(string))(point)
+	}
+}
+
+// pruneTabs removes the tab records proven closed longer ago than the
+// retention period (ledger.DefaultTabRetention), raw target ids with them.
+func (p *pass) pruneTabs() error {
+	n, err := p.r.db.PruneTabs(p.ctx, p.fence(), p.r.now().Add(-ledger.DefaultTabRetention))
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		p.r.log.Info("pruned tab records proven closed", "records", n, "retention", ledger.DefaultTabRetention)
+	}
+	return nil
 }
 
 func (r *Runner) siteNames() []string {
