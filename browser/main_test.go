@@ -172,6 +172,17 @@ b.addEventListener('transitionrun', () => setTimeout(() => b.removeAttribute('ar
 requestAnimationFrame(() => requestAnimationFrame(() => { b.style.left = '20px'; }));
 </script></body>`)
 	})
+	mux.HandleFunc("GET /stepping", func(w http.ResponseWriter, r *http.Request) {
+		// A button that moves in two jumps over 1.2s: between them it
+		// stands still, and only its running transition says it moves.
+		io.WriteString(w, `<!doctype html><body>
+<button id="stepping" style="position:fixed;top:10px;left:600px;transition:left 1200ms steps(2)">Publish</button>
+<script>
+const b = document.getElementById('stepping');
+b.addEventListener('transitionend', () => { b.dataset.arrived = 'yes'; });
+requestAnimationFrame(() => requestAnimationFrame(() => { b.style.left = '20px'; b.dataset.started = 'yes'; }));
+</script></body>`)
+	})
 	mux.HandleFunc("GET /missing", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, `<!doctype html><h1 id="nf">not found</h1>`)

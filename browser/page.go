@@ -479,13 +479,17 @@ type clickPoint struct {
 	X      float64 `json:"x"`
 	Y      float64 `json:"y"`
 	Err    string  `json:"err"`
+	// Moving: a finite animation or transition runs on it or an
+	// ancestor.
+	Moving bool `json:"moving"`
 }
 
 // WaitClickable waits up to timeout (the action timeout when zero) until
 // exactly one visible element matches sel (hidden copies do not count)
 // and a click at its centre would reach it:
-// it has a box, it stands still (its centre is the same on two looks 50ms
-// apart: a panel that slides in is not clicked on its way), nothing covers
+// it has a box, it stands still (no finite animation or transition runs on
+// it or an ancestor, and its centre is the same on two looks 50ms apart: a
+// panel that slides in is not clicked on its way), nothing covers
 // it (a dialog), and it is neither disabled nor aria-disabled (an editor
 // disables its button while it saves). It sends no input. When the wait
 // ends first it returns the last reason: a *SelectorError or an error
@@ -509,6 +513,8 @@ func (t *Tab) WaitClickable(ctx context.Context, sel string, timeout time.Durati
 				last, seen = &SelectorError{Selector: sel, Count: pt.N, Hidden: pt.Hidden}, false
 			case pt.Err != "":
 				last, seen = fmt.Errorf("%w: %q: %s", ErrNotClickable, sel, pt.Err), false
+			case pt.Moving:
+				last, seen = fmt.Errorf("%w: %q: it is moving", ErrNotClickable, sel), false
 			case seen && pt.X == prevX && pt.Y == prevY:
 				return nil
 			default:

@@ -502,6 +502,16 @@ func TestWaitClickable(t *testing.T) {
 	err = tab.WaitClickable(ctx, "#go", 2*time.Second)
 	require.ErrorIs(t, err, browser.ErrNotClickable)
 	require.ErrorContains(t, err, "covers it")
+
+	// A move in jumps stands still between them: the running transition
+	// still says it moves.
+	_, err = tab.Navigate(ctx, s.URL+"/stepping")
+	require.NoError(t, err)
+	require.NoError(t, tab.WaitVisible(ctx, "#stepping[data-started]", 5*time.Second))
+	require.NoError(t, tab.WaitClickable(ctx, "#stepping", 10*time.Second))
+	arrived, err = tab.Attr(ctx, "#stepping", "data-arrived")
+	require.NoError(t, err, "not between its jumps")
+	require.Equal(t, "yes", arrived)
 }
 
 // A selector may end in :text("…") or :name("…"): the elements its CSS

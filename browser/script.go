@@ -389,7 +389,15 @@ const (
 	const h = document.elementFromPoint(x, y);
 	if (!h || !(h === e || e.contains(h))) return {n: 1, err: 'another element covers it'};
 	if (e.disabled || e.getAttribute('aria-disabled') === 'true') return {n: 1, err: 'it is disabled'};
-	return {n: 1, x: x, y: y};
+	// A finite animation or transition running on it or an ancestor (a
+	// panel sliding in) moves it, even when no frame was drawn between two
+	// looks on a busy machine; an endless one (a pulse) is not a move.
+	const moving = document.getAnimations().some(a => {
+		const t = a.effect && a.effect.target;
+		return a.playState === 'running' && t && (t === e || t.contains(e)) &&
+			Number.isFinite(a.effect.getComputedTiming().endTime);
+	});
+	return {n: 1, x: x, y: y, moving: moving};
 }`
 
 	// jsFetchText fetches a URL with the page's cookies and gives its
