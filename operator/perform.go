@@ -216,7 +216,13 @@ func (p *pass) takeTab(m *mutation) (bool, error) {
 // baseline reads, before anything is prepared, the identical items already
 // on the site: they are never this action's result, so verification can
 // tell the result by URL instead of trusting the site's clock to agree
-// with ours. A search that fails without a hard stop leaves no baseline.
+// with ours. A search that fails holds the action (a stop for the pass,
+// retried by the next): without the baseline an identical item would be
+// told from the result by the clocks alone, and a clock ahead of the
+// site's makes the committed result an older item and the action absent
+// (torture seed 264, which a baseline search timing out on a loaded
+// machine reopened). A view the search reads incomplete leaves no
+// baseline, as before: the verdict then cannot rest on absence either.
 func (p *pass) baseline(m *mutation) (bool, error) {
 	if !m.in.kind.Creates() {
 		return false, nil
@@ -231,6 +237,8 @@ func (p *pass) baseline(m *mutation) (bool, error) {
 		m.seen, m.haveSeen = verify.SeenOf(vin, view)
 	case errors.As(err, &hs):
 		return true, p.stopOn(err, m.a, m.entry)
+	default:
+		return true, p.stopOn(fmt.Errorf("the search for identical items before the click failed: %w", err), m.a, m.entry)
 	}
 	return false, nil
 }
