@@ -24,13 +24,20 @@ import (
 // ?submit=dead): its committing click sends nothing.
 func deadPostAdapter(t *testing.T, base string) sites.Adapter {
 	t.Helper()
+	return composeAdapter(t, base, "submit=dead")
+}
+
+// composeAdapter is the demo adapter on base whose post opens the
+// composer with query (a demosite switch of the compose page).
+func composeAdapter(t *testing.T, base, query string) sites.Adapter {
+	t.Helper()
 	raw, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
 	require.NoError(t, err)
 	spec := strings.Replace(string(raw), "settle: 15s", "settle: "+settle.String(), 1)
 	spec = strings.Replace(spec, "http://127.0.0.1:8787", base, 1)
 	const open = `open: "{origin}/compose"`
 	require.Equal(t, 1, strings.Count(spec, open), "the demo adapter's post opens the composer")
-	spec = strings.Replace(spec, open, `open: "{origin}/compose?submit=dead"`, 1)
+	spec = strings.Replace(spec, open, `open: "{origin}/compose?`+query+`"`, 1)
 	d, err := sites.Parse("demo.yaml", []byte(spec))
 	require.NoError(t, err)
 	return d

@@ -2,14 +2,11 @@ package operator_test
 
 import (
 	"context"
-	"io/fs"
 	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/kind"
@@ -22,16 +19,7 @@ import (
 // that already holds the person's draft (the demosite's ?draft=).
 func draftAdapter(t *testing.T, base, draft string) sites.Adapter {
 	t.Helper()
-	raw, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
-	require.NoError(t, err)
-	spec := strings.Replace(string(raw), "settle: 15s", "settle: "+settle.String(), 1)
-	spec = strings.Replace(spec, "http://127.0.0.1:8787", base, 1)
-	const open = `open: "{origin}/compose"`
-	require.Equal(t, 1, strings.Count(spec, open), "the demo adapter's post opens the composer")
-	spec = strings.Replace(spec, open, `open: "{origin}/compose?draft=`+url.QueryEscape(draft)+`"`, 1)
-	d, err := sites.Parse("demo.yaml", []byte(spec))
-	require.NoError(t, err)
-	return d
+	return composeAdapter(t, base, "draft="+url.QueryEscape(draft))
 }
 
 // The composer of browserop's own tab holds the person's draft: the pass
