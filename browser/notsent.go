@@ -276,10 +276,12 @@ func otherSender(infos []*target.Info, self target.ID) string {
 		if info == nil || info.TargetID == self || info.Type != "page" {
 			continue
 		}
-		if info.OpenerID == self {
+		switch s := siteOf(info.URL); {
+		case info.OpenerID == self:
 			return "the page opened another tab"
-		}
-		if s := siteOf(info.URL); own == "" || s != "" && s == own {
+		case own == "":
+			return "the clicked page's site is not known, and another tab is open"
+		case s == own:
 			return "another tab is on the same site"
 		}
 	}
