@@ -153,6 +153,20 @@ func (p *person) close() {
 // alive reports whether the connection is up.
 func (p *person) alive() bool { return p.ctx.Err() == nil }
 
+// urlOf returns the URL of the page target id, and whether it exists.
+func (p *person) urlOf(id target.ID) (string, bool) {
+	pages, err := p.pages()
+	if err != nil {
+		return "", false
+	}
+	for _, info := range pages {
+		if info.TargetID == id {
+			return info.URL, true
+		}
+	}
+	return "", false
+}
+
 // pages lists the page targets.
 func (p *person) pages() ([]*target.Info, error) {
 	res, err := call(p, target.GetTargets, target.GetTargetsParams{})
@@ -175,7 +189,10 @@ func (p *person) pages() ([]*target.Info, error) {
 // takes the tab for browserop's.
 func (p *person) openUserTab(url, draft string, w *world, created func(target.ID)) (*userTab, error) {
 	w.personMu.Lock()
-	res, err := call(p, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: new(true), Focus: new(false)})
+	// Created blank and navigated once attached: attaching to a page that
+	// is loading races in chromedp (its first DOM read writes the node map
+	// that the DOM events of the load read unlocked).
+	res, err := call(p, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: new(true), Focus: new(false)})
 	if err == nil && created != nil {
 		created(res.TargetID)
 	}
@@ -185,13 +202,31 @@ func (p *person) openUserTab(url, draft string, w *world, created func(target.ID
 	}
 	id := res.TargetID
 	t := &userTab{id: id, url: url}
-	typed, err := inTab(p, id, 5*time.Second, func(ctx context.Context, tt *chromedp.Target) (bool, error) {
-		if _, err := chromedp.WaitVisible(chromedp.CSS("textarea#reply-text"))(ctx, tt); err != nil {
+	// One attachment: the navigation, then the reply box when the page
+	// shows one (a blocker screen does not), within its own bound.
+	loaded := false
+	typed, err := inTab(p, id, 25*time.Second, func(ctx context.Context, tt *chromedp.Target) (bool, error) {
+		if _, err := chromedp.Navigate(url)(ctx, tt); err != nil {
 			return false, err
 		}
-		_, err := chromedp.SetValue(chromedp.CSS("textarea#reply-text"), draft)(ctx, tt)
+		loaded = true
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if _, err := chromedp.WaitVisible(chromedp.CSS("textarea#reply-text"))(wctx, tt); err != nil {
+			return false, err
+		}
+		_, err := chromedp.SetValue(chromedp.CSS("textarea#reply-text"), draft)(wctx, tt)
 		return err == nil, err
 	})
+	if !loaded {
+		// The page did not load in time: a later commit of its navigation
+		// would read as browserop navigating the tab, so the person gives
+		// up on it.
+		if at, ok := p.urlOf(id); !ok || at != url {
+			_, _ = call(p, target.CloseTarget, target.CloseTargetParams{TargetID: id})
+			return nil, fmt.Errorf("person: the tab did not load %s (on %q): %v", url, at, err)
+		}
+	}
 	if typed && err == nil {
 		t.draft = draft
 	}
