@@ -300,6 +300,8 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 	_, err := m.site.Fill(p.ctx, m.tab, si)
 	nothing := nothingDone(m.site, m.in.performed())
 	switch {
+	case errors.Is(err, sites.ErrSentBeforeClick):
+		return true, p.sentBeforeClick(m, err)
 	case errors.Is(err, sites.ErrReadBackMismatch):
 		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive,
 			"the editor's read-back differs from the intended text; "+nothing, NoteReadBackMismatch)
@@ -320,6 +322,44 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 		crashPoint("after-upload")
 	}
 	return false, nil
+}
+
+// sentBeforeClick ends an action whose preparation saw the page send what
+// could carry its submission (sites.ErrSentBeforeClick: an adapter's step
+// may have submitted it): nothing more is clicked, and it is not failed
+// either, for a later pass would prepare it again. It goes to executing,
+// with the baseline read before anything was prepared, whatever its budget
+// says (the effect may already be there), and on to verification as a
+// click whose outcome is unknown: verified when the site shows it,
+// ambiguous and reconciled otherwise. The task's authority is not asked
+// again: nothing more is sent.
+func (p *pass) sentBeforeClick(m *mutation, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 30*time.Second)
+	next, err := p.r.db.Transition(ctx, p.fence(), m.a.ID, ledger.Change{To: ledger.Executing,
+		Reason:   "a step before the committing click may have sent it; the click was not sent",
+		Baseline: m.baseline, HaveBaseline: m.haveBaseline, Seen: m.seen, HaveSeen: m.haveSeen})
+	cancel()
+	if errors.Is(err, ledger.ErrSideEffectBound) {
+		// The task's bound leaves no room for it, yet it may be done:
+		// settled, never prepared again, for a person to look at.
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Abandoned,
+			"a step before the committing click may have sent it (the click was not sent), and the task's side-effect bound leaves no room to verify it: check the site; "+cause.Error(), NoteStepFailed)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	m.a = next
+	crashPoint("after-executing")
+	m.submitErr = fmt.Errorf("%w: %v", sites.ErrOutcomeUnknown, cause)
+	// Sent at some moment of the preparation: it may surface later than
+	// a search right away can see.
+	m.maySurface = true
+	if _, err := p.land(m); err != nil {
+		return err
+	}
+	_, err = p.verifyAndSettle(m)
+	return err
 }
 
 // preparationFailed is the reason of an action whose preparation failed
