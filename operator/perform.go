@@ -396,11 +396,28 @@ func (p *pass) handToPerson(m *mutation) (bool, error) {
 	if _, err := p.r.db.RequestHandoffConfirmation(p.ctx, p.fence(), m.a.ID, m.handoffRecord(p.r.now())); err != nil {
 		return true, err
 	}
-	if err := p.handOff(m.in.site, m.in.task.ID); err != nil {
+	vis, err := p.handOff(m.in.site, m.in.task.ID)
+	if err != nil {
 		return true, err
 	}
-	p.report(m.a, m.entry, NoteNeedsConfirmation)
+	p.add(ActionReport{ActionID: m.a.ID, Entry: m.entry, Type: m.a.Type, Site: m.a.Site, Status: m.a.Status,
+		Note: NoteNeedsConfirmation, Reason: handoffMessage(m.a.ID, vis)})
 	return true, nil
+}
+
+// handoffMessage tells the person where the action handed to them waits,
+// from what BringToFront proved: ready in a tab in front of them only when
+// it was proven visible.
+func handoffMessage(id string, vis browser.Visibility) string {
+	answer := "answer with `browserop confirm " + id + "` (or `--decline`)"
+	switch {
+	case vis.Visible:
+		return "prepared and waiting for you in the tab in front (proven visible, its window " + vis.WindowState + "): press the site's button there or " + answer
+	case vis.Headless:
+		return "prepared and waiting for you in a tab of a headless Chrome, which no window shows: read what it would publish with `browserop actions show " + id +
+			"` and " + answer + "; to see the tab itself, inspect it from a Chrome with a screen through the profile's DevTools socket, as `browserop login` explains, or run browserop with `headless: false`"
+	}
+	return "prepared and waiting for you in a tab browserop could not prove visible (" + vis.Unverified + "): look for it in Chrome, or " + answer
 }
 
 // goExecuting puts executing on disk before the click (the ledger checks the
