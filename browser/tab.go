@@ -348,6 +348,10 @@ func (t *Tab) answerDialog(accept bool) {
 
 // redactURL keeps only the origin and path of a URL for an error message:
 // query strings can carry tokens.
+// RedactURL is u without its query and fragment: where a page is, without
+// what it carries.
+func RedactURL(u string) string { return redactURL(u) }
+
 func redactURL(u string) string {
 	if i := strings.IndexAny(u, "?#"); i >= 0 {
 		return u[:i]

@@ -369,3 +369,61 @@ func (m *mutation) handoffRecord(now time.Time) ledger.Handoff {
 	return ledger.Handoff{TabID: m.st.rec.ID, PageURL: browser.LooseURL(m.before), At: began,
 		Baseline: m.baseline, HaveBaseline: m.haveBaseline, Seen: m.seen, HaveSeen: m.haveSeen}
 }
+
+// reconcileHandoffTabs follows the tabs handed to the person that no
+// answer retired yet (record handoff: a confirmation still pending, or a
+// task cancelled while it waited), against complete inventories of both
+// surfaces, and the record follows: gone from both, the person closed it,
+// and it is missing (the absence a fact of its epoch; retireHandoffTab
+// then takes it as proven gone); on another page than its record says, its
+// record takes that page (without query or fragment); still there, it is
+// left as it is. Nothing is attached to, filled or closed: the tab is the
+// person's. Nothing is concluded from an incomplete inventory.
+func (p *pass) reconcileHandoffTabs(b *browser.Browser) error {
+	recs, err := p.r.db.ListTabs(p.ctx, "", ledger.TabHandoff)
+	if err != nil || len(recs) == 0 {
+		return err
+	}
+	var ids []browser.TargetID
+	for _, rec := range recs {
+		if rec.TargetID != "" {
+			ids = append(ids, browser.TargetID(rec.TargetID))
+		}
+	}
+	s := sight(p.ctx, b, ids...)
+	if !s.complete() {
+		p.r.log.Warn("no complete tab inventory; the handed-off tabs' records stay as they are", "records", len(recs))
+		return nil
+	}
+	for _, rec := range recs {
+		id := browser.TargetID(rec.TargetID)
+		if rec.TargetID == "" {
+			continue
+		}
+		i := slices.IndexFunc(s.ctl.Targets, func(t browser.Target) bool { return t.ID == id })
+		switch {
+		case i < 0 && s.has(id):
+			// In the person's windows only: not proven gone.
+		case i < 0:
+			if _, err := p.r.db.RecordTabFacts(p.ctx, p.fence(), rec.ID, rec.Epoch, s.fact(ledger.FactInventoryReconciled, id)); err != nil {
+				return err
+			}
+			if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: ledger.TabMissing}); err != nil {
+				return err
+			}
+			p.sum.count(CountHandoffTabsGone)
+			p.r.log.Info("a tab handed to the person is gone: they closed it", "record", rec.ID)
+		default:
+			at := browser.RedactURL(s.ctl.Targets[i].URL)
+			if browser.LooseURL(at) == browser.LooseURL(rec.URL) {
+				continue
+			}
+			if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{URL: at}); err != nil {
+				return err
+			}
+			p.sum.count(CountHandoffTabsMoved)
+			p.r.log.Info("a tab handed to the person is on another page", "record", rec.ID, "origin", browser.Origin(at))
+		}
+	}
+	return nil
+}

@@ -368,3 +368,69 @@ func TestHandoffPersonChangedTheText(t *testing.T) {
 	require.Equal(t, "the text as the person rewrote it", h.w.effects(demosite.EffectPost)[0].Text)
 	h.requireTabClosed()
 }
+
+// TestHandoffTabFollowedWhileWaiting: while the person has not answered,
+// each pass follows the handed-off tab against complete inventories,
+// touching nothing in it: on another page, its record takes that page
+// (no query); closed by the person, its record is missing. Confirmed
+// afterwards, the action is published once, from a fresh tab.
+func TestHandoffTabFollowedWhileWaiting(t *testing.T) {
+	h := newHandoff(t, "launch", "followed while it waits")
+	require.NoError(t, h.person(chromedp.Navigate(h.w.base+"/home?from=handoff")))
+	sum := h.pass()
+	require.Equal(t, 1, sum.Counts[string(operator.CountHandoffTabsMoved)], "%+v", sum.Counts)
+	rec, err := h.w.db.GetTab(context.Background(), h.rec.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabHandoff, rec.State, "still the person's")
+	require.Equal(t, h.w.base+"/home", rec.URL)
+
+	inv, err := h.w.b.Targets(context.Background())
+	require.NoError(t, err)
+	require.True(t, inv.Has(browser.TargetID(h.rec.TargetID)), "left open")
+	require.NoError(t, h.person(func(ctx context.Context, _ *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(h.rec.TargetID)})
+		return chromedp.Void{}, err
+	}), "the person closes the tab")
+	require.Eventually(t, func() bool {
+		inv, err := h.w.b.Targets(context.Background())
+		return err == nil && !inv.Has(browser.TargetID(h.rec.TargetID))
+	}, 5*time.Second, 50*time.Millisecond)
+	sum = h.pass()
+	require.Equal(t, 1, sum.Counts[string(operator.CountHandoffTabsGone)], "%+v", sum.Counts)
+	rec, err = h.w.db.GetTab(context.Background(), h.rec.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabMissing, rec.State)
+	require.Empty(t, h.w.effects(""), "waiting: nothing published")
+
+	h.confirm()
+	h.pass()
+	require.Len(t, h.posts(1), 1)
+	require.Equal(t, ledger.Verified, h.w.action(h.action).Status)
+	h.again()
+}
+
+// TestCancelledTaskKeepsItsHandedOffTab: a task cancelled while its
+// action waits in a tab handed to the person leaves that tab open, its
+// form as the person has it, never filled again and never closed by a
+// pass; nothing is published.
+func TestCancelledTaskKeepsItsHandedOffTab(t *testing.T) {
+	h := newHandoff(t, "launch", "prepared, then the task was cancelled")
+	require.NoError(t, h.person(chromedp.SetValue(chromedp.CSS("textarea#compose-text"), "the person's own words now")))
+	_, err := h.svc.Cancel(context.Background(), h.task, "not needed")
+	require.NoError(t, err)
+	for range 2 {
+		h.pass()
+	}
+	rec, err := h.w.db.GetTab(context.Background(), h.rec.ID)
+	require.NoError(t, err)
+	require.Equal(t, ledger.TabHandoff, rec.State, "still the person's")
+	var text string
+	require.NoError(t, h.person(func(ctx context.Context, tt *chromedp.Target) (chromedp.Void, error) {
+		var err error
+		text, err = chromedp.Value(chromedp.CSS("textarea#compose-text"))(ctx, tt)
+		return chromedp.Void{}, err
+	}))
+	require.Equal(t, "the person's own words now", text, "never filled again")
+	require.Empty(t, h.w.effects(""))
+	require.NotEqual(t, ledger.Verified, h.w.action(h.action).Status)
+}

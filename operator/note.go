@@ -81,6 +81,11 @@ const (
 	CountTabsResumed     Count = "tabs_resumed"     // tabs taken up again after the browser connection ended
 	CountTabsMissing     Count = "tabs_missing"     // tab records none of whose tabs was open any more
 	CountTabsHandedOff   Count = "tabs_handed_off"  // tabs given to the person
+	// CountHandoffTabsGone and CountHandoffTabsMoved count the handed-off
+	// tabs a pass found closed by the person, or on another page
+	// (reconcileHandoffTabs).
+	CountHandoffTabsGone  Count = "handoff_tabs_gone"
+	CountHandoffTabsMoved Count = "handoff_tabs_moved"
 )
 
 // Counts lists every Count that is not a Note (and not a tabsCount).
@@ -88,6 +93,7 @@ var Counts = []Count{
 	CountConflicts, CountBudgetSkips, CountPlannerFailures, CountQualitySkips,
 	CountReconciled, CountTasksDone,
 	CountTabsRecovered, CountTabsResumed, CountTabsMissing, CountTabsHandedOff,
+	CountHandoffTabsGone, CountHandoffTabsMoved,
 }
 
 // tabsCount is the count of tabs whose closure ended in state

@@ -45,6 +45,9 @@ func (p *pass) tabFor(name string) (*siteTab, error) {
 		if err := p.reconcileTabs(b); err != nil {
 			return nil, err
 		}
+		if err := p.reconcileHandoffTabs(b); err != nil {
+			return nil, err
+		}
 	}
 	if st != nil {
 		if errors.Is(st.tab.Err(), browser.ErrBrowserGone) {
@@ -221,7 +224,11 @@ func (p *pass) reconcileTabsAtStart() error {
 		return err
 	}
 	recs, err := p.earlierTabs()
-	if err != nil || len(recs) == 0 {
+	if err != nil {
+		return err
+	}
+	handed, err := p.r.db.ListTabs(p.ctx, "", ledger.TabHandoff)
+	if err != nil || len(recs)+len(handed) == 0 {
 		return err
 	}
 	if p.r.current() == nil && (p.r.cfg.BrowserRunning == nil || !p.r.cfg.BrowserRunning()) {
@@ -233,7 +240,10 @@ func (p *pass) reconcileTabsAtStart() error {
 		return nil
 	}
 	p.tabsReconciled = true
-	return p.reconcileTabs(b)
+	if err := p.reconcileTabs(b); err != nil {
+		return err
+	}
+	return p.reconcileHandoffTabs(b)
 }
 
 // reconcileTabs compares the tab records earlier passes left live or
