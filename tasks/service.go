@@ -306,13 +306,24 @@ type GrantState struct {
 type ActionState struct {
 	ID string `json:"id"`
 	// IntentID is the intent the action performs (see IntentOutcome.ID).
-	IntentID     string `json:"intent_id"`
-	Type         string `json:"type"`
-	Status       string `json:"status"`
-	Effect       string `json:"effect_state"`
-	Attempt      int    `json:"attempt"`
-	Result       string `json:"result,omitempty"`
-	Failure      string `json:"failure,omitempty"`
+	IntentID string `json:"intent_id"`
+	Type     string `json:"type"`
+	Status   string `json:"status"`
+	Effect   string `json:"effect_state"`
+	Attempt  int    `json:"attempt"`
+	Result   string `json:"result,omitempty"`
+	// Failure says, in fixed words, why a failed action failed: its
+	// class and what happened, never what the page said.
+	Failure string `json:"failure,omitempty"`
+	// FailureClass is a failed action's class: definitive (the effect did
+	// not occur; a later pass may try the intent again) or abandoned
+	// (given up on: declined, cancelled, resolved absent).
+	FailureClass string `json:"failure_class,omitempty"`
+	// SiteWords is what the site or the adapter said of the failure (a
+	// refusal's message, a step's detail: page text), in the person's
+	// view only (the CLI, the person's API token); an agent's view never
+	// has it (docs/api.md, "What leaves the machine").
+	SiteWords    string `json:"site_words,omitempty"`
 	Confirmation string `json:"confirmation,omitempty"`
 	// Held says why a pass holds an answered action (the tab handed to
 	// the person for it is not proven closed): docs/operator.md,
@@ -329,7 +340,8 @@ type ActionState struct {
 	LastStop *StopState `json:"last_stop,omitempty"`
 }
 
-// StopState is a hard stop that held a pending action: its kind (login,
+// StopState is a hard stop that held a pending action (its cause in the
+// person's view only: it is what the page showed): its kind (login,
 // identity_mismatch, rate_limit..., or a pass-wide stop's reason), its
 // cause as the pass reported it ("" for none), the two as one reason, the
 // pass's run and when.
@@ -932,9 +944,20 @@ func (s *Service) actionState(ctx context.Context, a ledger.Action) (ActionState
 	as := ActionState{ID: a.ID, IntentID: a.IntentID, Type: string(a.Type), Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
 	if a.Status == ledger.Failed {
 		as.Failure = a.FailureReason
+		as.FailureClass = string(a.FailureClass)
+		if !s.agent {
+			as.SiteWords = a.FailureSiteWords
+		}
 	}
 	if st := a.LastStop; st != nil {
 		as.LastStop = &StopState{Kind: st.Kind, Cause: st.Cause, Reason: st.Reason(), RunID: st.RunID, At: st.At}
+		if s.agent {
+			// The cause is what the page showed (who is signed in, a
+			// control's text, a blocker's words): the person's only.
+			vf := *st
+			vf.Cause = ""
+			as.LastStop.Cause, as.LastStop.Reason = "", vf.Reason()
+		}
 	}
 	if c, err := s.db.GetConfirmation(ctx, a.ID); err == nil {
 		as.Confirmation = c.State

@@ -162,7 +162,11 @@ func cmdTasks(ctx context.Context, e *env, args []string) error {
 			if a.EffectReason != "" {
 				effect += " (" + a.EffectReason + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(clean(a.IntentID)), a.Type, a.Status, effect, dash(clean(a.Result+a.Failure)))
+			detail := a.Result + a.Failure
+			if a.SiteWords != "" {
+				detail += "; the site said " + a.SiteWords
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(clean(a.IntentID)), a.Type, a.Status, effect, dash(clean(detail)))
 		}
 		tw.Flush()
 		if t.Result != nil {

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/browserop/browserop/ledger"
+)
+
+// The person's CLI shows what the site said of a failure (kept apart
+// from the reason, which agents and logs get): `actions show`, its JSON,
+// and `tasks show`. (operator's TestSiteWordsStayWithThePerson holds the
+// agents' side with a real refusal.)
+func TestCLIShowsTheSitesWords(t *testing.T) {
+	c := newCLI(t)
+	ctx := context.Background()
+	db, err := ledger.Open(ctx, c.ledgerPath(), ledger.Options{})
+	require.NoError(t, err)
+	task, _, err := db.CreateTask(ctx, "agent:words", ledger.TaskRequest{Title: "words", Source: "api",
+		Contract: ledger.Contract{Domains: []string{"127.0.0.1"}, Capabilities: []string{"post"}}})
+	require.NoError(t, err)
+	l, err := db.AcquireLease(ctx, "browser-operator", "seed", time.Minute)
+	require.NoError(t, err)
+	a, _, err := db.Reserve(ctx, l.Fence(), ledger.Intent{TaskID: task.ID, Type: "post", Site: "demo", Actor: "alice",
+		Payload: []byte(`{"intent":"task:x","text":"hi"}`)})
+	require.NoError(t, err)
+	_, err = db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Executing, Reason: "performing once"})
+	require.NoError(t, err)
+	const marker = "MARKER-5d1e the site says no"
+	_, err = db.Transition(ctx, l.Fence(), a.ID, ledger.Change{To: ledger.Failed, Class: ledger.Definitive,
+		Reason: "the site refused the post (validation, status 400); nothing was created", SiteWords: `"` + marker + `"`})
+	require.NoError(t, err)
+	got, err := db.GetAction(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, `"`+marker+`"`, got.FailureSiteWords)
+	evs, err := db.Events(ctx, a.ID)
+	require.NoError(t, err)
+	for _, ev := range evs {
+		require.NotContains(t, ev.Reason, marker, "the history holds the reason only")
+	}
+	require.NoError(t, db.Close())
+
+	code, out, errs := c.run("actions", "show", a.ID)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "site said:")
+	require.Contains(t, out, marker)
+	code, out, errs = c.run("--json", "actions", "show", a.ID)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, `"failure_site_words"`)
+	require.Contains(t, out, marker)
+	code, out, errs = c.run("tasks", "show", task.ID)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "the site said \""+marker)
+}
