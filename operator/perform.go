@@ -210,7 +210,13 @@ func (p *pass) takeTab(m *mutation) (bool, error) {
 		return true, p.stopOn(err, m.a, m.entry)
 	}
 	m.st, m.site = st, st.site
-	return false, nil
+	return false, p.useTab(st, m.a.TaskID)
+}
+
+// useTab records that an action of task taskID runs in st's tab record
+// (ledger.UseTab): the task's state lists the records its actions used.
+func (p *pass) useTab(st *siteTab, taskID string) error {
+	return p.r.db.UseTab(p.ctx, p.fence(), taskID, st.rec.ID)
 }
 
 // baseline reads, before anything is prepared, the identical items already
@@ -260,6 +266,9 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 		}
 		if attempt == 0 && errors.Is(err, browser.ErrTabGone) {
 			if m.st, err = p.tabFor(m.in.site); err == nil {
+				if err := p.useTab(m.st, m.a.TaskID); err != nil {
+					return true, err
+				}
 				continue
 			}
 		}

@@ -285,12 +285,50 @@ type State struct {
 	// intent it accepted (or found, for the same intent again).
 	SubmittedIntent string        `json:"submitted_intent,omitempty"`
 	Actions         []ActionState `json:"actions"`
+	// Tabs are the tab records the task's actions ran in, or that were
+	// handed to the person for it, oldest first: never a raw target id.
+	Tabs []TabState `json:"tabs"`
+	// Continuity is what the agent that drives the task last reported of
+	// itself (SetContinuity); nil before it reported any.
+	Continuity *ledger.Continuity `json:"continuity,omitempty"`
 	// Result, once the task is done or cancelled, lists each intent with
 	// its outcome and permalink.
 	Result    *Result        `json:"result,omitempty"`
 	History   []HistoryEntry `json:"history"`
 	CreatedAt time.Time      `json:"created_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
+}
+
+// TabState is one tab record a task used: its record number (as
+// `browserop tabs show RECORD` takes it), its state and current
+// inspection epoch, the epoch the task first used it in, the origin it is
+// on (scheme and host only), and whether it is bound to the task (handed
+// to the person for it). Never the browser's target id, never a path.
+type TabState struct {
+	Record     int64  `json:"record"`
+	State      string `json:"state"`
+	Epoch      int    `json:"inspection_epoch"`
+	FirstEpoch int    `json:"first_epoch"`
+	Origin     string `json:"origin,omitempty"`
+	Bound      bool   `json:"bound,omitempty"`
+}
+
+func tabStates(tts []ledger.TaskTab, taskID string) []TabState {
+	out := make([]TabState, 0, len(tts))
+	for _, tt := range tts {
+		out = append(out, TabState{Record: tt.ID, State: string(tt.State), Epoch: tt.Epoch, FirstEpoch: tt.FirstEpoch,
+			Origin: originOf(tt.URL), Bound: tt.TaskID == taskID})
+	}
+	return out
+}
+
+// originOf is a URL's scheme and host ("" when it does not parse).
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // GrantState is one grant.
@@ -823,7 +861,9 @@ func (s *Service) Resolve(ctx context.Context, actionID string, r Resolution) (A
 type Observation struct {
 	TaskID        string   `json:"task_id"`
 	Status        string   `json:"status"`
-	Tab           string   `json:"tab"` // none, live, handoff, missing, closed_verified, closure_unverified
+	Tab           string   `json:"tab"` // none, opening, live, handoff, missing, closed_verified, closure_unverified
+	// TabRecord is the tab record Tab describes (0 for none).
+	TabRecord int64 `json:"tab_record,omitempty"`
 	Origin        string   `json:"origin,omitempty"`
 	Epoch         int      `json:"inspection_epoch,omitempty"`
 	Waiting       []string `json:"waiting_for_person,omitempty"` // action ids needing confirmation or resolution
@@ -854,16 +894,15 @@ func (s *Service) Observe(ctx context.Context, taskID string) (Observation, erro
 		return Observation{}, err
 	}
 	o := Observation{TaskID: taskID, Status: st.Status, Tab: "none", InteractionGeneration: turn}
-	tabs, err := s.db.ListTabs(ctx, taskID)
-	if err != nil {
-		return Observation{}, err
-	}
-	if len(tabs) > 0 {
-		last := tabs[len(tabs)-1]
-		o.Tab, o.Epoch = string(last.State), last.Epoch
-		if u, err := url.Parse(last.URL); err == nil {
-			o.Origin = u.Scheme + "://" + u.Host
+	if n := len(st.Tabs); n > 0 {
+		// The record the task's newest action ran in (or was handed off in).
+		last := st.Tabs[n-1]
+		for _, tb := range st.Tabs {
+			if tb.Record > last.Record {
+				last = tb
+			}
 		}
+		o.Tab, o.Epoch, o.Origin, o.TabRecord = last.State, last.Epoch, last.Origin, last.Record
 	}
 	for _, a := range st.Actions {
 		if a.Effect == "needs_confirmation" || a.Effect == "uncertain" {
@@ -887,12 +926,17 @@ func (s *Service) Observe(ctx context.Context, taskID string) (Observation, erro
 func (s *Service) state(ctx context.Context, t ledger.Task) (State, error) {
 	st := State{ID: t.ID, Title: t.Request.Title, Source: t.Request.Source, Status: t.Status, Contract: t.Contract,
 		Finished: !t.FinishedAt.IsZero() || t.Status == ledger.TaskDone,
-		Grants:   []GrantState{}, OwnerGeneration: t.OwnerGeneration, ConnectionGeneration: t.ConnectionGeneration,
+		Grants:   []GrantState{}, Tabs: []TabState{}, Continuity: t.Continuity, OwnerGeneration: t.OwnerGeneration, ConnectionGeneration: t.ConnectionGeneration,
 		InteractionGeneration: t.InteractionGeneration, Actions: []ActionState{}, History: []HistoryEntry{},
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Interaction: "idle"}
 	for _, g := range t.Grants {
 		st.Grants = append(st.Grants, GrantState{Domain: g.Domain, GrantedBy: g.GrantedBy, At: g.CreatedAt})
 	}
+	tts, err := s.db.TaskTabs(ctx, t.ID)
+	if err != nil {
+		return State{}, err
+	}
+	st.Tabs = tabStates(tts, t.ID)
 	intents, err := s.db.TaskIntents(ctx, t.ID)
 	if err != nil {
 		return State{}, err
@@ -988,4 +1032,34 @@ func (s *Service) actionState(ctx context.Context, a ledger.Action) (ActionState
 		as.Effect = "moderated"
 	}
 	return as, nil
+}
+
+// SetContinuity records what the agent driving task id reports of itself
+// (ledger.Continuity): its planner and executor with their fallbacks, its
+// subgoal and success criteria, its observation mode and scope, its
+// confidence and escalation reason, its step and duration limits with
+// their counters, and its skill. It replaces the earlier report. A field
+// that is wrong is errcode.ErrUsage naming it: a scope domain outside the
+// task's domains (contract plus grants), a limit that would widen the
+// one held (a limit only narrows), a counter that goes back. It never
+// changes the task's authority: no check reads it. at is the interaction
+// generation the caller last read (0: any); another is a
+// *ledger.StaleError. A task that is not open is errcode.ErrForbidden.
+func (s *Service) SetContinuity(ctx context.Context, id string, c ledger.Continuity, at int64) (State, error) {
+	if at < 0 {
+		return State{}, usage("interaction_generation must be 1 or more, got %d", at)
+	}
+	if _, err := s.task(ctx, id); err != nil {
+		return State{}, err
+	}
+	_, err := s.db.SetContinuity(ctx, id, c, at)
+	switch {
+	case errors.Is(err, ledger.ErrContinuity):
+		return State{}, fmt.Errorf("%w: %s", errcode.ErrUsage, errcode.After(err, ledger.ErrContinuity))
+	case errors.Is(err, ledger.ErrIllegalTransition):
+		return State{}, fmt.Errorf("%w: %s", errcode.ErrForbidden, errcode.After(err, ledger.ErrIllegalTransition))
+	case err != nil:
+		return State{}, err
+	}
+	return s.Get(ctx, id)
 }
