@@ -859,11 +859,11 @@ func (s *Service) Resolve(ctx context.Context, actionID string, r Resolution) (A
 // site and origin it is on, its state and inspection epoch, and what waits
 // for a person. No page text, form values or tab ids.
 type Observation struct {
-	TaskID        string   `json:"task_id"`
-	Status        string   `json:"status"`
-	Tab           string   `json:"tab"` // none, opening, live, handoff, missing, closed_verified, closure_unverified
+	TaskID string `json:"task_id"`
+	Status string `json:"status"`
+	Tab    string `json:"tab"` // none, opening, live, handoff, missing, closed_verified, closure_unverified
 	// TabRecord is the tab record Tab describes (0 for none).
-	TabRecord int64 `json:"tab_record,omitempty"`
+	TabRecord     int64    `json:"tab_record,omitempty"`
 	Origin        string   `json:"origin,omitempty"`
 	Epoch         int      `json:"inspection_epoch,omitempty"`
 	Waiting       []string `json:"waiting_for_person,omitempty"` // action ids needing confirmation or resolution
