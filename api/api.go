@@ -158,6 +158,7 @@ func routeTable(mcp bool) []route {
 		{"POST", "/v1/tasks/{id}/actions", RoleAgent, nil, (*server).submit},
 		{"POST", "/v1/tasks/{id}/cancel", RoleAgent, nil, (*server).cancel},
 		{"POST", "/v1/tasks/{id}/finish", RoleAgent, nil, (*server).finish},
+		{"PUT", "/v1/tasks/{id}/continuity", RoleAgent, nil, (*server).continuity},
 		{"POST", "/v1/tasks/{id}/grants", RoleUser, nil, (*server).grant},
 		{"POST", "/v1/actions/{id}/confirm", RoleUser, nil, (*server).confirm},
 		{"POST", "/v1/actions/{id}/resolve", RoleUser, nil, (*server).resolve},
@@ -551,14 +552,46 @@ func (s *server) getRun(w http.ResponseWriter, r *http.Request) error {
 // An Interaction-Generation header names the task's interaction generation
 // the caller read: a submission after another turn is 409
 // stale_generation.
+// interactionGeneration reads the optional Interaction-Generation header
+// (0: absent).
+func interactionGeneration(r *http.Request) (int64, error) {
+	vs := r.Header.Values("Interaction-Generation")
+	if len(vs) == 0 {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(vs[0], 10, 64)
+	if len(vs) > 1 || err != nil || n < 1 {
+		return 0, apiErrorf(http.StatusBadRequest, "usage", "the Interaction-Generation header must be one integer of 1 or more")
+	}
+	return n, nil
+}
+
+// continuity records what the agent driving the task reports of itself
+// (tasks.Service.SetContinuity): the body is a ledger.Continuity.
+func (s *server) continuity(w http.ResponseWriter, r *http.Request) error {
+	at, err := interactionGeneration(r)
+	if err != nil {
+		return err
+	}
+	var c ledger.Continuity
+	if err := s.decode(r, &c, false); err != nil {
+		return err
+	}
+	if !c.UpdatedAt.IsZero() {
+		return apiErrorf(http.StatusBadRequest, "usage", "updated_at is set by browserop; leave it out")
+	}
+	st, err := s.tasksFor(r).SetContinuity(r.Context(), r.PathValue("id"), c, at)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
 func (s *server) submit(w http.ResponseWriter, r *http.Request) error {
-	var at int64
-	if vs := r.Header.Values("Interaction-Generation"); len(vs) > 0 {
-		n, err := strconv.ParseInt(vs[0], 10, 64)
-		if len(vs) > 1 || err != nil || n < 1 {
-			return apiErrorf(http.StatusBadRequest, "usage", "the Interaction-Generation header must be one integer of 1 or more")
-		}
-		at = n
+	at, err := interactionGeneration(r)
+	if err != nil {
+		return err
 	}
 	var in intent.Request
 	if err := s.decode(r, &in, false); err != nil {

@@ -10,7 +10,8 @@ import (
 )
 
 // GET /v1/tasks/{id} shows, on a pending action, the last hard stop that
-// held it, and nothing once the action went ahead.
+// held it (its cause, what the page showed, with the user token only),
+// and nothing once the action went ahead.
 func TestTaskStateShowsLastStop(t *testing.T) {
 	e := newEnv(t).start()
 	st := e.create("stop", createBody("held"))
@@ -27,9 +28,16 @@ func TestTaskStateShowsLastStop(t *testing.T) {
 		t.Fatalf("no last stop on the action: %s", r.body)
 	}
 	s := got.Actions[0].LastStop
-	if s.Kind != "identity_mismatch" || s.Cause != "signed in as @bob, not @alice" || s.RunID != "run_api" || s.At.IsZero() ||
+	if s.Kind != "identity_mismatch" || s.Cause != "" || s.RunID != "run_api" || s.At.IsZero() ||
+		s.Reason != "hard stop: identity_mismatch" || strings.Contains(string(r.body), "@bob") {
+		t.Fatalf("the agent's last stop %+v", s)
+	}
+	r = e.do(req{method: "GET", path: "/v1/tasks/" + st.ID, token: e.user})
+	want(t, r, http.StatusOK, "")
+	r.into(t, &got)
+	if s := got.Actions[0].LastStop; s == nil || s.Cause != "signed in as @bob, not @alice" ||
 		s.Reason != "hard stop: identity_mismatch (signed in as @bob, not @alice)" {
-		t.Fatalf("last stop %+v", s)
+		t.Fatalf("the person's last stop %+v", s)
 	}
 	if _, err := e.db.Transition(e.ctx, f, a.ID, ledger.Change{To: ledger.Executing, Reason: "performing once"}); err != nil {
 		t.Fatal(err)

@@ -144,6 +144,12 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"ConfirmRequest":    ConfirmRequest{},
 		"ResolveRequest":    ResolveRequest{},
 		"Error":             ErrorBody{},
+		"Continuity":        ledger.Continuity{},
+		"Provider":          ledger.Provider{},
+		"ObserveMode":       ledger.ObserveMode{},
+		"Limits":            ledger.Limits{},
+		"Skill":             ledger.Skill{},
+		"TabState":          tasks.TabState{},
 	}
 	for name, v := range types {
 		sc, ok := doc.Components.Schemas[name]

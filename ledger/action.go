@@ -109,6 +109,11 @@ type Action struct {
 	CanonicalResult string
 	FailureReason   string
 	FailureClass    FailureClass
+	// FailureSiteWords is what the site or the adapter said of a failure
+	// (a refusal's message, a failed step's or upload's detail), kept
+	// apart from FailureReason, which never holds page text: the person's
+	// only (actions show, the person's API), never an agent's or a log's.
+	FailureSiteWords string
 	// MaySurface: the effect may surface later than a search can see (the
 	// site answered the submission, or it timed out with its request
 	// possibly pending); a search that misses it never proves it absent.
@@ -290,6 +295,10 @@ func nullString(s string) any {
 type Change struct {
 	To     Status
 	Reason string // required: why, in words a person reads (no page text, no secrets)
+	// SiteWords, for Failed, is what the site or the adapter said (page
+	// text: a refusal's message, a step's detail), recorded apart from
+	// Reason (Action.FailureSiteWords) and never in the action's events.
+	SiteWords string
 	// Result is the canonical result (e.g. the permalink); required for
 	// Verified. For Moderated it is the URL the landed page named, if any.
 	Result string
@@ -440,7 +449,7 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 			return Action{}, fmt.Errorf("%w: verified needs its canonical result", ErrIllegalTransition)
 		}
 		a.CanonicalResult, a.SettledAt = c.Result, now
-		a.FailureReason, a.FailureClass = "", ""
+		a.FailureReason, a.FailureClass, a.FailureSiteWords = "", "", ""
 		if err := commitBudget(ctx, tx, c.Budget, a, a.Generation); err != nil {
 			return Action{}, err
 		}
@@ -451,12 +460,12 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 		if c.Class != Definitive && c.Class != Abandoned {
 			return Action{}, fmt.Errorf("%w: failed needs a class (definitive or abandoned)", ErrIllegalTransition)
 		}
-		a.FailureReason, a.FailureClass, a.SettledAt = c.Reason, c.Class, now
+		a.FailureReason, a.FailureClass, a.SettledAt, a.FailureSiteWords = c.Reason, c.Class, now, c.SiteWords
 	case Ambiguous:
-		a.FailureReason, a.FailureClass = c.Reason, ""
+		a.FailureReason, a.FailureClass, a.FailureSiteWords = c.Reason, "", ""
 	case Moderated:
 		a.CanonicalResult = strings.TrimSpace(c.Result)
-		a.FailureReason, a.FailureClass = c.Reason, ""
+		a.FailureReason, a.FailureClass, a.FailureSiteWords = c.Reason, "", ""
 	case Planned:
 		if a.FailureClass != Definitive {
 			return Action{}, fmt.Errorf("%w: only a definitive failure may be replanned; this one is %q", ErrIllegalTransition, a.FailureClass)
@@ -466,14 +475,14 @@ func (db *DB) transition(ctx context.Context, tx *sql.Tx, id string, c Change, g
 		// complete view after the site's bound, or a person's word): the
 		// new attempt's own submission says whether it may surface late.
 		a.OtherAccounts, a.MaySurface = nil, false
-		a.FailureReason, a.FailureClass, a.CanonicalResult = "", "", ""
+		a.FailureReason, a.FailureClass, a.CanonicalResult, a.FailureSiteWords = "", "", "", ""
 		a.ExecutingAt, a.SettledAt = time.Time{}, time.Time{}
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE actions SET status = ?, attempt = ?, canonical_result = ?, failure_reason = ?,
+	_, err = tx.ExecContext(ctx, `UPDATE actions SET status = ?, attempt = ?, canonical_result = ?, failure_reason = ?, failure_site_words = ?,
 		failure_class = ?, may_surface = ?, baseline_json = ?, seen_json = ?, landed_url = ?, other_accounts_json = ?, generation = ?, updated_at = ?, executing_at = ?, settled_at = ?,
 		last_stop_kind = '', last_stop_cause = '', last_stop_run_id = '', last_stop_at = NULL
 		WHERE id = ? AND status = ?`,
-		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureClass, a.MaySurface, baselineJSON(a), seenJSON(a), a.LandedURL, othersJSON(a.OtherAccounts), a.Generation, nanos(now),
+		a.Status, a.Attempt, a.CanonicalResult, a.FailureReason, a.FailureSiteWords, a.FailureClass, a.MaySurface, baselineJSON(a), seenJSON(a), a.LandedURL, othersJSON(a.OtherAccounts), a.Generation, nanos(now),
 		nullTime(a.ExecutingAt), nullTime(a.SettledAt), a.ID, from)
 	if err != nil {
 		return Action{}, fmt.Errorf("update action: %w", err)
@@ -537,7 +546,7 @@ func insertEvent(ctx context.Context, tx *sql.Tx, actionID string, from, to Stat
 
 const actionColumns = `id, idempotency_key, COALESCE(task_id, ''), intent_id, COALESCE(run_id, ''), type, format, site, actor, target_url, payload_json,
 	status, attempt, canonical_result, failure_reason, failure_class, may_surface, baseline_json, seen_json, landed_url, other_accounts_json, generation, created_at, updated_at, executing_at, settled_at,
-	last_stop_kind, last_stop_cause, last_stop_run_id, last_stop_at`
+	last_stop_kind, last_stop_cause, last_stop_run_id, last_stop_at, failure_site_words`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -550,7 +559,7 @@ func scanAction(s scanner) (Action, error) {
 	var stop Stop
 	err := s.Scan(&a.ID, &a.IdempotencyKey, &a.TaskID, &a.IntentID, &a.RunID, &a.Type, &a.Format, &a.Site, &a.Actor, &a.TargetURL,
 		&payload, &a.Status, &a.Attempt, &a.CanonicalResult, &a.FailureReason, &a.FailureClass, &a.MaySurface, &baseline, &seen, &a.LandedURL, &others, &a.Generation,
-		&created, &updated, &executing, &settled, &stop.Kind, &stop.Cause, &stop.RunID, &stopAt)
+		&created, &updated, &executing, &settled, &stop.Kind, &stop.Cause, &stop.RunID, &stopAt, &a.FailureSiteWords)
 	if err != nil {
 		return Action{}, err
 	}

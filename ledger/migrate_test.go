@@ -313,7 +313,7 @@ func TestMigrationEightKeepsEverything(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ledger.LatestSchemaVersion(), v)
 	require.NoError(t, db.Close())
-	after := withoutNine(t, withoutTen(t, withoutEleven(t, withoutTabFacts(t, withoutFieldProvenance(t, snapshot(t, path))))))
+	after := withoutNine(t, withoutTen(t, withoutEleven(t, withoutTabFacts(t, withoutFieldProvenance(t, withoutContinuity(t, snapshot(t, path)))))))
 
 	for name, o := range before.Objects {
 		got, ok := after.Objects[name]

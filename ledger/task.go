@@ -91,6 +91,9 @@ type Task struct {
 	InteractionGeneration int64
 	Result                json.RawMessage
 	Grants                []Grant
+	// Continuity is what the agent driving the task last reported of
+	// itself (SetContinuity); nil before any report.
+	Continuity *Continuity
 	// FinishedAt is when the task was finished (zero: not yet): it accepts
 	// no more intents and becomes done once they are settled.
 	FinishedAt time.Time
@@ -204,10 +207,11 @@ func (db *DB) GetTask(ctx context.Context, id string) (Task, error) {
 	var result sql.NullString
 	var created, updated int64
 	var finished sql.NullInt64
+	var continuity sql.NullString
 	err := db.read.QueryRowContext(ctx, `SELECT id, idempotency_key, request_json, contract_json, status, owner_generation,
 		connection_generation, interaction_generation,
-		result_json, finished_at, created_at, updated_at FROM tasks WHERE id = ?`, id).Scan(&t.ID, &t.IdempotencyKey, &reqJSON,
-		&contractJSON, &t.Status, &t.OwnerGeneration, &t.ConnectionGeneration, &t.InteractionGeneration, &result, &finished, &created, &updated)
+		result_json, finished_at, created_at, updated_at, continuity_json FROM tasks WHERE id = ?`, id).Scan(&t.ID, &t.IdempotencyKey, &reqJSON,
+		&contractJSON, &t.Status, &t.OwnerGeneration, &t.ConnectionGeneration, &t.InteractionGeneration, &result, &finished, &created, &updated, &continuity)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
 	}
@@ -222,6 +226,12 @@ func (db *DB) GetTask(ctx context.Context, id string) (Task, error) {
 	}
 	if result.Valid {
 		t.Result = json.RawMessage(result.String)
+	}
+	if continuity.Valid {
+		t.Continuity = new(Continuity)
+		if err := json.Unmarshal([]byte(continuity.String), t.Continuity); err != nil {
+			return Task{}, fmt.Errorf("read task %s: continuity: %w", id, err)
+		}
 	}
 	t.CreatedAt, t.UpdatedAt, t.FinishedAt = fromNanos(created), fromNanos(updated), fromNullNanos(finished)
 	rows, err := db.read.QueryContext(ctx, `SELECT domain, granted_by, created_at FROM task_grants WHERE task_id = ? ORDER BY id`, id)

@@ -14,8 +14,9 @@ import (
 )
 
 // task_state shows, on a pending action, the last hard stop that held it
-// (kind, cause, reason, run, time), within its declared output schema,
-// and nothing once the action went ahead.
+// (kind, reason, run, time; not its cause, which is what the page showed:
+// the person's only), within its declared output schema, and nothing once
+// the action went ahead.
 func TestMCPTaskStateShowsLastStop(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
@@ -35,8 +36,9 @@ func TestMCPTaskStateShowsLastStop(t *testing.T) {
 	stop := st.Actions[0].LastStop
 	require.NotNil(t, stop, "%s", text(res))
 	require.Equal(t, "login", stop.Kind)
-	require.Equal(t, "nobody is signed in", stop.Cause)
-	require.Equal(t, "hard stop: login (nobody is signed in)", stop.Reason)
+	require.Empty(t, stop.Cause, "a stop's cause is the person's only")
+	require.Equal(t, "hard stop: login", stop.Reason)
+	require.NotContains(t, text(res), "nobody is signed in")
 	require.Equal(t, "run_mcp", stop.RunID)
 	require.False(t, stop.At.IsZero())
 

@@ -129,6 +129,51 @@ func submitInputSchema() *jsonschema.Schema {
 	return s
 }
 
+func continuityInputSchema() *jsonschema.Schema {
+	s := inputSchema[ContinuityInput]()
+	s.Properties["interaction_generation"].Minimum = jsonschema.Ptr(1.0)
+	c := s.Properties["continuity"]
+	delete(c.Properties, "updated_at") // set by browserop
+	for _, p := range []string{"planner", "executor"} {
+		pr := c.Properties[p]
+		pr.Properties["id"].MinLength = jsonschema.Ptr(1)
+		pr.Properties["id"].MaxLength = jsonschema.Ptr(ledger.MaxIdentity)
+		array(pr.Properties["fallbacks"], nil, 0)
+		pr.Properties["fallbacks"].MaxItems = jsonschema.Ptr(ledger.MaxFallbacks)
+	}
+	c.Properties["subgoal"].MaxLength = jsonschema.Ptr(ledger.MaxSubgoal)
+	array(c.Properties["success_criteria"], nil, 0)
+	c.Properties["success_criteria"].MaxItems = jsonschema.Ptr(ledger.MaxCriteria)
+	o := c.Properties["observation"]
+	o.Properties["mode"].Enum = anys(ledger.ObservationModes)
+	array(o.Properties["scope"], nil, 0)
+	o.Properties["scope"].MaxItems = jsonschema.Ptr(ledger.MaxScope)
+	conf := c.Properties["confidence"]
+	conf.Minimum, conf.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0)
+	c.Properties["escalation_reason"].MaxLength = jsonschema.Ptr(ledger.MaxEscalation)
+	l := c.Properties["limits"]
+	for _, name := range []string{"max_steps", "steps", "max_duration_seconds", "elapsed_seconds"} {
+		l.Properties[name].Minimum = jsonschema.Ptr(0.0)
+	}
+	l.Properties["max_steps"].Maximum = jsonschema.Ptr(float64(ledger.MaxStepsLimit))
+	l.Properties["max_duration_seconds"].Maximum = jsonschema.Ptr(float64(ledger.MaxDurationLimit))
+	sk := c.Properties["skill"]
+	sk.Properties["id"].MinLength = jsonschema.Ptr(1)
+	sk.Properties["version"].MinLength = jsonschema.Ptr(1)
+	describe(c, map[string]string{
+		"planner":           "who plans: your planner's identity (id) and the ones it falls back to, in order",
+		"executor":          "who executes: your executor's identity and its fallbacks",
+		"subgoal":           "the subgoal you are working on now",
+		"success_criteria":  "how you will know the subgoal is reached",
+		"observation":       "how you observe the task (mode: summary, state or none) and what (scope: domains within the task's, or site names)",
+		"confidence":        "your executor's effective confidence, 0 to 1",
+		"escalation_reason": "why you escalated (to your planner or to the person), if you did",
+		"limits":            "your own step and duration limits (0: none) and their counters; a limit only narrows, a counter never goes back",
+		"skill":             "the skill you run: its id and version",
+	})
+	return s
+}
+
 // agentMedia is the schema of an image as an agent names it: a file and
 // its alt text. The file's SHA-256 and type are recorded by browserop
 // (intent.Media); an agent that sets them is refused.
@@ -166,12 +211,15 @@ func taskStateSchema() *jsonschema.Schema {
 		"result":                 "once done or cancelled: each intent with its outcome (known_complete, not_done, uncertain, moderated...) and permalink",
 		"actions":                "the task's actions, one per external effect",
 		"history":                "the task's append-only history",
+		"tabs":                   "the tab records the task's actions ran in, or that were handed to the person for it: record number, state, inspection epoch, the epoch the task first used it in, origin; never a browser target id",
+		"continuity":             "what the agent driving the task last recorded of itself (task_continuity); it never changes the task's authority",
 	})
 	describe(s.Properties["actions"].Items, map[string]string{
 		"intent_id":     "the intent this action performs (the id task_submit answered)",
 		"effect_state":  "pending, needs_confirmation (waits for the person), executing, known_complete, not_done, uncertain (never retried blindly) or moderated (made, held by the site's moderators: never retried, verified once public)",
 		"result":        "the canonical result, e.g. the permalink of the published post",
-		"failure":       "why the action is not done",
+		"failure":       "why the action is not done, in fixed words: never what the site's page said",
+		"failure_class": "definitive (the effect did not occur; the operator may try the intent again) or abandoned (given up on)",
 		"effect_reason": "for a not_done action: why its effect is definitely absent: proven_absent (performed, then proven absent), absent_by_person (uncertain, then a person said it is not there), rejected_by_moderators, declined (the person declined it), abandoned (its task was cancelled before it was performed) or never_performed (ended before the click)",
 		"last_stop":     "for a pending action: the last hard stop of a pass that held it before its click (kind such as login, cause, reason, run_id, at); absent once it went ahead",
 	})
@@ -182,7 +230,8 @@ func observationSchema() *jsonschema.Schema {
 	s := outputSchema[tasks.Observation]()
 	s.Description = "a value-free summary of what the task's tab shows"
 	describe(s, map[string]string{
-		"tab":                    "none, live, handoff (left open for the person), missing, closed_verified or closure_unverified",
+		"tab":                    "the state of the tab record the task's newest action ran in: none, opening, live, handoff (left open for the person), missing, closed_verified or closure_unverified",
+		"tab_record":             "that tab record's number (never a browser target id)",
 		"origin":                 "the scheme and host of the tab's page, without path or query",
 		"inspection_epoch":       "increases when a missing tab is reopened; earlier evidence is void",
 		"waiting_for_person":     "ids of actions waiting for the person",

@@ -42,10 +42,12 @@ const (
 	ToolTaskCancel  = "task_cancel"
 	ToolTaskFinish  = "task_finish"
 	ToolTaskObserve = "task_observe"
+	// ToolTaskContinuity records the agent's own continuity on a task.
+	ToolTaskContinuity = "task_continuity"
 )
 
 // ToolNames lists the tools NewServer registers, in registration order.
-var ToolNames = []string{ToolTaskCreate, ToolTaskState, ToolTaskList, ToolTaskSubmit, ToolTaskCancel, ToolTaskFinish, ToolTaskObserve}
+var ToolNames = []string{ToolTaskCreate, ToolTaskState, ToolTaskList, ToolTaskSubmit, ToolTaskCancel, ToolTaskFinish, ToolTaskObserve, ToolTaskContinuity}
 
 // instructions tells a client what the server is for and where its
 // authority ends.
@@ -59,7 +61,7 @@ Your authority is the task's contract. Some steps belong to the person alone and
 
 Errors start with a stable code: usage, forbidden, not_found, conflict, stale_generation (another turn was taken on the task since the interaction_generation you passed: read its state again), illegal_transition, internal.`
 
-// NewServer returns browserop's MCP server over tasks, with the seven task
+// NewServer returns browserop's MCP server over tasks, with the eight task
 // tools. The tools always act as an agent (tasks.Agent()): they see only
 // agents' tasks, whichever token reached them. version is browserop's
 // version, reported to clients.
@@ -151,6 +153,20 @@ func NewServer(tasks *tasks.Service, version string) *mcp.Server {
 		Annotations:  &mcp.ToolAnnotations{Title: "Observe a task's tab", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, t.observe)
 
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  ToolTaskContinuity,
+		Title: "Record your continuity",
+		Description: "Record on a task what you (the agent driving it) need to resume it: your planner and executor identities with " +
+			"their fallbacks, the current subgoal and its success criteria, your observation mode (summary, state or none) and scope " +
+			"(domains within the task's, or site names), your confidence (0 to 1) and escalation reason, your step and duration limits " +
+			"with their counters, and the skill id and version you run. It replaces what you recorded before; task_state shows it. " +
+			"A limit only narrows (never raised or removed once set) and a counter never goes back. It never changes the task's " +
+			"authority: its contract and the domains the person added decide what it may do. A field that is wrong is a usage error naming it.",
+		InputSchema:  continuityInputSchema(),
+		OutputSchema: taskStateSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Record your continuity", IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+	}, t.continuity)
+
 	return s
 }
 
@@ -204,6 +220,14 @@ type SubmitInput struct {
 	Intent intent.Request `json:"intent" jsonschema:"the intent to perform"`
 	// InteractionGeneration fences the submission (tasks.Service.SubmitAt).
 	InteractionGeneration int64 `json:"interaction_generation,omitempty" jsonschema:"the task's interaction_generation you last read (task_state or task_observe); the submission is refused with stale_generation if another turn was taken on the task since. Absent: no check"`
+}
+
+// ContinuityInput is task_continuity's input.
+type ContinuityInput struct {
+	TaskID     string            `json:"task_id" jsonschema:"the task's id"`
+	Continuity ledger.Continuity `json:"continuity" jsonschema:"what you need to resume the task; it replaces what you recorded before"`
+	// InteractionGeneration fences the report as it fences a submission.
+	InteractionGeneration int64 `json:"interaction_generation,omitempty" jsonschema:"the task's interaction_generation you last read; the report is refused with stale_generation if another turn was taken on the task since. Absent: no check"`
 }
 
 // FinishInput is task_finish's input.
@@ -272,6 +296,11 @@ func byAgent(verb, reason string) string {
 	return out
 }
 
+func (t *tools) continuity(ctx context.Context, _ *mcp.CallToolRequest, in ContinuityInput) (*mcp.CallToolResult, tasks.State, error) {
+	st, err := t.tasks.SetContinuity(ctx, in.TaskID, in.Continuity, in.InteractionGeneration)
+	return nil, normalize(st), coded(err)
+}
+
 func (t *tools) observe(ctx context.Context, _ *mcp.CallToolRequest, in TaskIDInput) (*mcp.CallToolResult, tasks.Observation, error) {
 	o, err := t.tasks.Observe(ctx, in.TaskID)
 	return nil, o, coded(err)
@@ -285,6 +314,7 @@ func normalize(st tasks.State) tasks.State {
 	st.Grants = orEmpty(st.Grants)
 	st.Actions = orEmpty(st.Actions)
 	st.History = orEmpty(st.History)
+	st.Tabs = orEmpty(st.Tabs)
 	return st
 }
 

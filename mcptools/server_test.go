@@ -134,7 +134,7 @@ func TestMCPToolsListed(t *testing.T) {
 			for _, tool := range res.Tools {
 				names = append(names, tool.Name)
 			}
-			require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_finish", "task_observe"}, names)
+			require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_finish", "task_observe", "task_continuity"}, names)
 			require.ElementsMatch(t, mcptools.ToolNames, names)
 
 			// Only a person confirms, declines, resolves and grants: no tool

@@ -48,9 +48,10 @@ func TestBrokenFieldSelectorFailsNamingIt(t *testing.T) {
 	}
 	require.Equal(t, ledger.Failed, a.Status)
 	require.Equal(t, ledger.Definitive, a.FailureClass)
-	require.Contains(t, a.FailureReason, `the field "textarea#composer-text" never showed a visible element`)
-	require.Contains(t, a.FailureReason, "(on "+w.base+"/compose)")
-	require.True(t, strings.HasSuffix(a.FailureReason, "; nothing was submitted"), a.FailureReason)
+	// The adapter's detail is kept apart from the reason, for the person.
+	require.Equal(t, "a step before the click failed; nothing was submitted", a.FailureReason)
+	require.Contains(t, a.FailureSiteWords, `the field "textarea#composer-text" never showed a visible element`)
+	require.Contains(t, a.FailureSiteWords, "(on "+w.base+"/compose)")
 }
 
 // An action may open a page built from its target's parts instead of the

@@ -210,7 +210,13 @@ func (p *pass) takeTab(m *mutation) (bool, error) {
 		return true, p.stopOn(err, m.a, m.entry)
 	}
 	m.st, m.site = st, st.site
-	return false, nil
+	return false, p.useTab(st, m.a.TaskID)
+}
+
+// useTab records that an action of task taskID runs in st's tab record
+// (ledger.UseTab): the task's state lists the records its actions used.
+func (p *pass) useTab(st *siteTab, taskID string) error {
+	return p.r.db.UseTab(p.ctx, p.fence(), taskID, st.rec.ID)
 }
 
 // baseline reads, before anything is prepared, the identical items already
@@ -260,6 +266,9 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 		}
 		if attempt == 0 && errors.Is(err, browser.ErrTabGone) {
 			if m.st, err = p.tabFor(m.in.site); err == nil {
+				if err := p.useTab(m.st, m.a.TaskID); err != nil {
+					return true, err
+				}
 				continue
 			}
 		}
@@ -307,10 +316,12 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 			"the editor's read-back differs from the intended text; "+nothing, NoteReadBackMismatch)
 		return true, err
 	case errors.Is(err, sites.ErrUploadFailed):
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrUploadFailed, "a media upload failed", nothing), NoteUploadFailed)
+		reason, words := preparationFailed(err, sites.ErrUploadFailed, "a media upload failed", nothing)
+		m.a, err = p.endFailedWith(m.a, m.entry, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: reason, SiteWords: words}, NoteUploadFailed)
 		return true, err
 	case errors.Is(err, sites.ErrStepFailed):
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive, preparationFailed(err, sites.ErrStepFailed, "a step before the click failed", nothing), NoteStepFailed)
+		reason, words := preparationFailed(err, sites.ErrStepFailed, "a step before the click failed", nothing)
+		m.a, err = p.endFailedWith(m.a, m.entry, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: reason, SiteWords: words}, NoteStepFailed)
 		return true, err
 	case err != nil:
 		return true, p.stopOn(err, m.a, m.entry)
@@ -363,13 +374,15 @@ func (p *pass) sentBeforeClick(m *mutation, cause error) error {
 }
 
 // preparationFailed is the reason of an action whose preparation failed
-// with err (wrapping sentinel): what, the adapter's detail (control
-// characters escaped), and what was not done (nothingDone).
-func preparationFailed(err, sentinel error, what, nothing string) string {
+// with err (wrapping sentinel): what, and what was not done (nothingDone);
+// and, apart, the adapter's detail (control characters escaped), which may
+// hold the page's words (a site's upload error, a step's message): the
+// person's only (ledger.Change.SiteWords).
+func preparationFailed(err, sentinel error, what, nothing string) (reason, siteWords string) {
 	if detail := errcode.After(err, sentinel); detail != err.Error() {
-		what += ": " + printable(detail)
+		siteWords = printable(detail)
 	}
-	return what + "; " + nothing
+	return what + "; " + nothing, siteWords
 }
 
 // nothingDone says what a failure before the click left undone: nothing
@@ -491,7 +504,8 @@ func (p *pass) click(m *mutation) (bool, error) {
 	case refusal != nil && !errors.Is(serr, sites.ErrOutcomeUnknown):
 		// The site's answer to the click proves it created nothing.
 		var err error
-		if m.a, err = p.transition(m.a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: refusalReason(m.in.performed(), refusal)}); err != nil {
+		if m.a, err = p.transition(m.a, ledger.Change{To: ledger.Failed, Class: ledger.Definitive, Reason: refusalReason(m.in.performed(), refusal),
+			SiteWords: refusalWords(refusal)}); err != nil {
 			return true, err
 		}
 		if refusal.Kind == sites.RefusedRateLimit || refusal.Kind == sites.RefusedLogin {
@@ -535,18 +549,25 @@ func (p *pass) notSent(m *mutation) error {
 	return p.retireTab(m.in.site)
 }
 
-// refusalReason says how the site refused a submission of kind k, with
-// the site's own message escaped: nothing was created.
+// refusalReason says how the site refused a submission of kind k (its
+// refusal kind and status, never its message: refusalWords): nothing was
+// created.
 func refusalReason(k kind.Kind, r *sites.Refusal) string {
 	reason := fmt.Sprintf("the site refused the %s (%s", k, r.Kind)
 	if r.Status != 0 {
 		reason += fmt.Sprintf(", status %d", r.Status)
 	}
-	reason += ")"
-	if r.Message != "" {
-		reason += fmt.Sprintf(": %q", r.Message)
+	return reason + "); nothing was created"
+}
+
+// refusalWords is the site's own message of refusal r, quoted and escaped
+// ("" for none): page text, recorded apart from the reason
+// (ledger.Change.SiteWords), for the person only.
+func refusalWords(r *sites.Refusal) string {
+	if r.Message == "" {
+		return ""
 	}
-	return reason + "; nothing was created"
+	return fmt.Sprintf("%q", r.Message)
 }
 
 // land reads where the submission landed, also after an uncertain click
@@ -651,7 +672,12 @@ func (p *pass) holdForModeration(m *mutation) (bool, error) {
 // note. It returns the action as it ended; only the ledger's errors are
 // errors.
 func (p *pass) endFailed(a ledger.Action, entry string, class ledger.FailureClass, reason string, note Note) (ledger.Action, error) {
-	a, err := p.transition(a, ledger.Change{To: ledger.Failed, Class: class, Reason: reason})
+	return p.endFailedWith(a, entry, ledger.Change{To: ledger.Failed, Class: class, Reason: reason}, note)
+}
+
+// endFailedWith is endFailed with the change c (its site's words apart).
+func (p *pass) endFailedWith(a ledger.Action, entry string, c ledger.Change, note Note) (ledger.Action, error) {
+	a, err := p.transition(a, c)
 	if err != nil {
 		return a, err
 	}

@@ -187,7 +187,8 @@ func TestStepFailedBeforeTheClick(t *testing.T) {
 	require.Equal(t, ledger.Failed, like.Status)
 	require.Equal(t, ledger.Definitive, like.FailureClass)
 	require.True(t, like.ExecutingAt.IsZero(), "it never went executing")
-	require.Equal(t, `a step before the click failed: the confirmation panel did not open \x1b[2J; nothing was submitted`, like.FailureReason)
+	require.Equal(t, `a step before the click failed; nothing was submitted`, like.FailureReason)
+	require.Equal(t, `the confirmation panel did not open \x1b[2J`, like.FailureSiteWords, "the adapter's words, escaped, kept apart")
 	w.checkBooks()
 }
 
@@ -233,7 +234,8 @@ func TestRefusalIsDefinitive(t *testing.T) {
 			a := w.actionWithText(text)
 			require.Equal(t, ledger.Failed, a.Status)
 			require.Equal(t, ledger.Definitive, a.FailureClass)
-			require.Equal(t, fmt.Sprintf(`the site refused the post (%s, status 409): "Slow down\a \u202eplease"; nothing was created`, tc.kind), a.FailureReason)
+			require.Equal(t, fmt.Sprintf(`the site refused the post (%s, status 409); nothing was created`, tc.kind), a.FailureReason)
+			require.Equal(t, `"Slow down\a \u202eplease"`, a.FailureSiteWords, "the site's words, escaped, kept apart from the reason")
 			require.Empty(t, w.postsWithText(text), "nothing was created")
 			if tc.stops {
 				require.Equal(t, string(tc.kind), sum.StoppedSites["demo"], "%+v", sum)

@@ -211,6 +211,9 @@ func (p *pass) reconcile() error {
 			p.hardStopPass("an unresolved ambiguous action: " + stopKind(err))
 			continue
 		}
+		if err := p.useTab(st, a.TaskID); err != nil {
+			return err
+		}
 		late, err := p.lateClick(a)
 		if err != nil {
 			return err
@@ -253,6 +256,9 @@ func (p *pass) recheckModerated(a ledger.Action) error {
 	// verified verdict changes it. The URL the landed page named, when it
 	// named one, must be the result found: an identical item elsewhere
 	// (the person's own twin) is not this one made public.
+	if err := p.useTab(st, a.TaskID); err != nil {
+		return err
+	}
 	v := p.verifyLive(st, in, a, clickSeen{obs: sites.Observed{URL: a.CanonicalResult}}, lateClick{})
 	p.reconciled[a.ID] = true
 	p.sum.count(CountReconciled)

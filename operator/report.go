@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,6 +57,7 @@ func (p *pass) reportHeld(a ledger.Action, entry string, err error) error {
 			c = string(r[:maxCause]) + "…"
 		}
 		cause = printable(c)
+		rep.logReason = rep.Reason
 		rep.Reason += " (" + cause + ")"
 	}
 	if _, ok := p.siteCauses[a.Site]; !ok && p.stopped == "" {
@@ -128,8 +130,8 @@ func (p *pass) logAction(rep ActionReport) {
 	if rep.Result != "" {
 		attrs = append(attrs, "permalink", rep.Result)
 	}
-	if rep.Reason != "" {
-		attrs = append(attrs, "reason", rep.Reason)
+	if reason := cmp.Or(rep.logReason, rep.Reason); reason != "" {
+		attrs = append(attrs, "reason", reason)
 	}
 	if rep.Note == NoteAlreadyVerified || rep.Note == NoteAwaitingModeration {
 		p.r.log.Debug("action", attrs...)

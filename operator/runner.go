@@ -292,6 +292,11 @@ type ActionReport struct {
 	Result   string        `json:"result,omitempty"`
 	Reason   string        `json:"reason,omitempty"`
 	Note     Note          `json:"note,omitempty"` // what became of it in this pass (Notes)
+	// logReason, when set, is Reason without what a page said (a hard
+	// stop's cause: who is signed in, what a control shows): what the
+	// log line says. The log never holds page text (docs/operator.md,
+	// "Logs"); the person's own summary (run) says it all.
+	logReason string
 }
 
 // Summary is what a pass did.

@@ -308,14 +308,14 @@ func TestWordPressRefusals(t *testing.T) {
 			require.NoError(t, w.site.SetOption(ctx, "browserop_test_flood", "on"))
 			insertComment(id, unique("just before"))
 			return func() { require.NoError(t, w.site.SetOption(ctx, "browserop_test_flood", "off")) }
-		}, `the site refused the reply (rate_limit, status 429): "You are posting comments too quickly`, true},
+		}, `the site refused the reply (rate_limit, status 429); nothing was created: "You are posting comments too quickly`, true},
 		{"session lost", func(int, string) func() { dropSession(); return w.signIn },
-			`the site refused the reply (validation, status 200): "Error: Please fill the required fields."`, false},
+			`the site refused the reply (validation, status 200); nothing was created: "Error: Please fill the required fields."`, false},
 		{"session lost, users only", func(int, string) func() {
 			require.NoError(t, w.site.SetOption(ctx, "comment_registration", "1"))
 			dropSession()
 			return func() { require.NoError(t, w.site.SetOption(ctx, "comment_registration", "0")); w.signIn() }
-		}, `the site refused the reply (login, status 403): "Sorry, you must be logged in to comment."`, true},
+		}, `the site refused the reply (login, status 403); nothing was created: "Sorry, you must be logged in to comment."`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w.world.db = freshLedger(t)
@@ -338,7 +338,8 @@ func TestWordPressRefusals(t *testing.T) {
 			} else {
 				require.Equal(t, ledger.Failed, a.Status, "%+v", sum)
 				require.Equal(t, ledger.Definitive, a.FailureClass)
-				require.Contains(t, a.FailureReason, tc.reason)
+				// The reason in fixed words, the site's message apart.
+				require.Contains(t, a.FailureReason+": "+a.FailureSiteWords, tc.reason)
 			}
 			require.Equal(t, before+seeded, w.comments(text), "the refused submission stored nothing")
 			require.Equal(t, tc.stops, sum.StoppedSites["wordpress"] != "", "a rate limit or a lost session stops the site: %+v", sum)

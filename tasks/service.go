@@ -285,12 +285,50 @@ type State struct {
 	// intent it accepted (or found, for the same intent again).
 	SubmittedIntent string        `json:"submitted_intent,omitempty"`
 	Actions         []ActionState `json:"actions"`
+	// Tabs are the tab records the task's actions ran in, or that were
+	// handed to the person for it, oldest first: never a raw target id.
+	Tabs []TabState `json:"tabs"`
+	// Continuity is what the agent that drives the task last reported of
+	// itself (SetContinuity); nil before it reported any.
+	Continuity *ledger.Continuity `json:"continuity,omitempty"`
 	// Result, once the task is done or cancelled, lists each intent with
 	// its outcome and permalink.
 	Result    *Result        `json:"result,omitempty"`
 	History   []HistoryEntry `json:"history"`
 	CreatedAt time.Time      `json:"created_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
+}
+
+// TabState is one tab record a task used: its record number (as
+// `browserop tabs show RECORD` takes it), its state and current
+// inspection epoch, the epoch the task first used it in, the origin it is
+// on (scheme and host only), and whether it is bound to the task (handed
+// to the person for it). Never the browser's target id, never a path.
+type TabState struct {
+	Record     int64  `json:"record"`
+	State      string `json:"state"`
+	Epoch      int    `json:"inspection_epoch"`
+	FirstEpoch int    `json:"first_epoch"`
+	Origin     string `json:"origin,omitempty"`
+	Bound      bool   `json:"bound,omitempty"`
+}
+
+func tabStates(tts []ledger.TaskTab, taskID string) []TabState {
+	out := make([]TabState, 0, len(tts))
+	for _, tt := range tts {
+		out = append(out, TabState{Record: tt.ID, State: string(tt.State), Epoch: tt.Epoch, FirstEpoch: tt.FirstEpoch,
+			Origin: originOf(tt.URL), Bound: tt.TaskID == taskID})
+	}
+	return out
+}
+
+// originOf is a URL's scheme and host ("" when it does not parse).
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // GrantState is one grant.
@@ -306,13 +344,24 @@ type GrantState struct {
 type ActionState struct {
 	ID string `json:"id"`
 	// IntentID is the intent the action performs (see IntentOutcome.ID).
-	IntentID     string `json:"intent_id"`
-	Type         string `json:"type"`
-	Status       string `json:"status"`
-	Effect       string `json:"effect_state"`
-	Attempt      int    `json:"attempt"`
-	Result       string `json:"result,omitempty"`
-	Failure      string `json:"failure,omitempty"`
+	IntentID string `json:"intent_id"`
+	Type     string `json:"type"`
+	Status   string `json:"status"`
+	Effect   string `json:"effect_state"`
+	Attempt  int    `json:"attempt"`
+	Result   string `json:"result,omitempty"`
+	// Failure says, in fixed words, why a failed action failed: its
+	// class and what happened, never what the page said.
+	Failure string `json:"failure,omitempty"`
+	// FailureClass is a failed action's class: definitive (the effect did
+	// not occur; a later pass may try the intent again) or abandoned
+	// (given up on: declined, cancelled, resolved absent).
+	FailureClass string `json:"failure_class,omitempty"`
+	// SiteWords is what the site or the adapter said of the failure (a
+	// refusal's message, a step's detail: page text), in the person's
+	// view only (the CLI, the person's API token); an agent's view never
+	// has it (docs/api.md, "What leaves the machine").
+	SiteWords    string `json:"site_words,omitempty"`
 	Confirmation string `json:"confirmation,omitempty"`
 	// Held says why a pass holds an answered action (the tab handed to
 	// the person for it is not proven closed): docs/operator.md,
@@ -329,7 +378,8 @@ type ActionState struct {
 	LastStop *StopState `json:"last_stop,omitempty"`
 }
 
-// StopState is a hard stop that held a pending action: its kind (login,
+// StopState is a hard stop that held a pending action (its cause in the
+// person's view only: it is what the page showed): its kind (login,
 // identity_mismatch, rate_limit..., or a pass-wide stop's reason), its
 // cause as the pass reported it ("" for none), the two as one reason, the
 // pass's run and when.
@@ -809,9 +859,11 @@ func (s *Service) Resolve(ctx context.Context, actionID string, r Resolution) (A
 // site and origin it is on, its state and inspection epoch, and what waits
 // for a person. No page text, form values or tab ids.
 type Observation struct {
-	TaskID        string   `json:"task_id"`
-	Status        string   `json:"status"`
-	Tab           string   `json:"tab"` // none, live, handoff, missing, closed_verified, closure_unverified
+	TaskID string `json:"task_id"`
+	Status string `json:"status"`
+	Tab    string `json:"tab"` // none, opening, live, handoff, missing, closed_verified, closure_unverified
+	// TabRecord is the tab record Tab describes (0 for none).
+	TabRecord     int64    `json:"tab_record,omitempty"`
 	Origin        string   `json:"origin,omitempty"`
 	Epoch         int      `json:"inspection_epoch,omitempty"`
 	Waiting       []string `json:"waiting_for_person,omitempty"` // action ids needing confirmation or resolution
@@ -842,16 +894,15 @@ func (s *Service) Observe(ctx context.Context, taskID string) (Observation, erro
 		return Observation{}, err
 	}
 	o := Observation{TaskID: taskID, Status: st.Status, Tab: "none", InteractionGeneration: turn}
-	tabs, err := s.db.ListTabs(ctx, taskID)
-	if err != nil {
-		return Observation{}, err
-	}
-	if len(tabs) > 0 {
-		last := tabs[len(tabs)-1]
-		o.Tab, o.Epoch = string(last.State), last.Epoch
-		if u, err := url.Parse(last.URL); err == nil {
-			o.Origin = u.Scheme + "://" + u.Host
+	if n := len(st.Tabs); n > 0 {
+		// The record the task's newest action ran in (or was handed off in).
+		last := st.Tabs[n-1]
+		for _, tb := range st.Tabs {
+			if tb.Record > last.Record {
+				last = tb
+			}
 		}
+		o.Tab, o.Epoch, o.Origin, o.TabRecord = last.State, last.Epoch, last.Origin, last.Record
 	}
 	for _, a := range st.Actions {
 		if a.Effect == "needs_confirmation" || a.Effect == "uncertain" {
@@ -875,12 +926,17 @@ func (s *Service) Observe(ctx context.Context, taskID string) (Observation, erro
 func (s *Service) state(ctx context.Context, t ledger.Task) (State, error) {
 	st := State{ID: t.ID, Title: t.Request.Title, Source: t.Request.Source, Status: t.Status, Contract: t.Contract,
 		Finished: !t.FinishedAt.IsZero() || t.Status == ledger.TaskDone,
-		Grants:   []GrantState{}, OwnerGeneration: t.OwnerGeneration, ConnectionGeneration: t.ConnectionGeneration,
+		Grants:   []GrantState{}, Tabs: []TabState{}, Continuity: t.Continuity, OwnerGeneration: t.OwnerGeneration, ConnectionGeneration: t.ConnectionGeneration,
 		InteractionGeneration: t.InteractionGeneration, Actions: []ActionState{}, History: []HistoryEntry{},
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Interaction: "idle"}
 	for _, g := range t.Grants {
 		st.Grants = append(st.Grants, GrantState{Domain: g.Domain, GrantedBy: g.GrantedBy, At: g.CreatedAt})
 	}
+	tts, err := s.db.TaskTabs(ctx, t.ID)
+	if err != nil {
+		return State{}, err
+	}
+	st.Tabs = tabStates(tts, t.ID)
 	intents, err := s.db.TaskIntents(ctx, t.ID)
 	if err != nil {
 		return State{}, err
@@ -932,9 +988,20 @@ func (s *Service) actionState(ctx context.Context, a ledger.Action) (ActionState
 	as := ActionState{ID: a.ID, IntentID: a.IntentID, Type: string(a.Type), Status: string(a.Status), Attempt: a.Attempt, Result: a.CanonicalResult}
 	if a.Status == ledger.Failed {
 		as.Failure = a.FailureReason
+		as.FailureClass = string(a.FailureClass)
+		if !s.agent {
+			as.SiteWords = a.FailureSiteWords
+		}
 	}
 	if st := a.LastStop; st != nil {
 		as.LastStop = &StopState{Kind: st.Kind, Cause: st.Cause, Reason: st.Reason(), RunID: st.RunID, At: st.At}
+		if s.agent {
+			// The cause is what the page showed (who is signed in, a
+			// control's text, a blocker's words): the person's only.
+			vf := *st
+			vf.Cause = ""
+			as.LastStop.Cause, as.LastStop.Reason = "", vf.Reason()
+		}
 	}
 	if c, err := s.db.GetConfirmation(ctx, a.ID); err == nil {
 		as.Confirmation = c.State
@@ -965,4 +1032,34 @@ func (s *Service) actionState(ctx context.Context, a ledger.Action) (ActionState
 		as.Effect = "moderated"
 	}
 	return as, nil
+}
+
+// SetContinuity records what the agent driving task id reports of itself
+// (ledger.Continuity): its planner and executor with their fallbacks, its
+// subgoal and success criteria, its observation mode and scope, its
+// confidence and escalation reason, its step and duration limits with
+// their counters, and its skill. It replaces the earlier report. A field
+// that is wrong is errcode.ErrUsage naming it: a scope domain outside the
+// task's domains (contract plus grants), a limit that would widen the
+// one held (a limit only narrows), a counter that goes back. It never
+// changes the task's authority: no check reads it. at is the interaction
+// generation the caller last read (0: any); another is a
+// *ledger.StaleError. A task that is not open is errcode.ErrForbidden.
+func (s *Service) SetContinuity(ctx context.Context, id string, c ledger.Continuity, at int64) (State, error) {
+	if at < 0 {
+		return State{}, usage("interaction_generation must be 1 or more, got %d", at)
+	}
+	if _, err := s.task(ctx, id); err != nil {
+		return State{}, err
+	}
+	_, err := s.db.SetContinuity(ctx, id, c, at)
+	switch {
+	case errors.Is(err, ledger.ErrContinuity):
+		return State{}, fmt.Errorf("%w: %s", errcode.ErrUsage, errcode.After(err, ledger.ErrContinuity))
+	case errors.Is(err, ledger.ErrIllegalTransition):
+		return State{}, fmt.Errorf("%w: %s", errcode.ErrForbidden, errcode.After(err, ledger.ErrIllegalTransition))
+	case err != nil:
+		return State{}, err
+	}
+	return s.Get(ctx, id)
 }

@@ -194,7 +194,7 @@ func actionsShow(ctx context.Context, e *env, args []string) error {
 	for _, kv := range [][2]string{
 		{"id", a.ID}, {"status", string(a.Status)}, {"type", string(a.Type)}, {"format", a.Format}, {"site", a.Site},
 		{"actor", a.Actor}, {"target", a.TargetURL}, {"payload", string(a.Payload)}, {"attempt", fmt.Sprint(a.Attempt)},
-		{"result", a.CanonicalResult}, {"landed link", a.LandedURL}, {"failure", strings.TrimSpace(string(a.FailureClass) + " " + a.FailureReason)},
+		{"result", a.CanonicalResult}, {"landed link", a.LandedURL}, {"failure", strings.TrimSpace(string(a.FailureClass) + " " + a.FailureReason)}, {"site said", a.FailureSiteWords},
 		{"may be on", operator.Handles(a.OtherAccounts)}, {"confirmation", confirmation}, {"held", held}, {"last stop", stopped},
 		{"task", a.TaskID}, {"run", a.RunID}, {"key", a.IdempotencyKey}, {"created", fmtTime(a.CreatedAt)},
 		{"updated", fmtTime(a.UpdatedAt)},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/browserop/browserop/budgets"
@@ -155,6 +156,17 @@ func cmdTasks(ctx context.Context, e *env, args []string) error {
 		for _, g := range t.Grants {
 			fmt.Fprintf(e.stdout, "grant: %s by %s at %s\n", clean(g.Domain), clean(g.GrantedBy), fmtTime(g.At))
 		}
+		for _, tb := range t.Tabs {
+			bound := ""
+			if tb.Bound {
+				bound = " (handed to the person for it)"
+			}
+			fmt.Fprintf(e.stdout, "tab record %d: %s, inspection epoch %d (first used in %d), %s%s\n",
+				tb.Record, tb.State, tb.Epoch, tb.FirstEpoch, dash(clean(tb.Origin)), bound)
+		}
+		if c := t.Continuity; c != nil {
+			printContinuity(e.stdout, c)
+		}
 		tw := table(e.stdout)
 		fmt.Fprintln(tw, "ACTION\tINTENT\tTYPE\tSTATUS\tEFFECT\tRESULT / FAILURE")
 		for _, a := range t.Actions {
@@ -162,7 +174,11 @@ func cmdTasks(ctx context.Context, e *env, args []string) error {
 			if a.EffectReason != "" {
 				effect += " (" + a.EffectReason + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(clean(a.IntentID)), a.Type, a.Status, effect, dash(clean(a.Result+a.Failure)))
+			detail := a.Result + a.Failure
+			if a.SiteWords != "" {
+				detail += "; the site said " + a.SiteWords
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(clean(a.IntentID)), a.Type, a.Status, effect, dash(clean(detail)))
 		}
 		tw.Flush()
 		if t.Result != nil {
@@ -184,4 +200,46 @@ func cmdTasks(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	return usageError("usage: browserop tasks [list] | tasks show ID")
+}
+
+// printContinuity prints what the agent driving a task reported of itself,
+// its words escaped (clean): they are an agent's.
+func printContinuity(w io.Writer, c *ledger.Continuity) {
+	provider := func(p *ledger.Provider) string {
+		if p == nil {
+			return "-"
+		}
+		out := clean(p.ID)
+		if len(p.Fallbacks) > 0 {
+			out += " (then " + strings.Join(cleanAll(p.Fallbacks), ", ") + ")"
+		}
+		return out
+	}
+	fmt.Fprintf(w, "continuity (as the agent reports it, at %s): planner %s; executor %s\n", fmtTime(c.UpdatedAt), provider(c.Planner), provider(c.Executor))
+	if c.Subgoal != "" || len(c.SuccessCriteria) > 0 {
+		fmt.Fprintf(w, "  subgoal: %s; success when: %s\n", dash(clean(c.Subgoal)), dash(strings.Join(cleanAll(c.SuccessCriteria), "; ")))
+	}
+	if o := c.Observation; o != nil {
+		fmt.Fprintf(w, "  observation: %s, scope %s\n", clean(o.Mode), dash(strings.Join(cleanAll(o.Scope), ",")))
+	}
+	if c.Confidence != nil || c.EscalationReason != "" {
+		conf := "-"
+		if c.Confidence != nil {
+			conf = fmt.Sprintf("%.2f", *c.Confidence)
+		}
+		fmt.Fprintf(w, "  confidence %s; escalation: %s\n", conf, dash(clean(c.EscalationReason)))
+	}
+	if l := c.Limits; l != nil {
+		fmt.Fprintf(w, "  steps %d of %s; %ds of %s\n", l.Steps, limit(l.MaxSteps, ""), l.ElapsedSeconds, limit(l.MaxDurationSeconds, "s"))
+	}
+	if sk := c.Skill; sk != nil {
+		fmt.Fprintf(w, "  skill %s version %s\n", clean(sk.ID), clean(sk.Version))
+	}
+}
+
+func limit(n int, unit string) string {
+	if n == 0 {
+		return "no limit"
+	}
+	return fmt.Sprintf("%d%s", n, unit)
 }

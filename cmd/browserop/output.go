@@ -52,6 +52,9 @@ type actionJSON struct {
 	LandedURL     string `json:"landed_url,omitempty"`
 	FailureReason string `json:"failure_reason,omitempty"`
 	FailureClass  string `json:"failure_class,omitempty"`
+	// FailureSiteWords: what the site or the adapter said of the failure
+	// (page text, kept apart from the reason): the person's only.
+	FailureSiteWords string `json:"failure_site_words,omitempty"`
 	// OtherAccounts: accounts seen signed in on the site while the action
 	// was unsettled; its effect may be on one of them.
 	OtherAccounts []string `json:"other_accounts,omitempty"`
@@ -95,7 +98,7 @@ func toActionJSON(a ledger.Action, evs []ledger.Event) actionJSON {
 	out := actionJSON{ID: a.ID, IdempotencyKey: a.IdempotencyKey, TaskID: a.TaskID, RunID: a.RunID, Type: string(a.Type),
 		Format: a.Format, Site: a.Site, Actor: a.Actor, TargetURL: a.TargetURL, Payload: a.Payload, Status: a.Status,
 		Attempt: a.Attempt, CanonicalResult: a.CanonicalResult, LandedURL: a.LandedURL, FailureReason: a.FailureReason,
-		FailureClass: string(a.FailureClass), OtherAccounts: a.OtherAccounts, Generation: a.Generation, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+		FailureClass: string(a.FailureClass), FailureSiteWords: a.FailureSiteWords, OtherAccounts: a.OtherAccounts, Generation: a.Generation, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 		ExecutingAt: timePtr(a.ExecutingAt), SettledAt: timePtr(a.SettledAt)}
 	if s := a.LastStop; s != nil {
 		out.LastStop = &stopJSON{Kind: s.Kind, Cause: s.Cause, Reason: s.Reason(), RunID: s.RunID, At: s.At}
