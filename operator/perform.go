@@ -353,8 +353,9 @@ func (p *pass) sentBeforeClick(m *mutation, cause error) error {
 	if errors.Is(err, ledger.ErrSideEffectBound) {
 		// The task's bound leaves no room for it, yet it may be done:
 		// settled, never prepared again, for a person to look at.
-		m.a, err = p.endFailed(m.a, m.entry, ledger.Abandoned,
-			"a step before the committing click may have sent it (the click was not sent), and the task's side-effect bound leaves no room to verify it: check the site; "+cause.Error(), NoteStepFailed)
+		m.a, err = p.endFailedWith(m.a, m.entry, ledger.Change{To: ledger.Failed, Class: ledger.Abandoned,
+			Reason:    "a step before the committing click may have sent it (the click was not sent), and the task's side-effect bound leaves no room to verify it: check the site",
+			SiteWords: printable(errcode.After(cause, sites.ErrSentBeforeClick))}, NoteStepFailed)
 		return err
 	}
 	if err != nil {
