@@ -1,0 +1,86 @@
+package operator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/browserop/browserop/browser"
+	"github.com/browserop/browserop/ledger"
+)
+
+// keepSet is the set of tabs a pass's cleanup must leave open: every tab
+// handed to the person that is still there. It is built from the ledger's
+// handoff records (keepSetOf) and checked against complete inventories
+// before anything is closed (validate).
+type keepSet struct {
+	// records are the handoff records the ledger holds, by record id.
+	records map[int64]ledger.Tab
+	// targets are the handoff records' targets.
+	targets map[browser.TargetID]int64
+}
+
+// keepSetOf builds the keep set from the handoff records.
+func keepSetOf(handoffs []ledger.Tab) keepSet {
+	k := keepSet{records: map[int64]ledger.Tab{}, targets: map[browser.TargetID]int64{}}
+	for _, rec := range handoffs {
+		if rec.State != ledger.TabHandoff {
+			continue
+		}
+		k.records[rec.ID] = rec
+		if rec.TargetID != "" {
+			k.targets[browser.TargetID(rec.TargetID)] = rec.ID
+		}
+	}
+	return k
+}
+
+// validate checks the keep set against the cleanup it guards, and returns
+// why the cleanup must stop, "" when it may go on:
+//   - the inventories must be complete (a partial view cannot say which
+//     handed-off tabs are live);
+//   - every handoff record the ledger holds now (current) must be in the
+//     set, with the same target and epoch (a set built before a record
+//     changed is stale), and every record in the set must still be a
+//     handoff record there;
+//   - every handoff record whose target the inventories list must be in
+//     the set (none may be missing from it: an empty or partial set while
+//     handed-off tabs are live stops the cleanup);
+//   - no tab to close may be in the set, nor be a handoff record's target.
+func (k keepSet) validate(s sighting, current []ledger.Tab, closing []browser.TargetID) string {
+	if !s.complete() {
+		return "no complete inventory of both surfaces: which handed-off tabs are live cannot be told"
+	}
+	now := keepSetOf(current)
+	var why []string
+	for id, rec := range now.records {
+		kept, ok := k.records[id]
+		switch {
+		case !ok:
+			why = append(why, fmt.Sprintf("handoff record %d is not in the keep set", id))
+		case kept.TargetID != rec.TargetID || kept.Epoch != rec.Epoch:
+			why = append(why, fmt.Sprintf("the keep set's handoff record %d is stale (its target or epoch changed)", id))
+		}
+	}
+	for id := range k.records {
+		if _, ok := now.records[id]; !ok {
+			why = append(why, fmt.Sprintf("the keep set's record %d is no handoff record now (stale)", id))
+		}
+	}
+	for target, id := range now.targets {
+		if s.has(target) {
+			if _, ok := k.targets[target]; !ok {
+				why = append(why, fmt.Sprintf("the live handed-off tab of record %d is missing from the keep set", id))
+			}
+		}
+	}
+	for _, id := range closing {
+		if rec, ok := now.targets[id]; ok {
+			why = append(why, fmt.Sprintf("a tab to close is the handed-off tab of record %d", rec))
+		} else if _, ok := k.targets[id]; ok {
+			why = append(why, "a tab to close is in the keep set")
+		}
+	}
+	slices.Sort(why)
+	return strings.Join(slices.Compact(why), "; ")
+}
