@@ -111,3 +111,26 @@ func VisibilityState(ctx context.Context, t *Tab) (string, error) {
 	})
 	return s, err
 }
+
+// PersonEval evaluates expr in the target id over a DevTools session of
+// its own (as the person's DevTools would), detaching afterwards.
+func PersonEval(b *Browser, id TargetID, expr string) (bool, error) {
+	ctx, cancel := chromedp.NewContext(b.root, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
+	defer cancel()
+	var out bool
+	_, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		tctx, tcancel := context.WithTimeout(ctx, 10*time.Second)
+		defer tcancel()
+		v, err := chromedp.Evaluate[bool](expr)(tctx, t)
+		out = v
+		return chromedp.Void{}, err
+	})
+	return out, err
+}
+
+// TabEval evaluates a function of no arguments in t's isolated world.
+func TabEval(ctx context.Context, t *Tab, fn string) (any, error) {
+	var out any
+	err := t.run(ctx, "eval", 0, func(actx context.Context) error { return t.eval(actx, fn, &out) })
+	return out, err
+}

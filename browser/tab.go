@@ -172,6 +172,17 @@ func (t *Tab) start(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		// Pages that honour prefers-reduced-motion skip their animations
+		// and smooth scrolls (an editor's sidebar panel scrolls itself
+		// into view smoothly when it opens, a moment after the click, and
+		// a control in it moves under a click aimed at it on a busy
+		// machine). The override lives with this session: a tab handed to
+		// the person, released, moves as the person's browser says.
+		_, err = chromedp.Call(actx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}})
+		if err != nil {
+			return err
+		}
 		// Chrome silently re-sends a request, POST included, when a reused
 		// keep-alive connection closes before the response headers arrive
 		// (HttpNetworkTransaction::ShouldResendRequest), up to twice: a
