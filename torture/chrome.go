@@ -22,7 +22,7 @@ func (w *world) launchChrome() (*browser.Browser, error) {
 
 // signInTries is how many times the set-up signs the profile in before it
 // gives up on the seed.
-const signInTries = 3
+const signInTries = 4
 
 // signIn signs the profile in to the demosite as alice with a cookie that
 // survives restarts, and checks it. With keep (attach mode) that Chrome
@@ -35,7 +35,9 @@ func (w *world) signIn(keep bool) error {
 	if err != nil {
 		return err
 	}
-	p, err := dialPerson(w.prof, started, 10*time.Second)
+	// Bounds for a machine under load (a Chrome there took over 15 s to
+	// come up and answer); only set-up waits on them.
+	p, err := dialPerson(w.prof, started, 20*time.Second)
 	if err == nil {
 		err = w.setCookie(p)
 	}
@@ -63,7 +65,7 @@ func (w *world) setCookie(p *person) error {
 }
 
 func (w *world) checkSignedIn(b *browser.Browser) error {
-	ctx, cancel := context.WithTimeout(w.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(w.ctx, 40*time.Second)
 	defer cancel()
 	tab, err := b.NewTab(ctx, w.base+"/home")
 	if err != nil {
