@@ -375,9 +375,10 @@ func (m *mutation) handoffRecord(now time.Time) ledger.Handoff {
 // task cancelled while it waited), against complete inventories of both
 // surfaces, and the record follows: gone from both, the person closed it,
 // and it is missing (the absence a fact of its epoch; retireHandoffTab
-// then takes it as proven gone); on another page than its record says, its
-// record takes that page (without query or fragment); still there, it is
-// left as it is. Nothing is attached to, filled or closed: the tab is the
+// then takes it as proven gone); on another origin than its record's, its
+// record takes that origin; still there, it is left as it is (whether it
+// is still on the prepared page is what retireHandoffTab asks, once the
+// person answered). Nothing is attached to, filled or closed: the tab is the
 // person's. Nothing is concluded from an incomplete inventory.
 func (p *pass) reconcileHandoffTabs(b *browser.Browser) error {
 	recs, err := p.r.db.ListTabs(p.ctx, "", ledger.TabHandoff)
@@ -414,7 +415,13 @@ func (p *pass) reconcileHandoffTabs(b *browser.Browser) error {
 			p.sum.count(CountHandoffTabsGone)
 			p.r.log.Info("a tab handed to the person is gone: they closed it", "record", rec.ID)
 		default:
-			at := browser.RedactURL(s.ctl.Targets[i].URL)
+			// A record keeps its site's origin; a tab on no web origin
+			// (about:blank, a browser page) is recorded by its address
+			// without query or fragment.
+			at := browser.Origin(s.ctl.Targets[i].URL)
+			if at == "" {
+				at = browser.RedactURL(s.ctl.Targets[i].URL)
+			}
 			if browser.LooseURL(at) == browser.LooseURL(rec.URL) {
 				continue
 			}
@@ -422,7 +429,7 @@ func (p *pass) reconcileHandoffTabs(b *browser.Browser) error {
 				return err
 			}
 			p.sum.count(CountHandoffTabsMoved)
-			p.r.log.Info("a tab handed to the person is on another page", "record", rec.ID, "origin", browser.Origin(at))
+			p.r.log.Info("a tab handed to the person is on another origin", "record", rec.ID, "origin", at)
 		}
 	}
 	return nil

@@ -371,18 +371,21 @@ func TestHandoffPersonChangedTheText(t *testing.T) {
 
 // TestHandoffTabFollowedWhileWaiting: while the person has not answered,
 // each pass follows the handed-off tab against complete inventories,
-// touching nothing in it: on another page, its record takes that page
-// (no query); closed by the person, its record is missing. Confirmed
+// touching nothing in it: on its site still, nothing changes; on another
+// origin, its record takes it; closed by the person, its record is
+// missing. Confirmed
 // afterwards, the action is published once, from a fresh tab.
 func TestHandoffTabFollowedWhileWaiting(t *testing.T) {
 	h := newHandoff(t, "launch", "followed while it waits")
-	require.NoError(t, h.person(chromedp.Navigate(h.w.base+"/home?from=handoff")))
 	sum := h.pass()
+	require.Zero(t, sum.Counts[string(operator.CountHandoffTabsMoved)], "on its site still: %+v", sum.Counts)
+	require.NoError(t, h.person(chromedp.Navigate("about:blank#elsewhere")))
+	sum = h.pass()
 	require.Equal(t, 1, sum.Counts[string(operator.CountHandoffTabsMoved)], "%+v", sum.Counts)
 	rec, err := h.w.db.GetTab(context.Background(), h.rec.ID)
 	require.NoError(t, err)
 	require.Equal(t, ledger.TabHandoff, rec.State, "still the person's")
-	require.Equal(t, h.w.base+"/home", rec.URL)
+	require.Equal(t, "about:blank", rec.URL)
 
 	inv, err := h.w.b.Targets(context.Background())
 	require.NoError(t, err)
