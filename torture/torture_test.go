@@ -279,6 +279,7 @@ func TestPlanStableWithoutMedia(t *testing.T) {
 
 // withoutMedia is s without what planMedia added.
 func withoutMedia(s Schedule) Schedule {
+	s.Person = nil
 	s.Entries = slices.Clone(s.Entries)
 	for i := range s.Entries {
 		s.Entries[i].Media = nil
