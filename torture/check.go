@@ -23,18 +23,19 @@ import (
 // The invariants, by the name the summary gives their violation counts,
 // each with its number in docs/design.md.
 const (
-	InvDuplicate  = "duplicate_effects"  // 1: an intent with more than one effect
-	InvLost       = "lost_intents"       // 8: an entry without an action, an action stuck or failed without reason
-	InvFalseVer   = "false_verified"     // 2: verified without exactly one matching effect at its URL
-	InvFalseFail  = "false_failed"       // 9: failed although its effect is on the site
-	InvRedone     = "ambiguous_redone"   // 3: performed again without a definitive failure in between
-	InvStale      = "stale_writes"       // 4: a write under a generation the lease had moved past
-	InvForeignTab = "foreign_tabs"       // 6: the person's tab closed, navigated or typed into
-	InvBudget     = "budget"             // 5: usage differs from verified actions, or passes a limit
-	InvIntegrity  = "integrity"          // 10: PRAGMA integrity_check is not ok
-	InvUnexpected = "unexpected_effects" // 1: an effect of no intent, or by another account (unless named on its action)
-	InvUnsettled  = "unsettled"          // 11: the settle phase never got an ok pass
-	InvHandoff    = "handoff"            // a handed-off tab or its task not ended as the person left it (person faults)
+	InvDuplicate  = "duplicate_effects"      // 1: an intent with more than one effect
+	InvLost       = "lost_intents"           // 8: an entry without an action, an action stuck or failed without reason
+	InvFalseVer   = "false_verified"         // 2: verified without exactly one matching effect at its URL
+	InvFalseFail  = "false_failed"           // 9: failed although its effect is on the site
+	InvRedone     = "ambiguous_redone"       // 3: performed again without a definitive failure in between
+	InvStale      = "stale_writes"           // 4: a write under a generation the lease had moved past
+	InvForeignTab = "foreign_tabs"           // 6: the person's tab closed, navigated or typed into
+	InvBudget     = "budget"                 // 5: usage differs from verified actions, or passes a limit
+	InvIntegrity  = "integrity"              // 10: PRAGMA integrity_check is not ok
+	InvUnexpected = "unexpected_effects"     // 1: an effect of no intent, or by another account (unless named on its action)
+	InvUnsettled  = "unsettled"              // 11: the settle phase never got an ok pass
+	InvHandoff    = "handoff"                // a handed-off tab or its task not ended as the person left it (person faults)
+	InvPersonText = "persons_text_published" // an effect carrying the words the person typed into a filled field
 )
 
 // InvForeignTabs is InvForeignTab (the name the seed code uses).
@@ -42,7 +43,7 @@ const InvForeignTabs = InvForeignTab
 
 // Invariants lists every checked invariant, in the order they are printed.
 var Invariants = []string{InvDuplicate, InvLost, InvFalseVer, InvFalseFail, InvRedone, InvStale,
-	InvForeignTab, InvBudget, InvIntegrity, InvUnexpected, InvUnsettled, InvHandoff}
+	InvForeignTab, InvBudget, InvIntegrity, InvUnexpected, InvUnsettled, InvHandoff, InvPersonText}
 
 // intentRef is one intent of the schedule: an entry, or a part of a thread.
 type intentRef struct {
@@ -376,6 +377,7 @@ func (w *world) check() error {
 		return err
 	}
 	w.checkHandoff(w.ctx, db, effects)
+	w.checkEdits(effects)
 
 	// Budgets: usage equals verified actions and stays within every limit.
 	if db != nil {

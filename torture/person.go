@@ -2,8 +2,10 @@ package torture
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,10 +34,16 @@ const (
 	// PersonCancelsTask: the person cancels the task whose tab was handed
 	// to them; the tab must stay open and untouched.
 	PersonCancelsTask = "person_cancels_task_with_handoff"
+	// PersonEditsField: in every chaos run the person types into the
+	// editor browserop filled, while its images upload (after the fill's
+	// read-back, before the click): demosite's person_edits switch.
+	PersonEditsField = "person_edits_field"
 )
 
 // PersonFaultNames lists the person faults.
-func PersonFaultNames() []string { return []string{PersonClosesHandoff, PersonCancelsTask} }
+func PersonFaultNames() []string {
+	return []string{PersonClosesHandoff, PersonCancelsTask, PersonEditsField}
+}
 
 // ValidPersonFault reports whether name is a person fault.
 func ValidPersonFault(name string) error {
@@ -94,8 +102,16 @@ func planPerson(s *Schedule, only string) {
 		At:          time.Duration(rng.IntN(2500)) * time.Millisecond,
 		Text:        text(rng, s.Seed, 9, 0) + " (handed off)",
 	}
-	if only != "" {
-		draw, f.Name = true, only
+	edits := rng.IntN(3) == 0 && textMedia(s) >= 0
+	switch only {
+	case "":
+	case PersonEditsField:
+		draw, edits = false, true
+	default:
+		draw, f.Name, edits = true, only, false
+	}
+	if edits {
+		planEdits(s, rng)
 	}
 	if !draw {
 		s.Person = nil
@@ -105,6 +121,67 @@ func planPerson(s *Schedule, only string) {
 		f.Answer, f.AnswerFirst = "", false
 	}
 	s.Person = &f
+}
+
+// textMedia is the index of the first entry that types a text and
+// attaches images, -1 when none does.
+func textMedia(s *Schedule) int {
+	for i, e := range s.Entries {
+		if len(e.Media) > 0 && (e.Type == "post" || e.Type == "reply" || e.Type == "thread") {
+			return i
+		}
+	}
+	return -1
+}
+
+// planEdits turns demosite's person_edits on in every chaos run. The
+// person types when a file is chosen, so an entry with a text needs
+// images: when none has them (the fault forced), the first entry that
+// types a text gets one, and with none such the first entry becomes a
+// post.
+func planEdits(s *Schedule, rng *rand.Rand) {
+	s.PersonEdits = true
+	if textMedia(s) < 0 {
+		i := slices.IndexFunc(s.Entries, func(e Entry) bool { return e.Type == "post" || e.Type == "reply" || e.Type == "thread" })
+		if i < 0 {
+			i = 0
+			s.Entries[0] = Entry{ID: s.Entries[0].ID, Type: "post", Text: text(rng, s.Seed, 0, 0), Due: s.Entries[0].Due}
+		}
+		e := &s.Entries[i]
+		e.Media = append(e.Media, MediaItem{Name: e.ID + "-edit.png", Type: "png", Alt: fmt.Sprintf("torture image %d: the person edits", s.Seed)})
+	}
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		r.Faults = append(slices.Clone(r.Faults), Fault{Name: "person_edits", Value: "true"})
+		slices.SortFunc(r.Faults, func(a, b Fault) int { return strings.Compare(a.Name, b.Name) })
+	}
+}
+
+// checkEdits holds person_edits_field's promise: nothing browserop
+// published carries the person's words (the person never submits in
+// this fault); and counts the fields browserop found edited
+// (field_user_edited: actions it held, field_not_ours).
+func (w *world) checkEdits(effects []demosite.Effect) {
+	if !w.sch.PersonEdits {
+		return
+	}
+	for _, e := range effects {
+		if strings.Contains(e.Text, demosite.PersonEdit) {
+			w.violation(InvPersonText, "the person's words were published: %s", describeEffects([]demosite.Effect{e}))
+		}
+	}
+	u := url.URL{Scheme: "file", Path: w.ldb, RawQuery: "mode=ro&_busy_timeout=2000"}
+	db, err := sql.Open("sqlite3", u.String())
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	var n int
+	if db.QueryRow(`SELECT count(*) FROM field_provenance WHERE state = 'user_edited'`).Scan(&n) == nil {
+		w.mu.Lock()
+		w.res.Faults["field_user_edited"] += n
+		w.mu.Unlock()
+	}
 }
 
 // handoff is what the person phase saw of the task.

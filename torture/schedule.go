@@ -147,6 +147,9 @@ type Schedule struct {
 	// Person, when set, is what the person does with a tab handed to
 	// them (planPerson).
 	Person *PersonFault
+	// PersonEdits: the person types into the editor browserop filled, in
+	// every chaos run (person_edits_field, planEdits).
+	PersonEdits bool
 }
 
 // Plan draws the schedule of a seed: fully reproducible, the same seed
@@ -468,6 +471,9 @@ func (s Schedule) String() string {
 	}
 	if f := s.Person; f != nil {
 		fmt.Fprintf(&b, "  person fault %s (reproduce alone: browserop torture --seed %d --person-fault %s): an agent task posts %q, confirm: post\n", f, s.Seed, f.Name, f.Text)
+	}
+	if s.PersonEdits {
+		fmt.Fprintf(&b, "  person fault %s: the person types into the filled editor while its images upload, every chaos run (person_edits)\n", PersonEditsField)
 	}
 	for _, e := range s.Entries {
 		fmt.Fprintf(&b, "  entry %s %s", e.ID, e.Type)
