@@ -137,6 +137,12 @@ type Faults struct {
 	// LatePanel adds a category panel (div#category-panel) to the compose
 	// and reply forms, drawn this long after the page loaded.
 	LatePanel time.Duration `json:"late_panel"`
+
+	// PersonEdits is the person typing into the compose or reply editor
+	// while its images upload: the moment a file is chosen in the form
+	// (after the text was filled and read back, before the click), the
+	// page appends [PersonEdit] to the editor's text, with an input event.
+	PersonEdits bool `json:"person_edits"`
 }
 
 // Rewrites are the values of the rewrite_text switch.

@@ -23,6 +23,7 @@ func TestFaultNames(t *testing.T) {
 		"upload_fail", "upload_delay", "drop_alt", "reencode",
 		"rewrite_text", "timeline_newest", "resend_after_commit", "theme", "compact_replies",
 		"time_zone", "permalink_shape", "flat_replies", "late_list", "late_panel",
+		"person_edits",
 	}, demosite.FaultNames())
 }
 
@@ -41,7 +42,7 @@ func TestFaultsSet(t *testing.T) {
 			{"rewrite_text", "signature"}, {"timeline_newest", "2"}, {"resend_after_commit", "true"},
 			{"theme", "cards"}, {"compact_replies", "author,time"}, {"time_zone", "America/New_York"},
 			{"permalink_shape", "query"}, {"flat_replies", "true"}, {"late_list", "1500ms"},
-			{"late_panel", "1s"},
+			{"late_panel", "1s"}, {"person_edits", "true"},
 		} {
 			require.NoError(t, f.Set(kv[0], kv[1]), kv[0])
 		}
@@ -54,7 +55,7 @@ func TestFaultsSet(t *testing.T) {
 			Reencode: true, RewriteText: "signature", TimelineNewest: 2, ResendAfterCommit: true,
 			Theme: "cards", CompactReplies: "author,time", TimeZone: "America/New_York",
 			PermalinkShape: "query", FlatReplies: true, LateList: 1500 * time.Millisecond,
-			LatePanel: time.Second,
+			LatePanel: time.Second, PersonEdits: true,
 		}, f)
 		require.Equal(t, demosite.FaultNames(), f.Active())
 

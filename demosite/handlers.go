@@ -27,6 +27,8 @@ const (
 	// Draft is the saved draft the editor_append fault keeps in front of
 	// every compose and reply text.
 	Draft = "(draft) "
+	// PersonEdit is what the person_edits fault's person types.
+	PersonEdit = " (the person's own words)"
 )
 
 func (s *Server) routes() *http.ServeMux {

@@ -37,6 +37,8 @@ type pageData struct {
 	Injection    bool
 	EditorAppend bool
 	Draft        string
+	PersonEdits  bool
+	PersonEdit   string
 	// DeadSubmit: the page was asked for with ?submit=dead (its
 	// committing buttons do nothing).
 	DeadSubmit bool
@@ -152,6 +154,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 	d.EditorAppend = v.faults.EditorAppend
 	d.DeadSubmit = r.URL.Query().Get("submit") == "dead"
 	d.Draft = Draft
+	d.PersonEdits = v.faults.PersonEdits
+	d.PersonEdit = PersonEdit
 	d.Submission = newSubmission()
 	if v.faults.LateList > 0 && (d.Timeline != nil || page == "permalink") {
 		d.LateListMS = max(1, v.faults.LateList.Milliseconds())

@@ -354,6 +354,10 @@ type AdapterPolicy struct {
 	// Only, when set, is the fault every seed runs with, its variant drawn
 	// (`--adapter-fault NAME`).
 	Only string
+	// Person, when set, is the person fault every seed runs
+	// (`--person-fault NAME`; PersonFaultNames); by default one seed in
+	// seven draws one (planPerson).
+	Person string
 }
 
 // planAdapter draws, from a stream of its own (so that the rest of a

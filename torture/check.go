@@ -23,17 +23,19 @@ import (
 // The invariants, by the name the summary gives their violation counts,
 // each with its number in docs/design.md.
 const (
-	InvDuplicate  = "duplicate_effects"  // 1: an intent with more than one effect
-	InvLost       = "lost_intents"       // 8: an entry without an action, an action stuck or failed without reason
-	InvFalseVer   = "false_verified"     // 2: verified without exactly one matching effect at its URL
-	InvFalseFail  = "false_failed"       // 9: failed although its effect is on the site
-	InvRedone     = "ambiguous_redone"   // 3: performed again without a definitive failure in between
-	InvStale      = "stale_writes"       // 4: a write under a generation the lease had moved past
-	InvForeignTab = "foreign_tabs"       // 6: the person's tab closed, navigated or typed into
-	InvBudget     = "budget"             // 5: usage differs from verified actions, or passes a limit
-	InvIntegrity  = "integrity"          // 10: PRAGMA integrity_check is not ok
-	InvUnexpected = "unexpected_effects" // 1: an effect of no intent, or by another account (unless named on its action)
-	InvUnsettled  = "unsettled"          // 11: the settle phase never got an ok pass
+	InvDuplicate  = "duplicate_effects"      // 1: an intent with more than one effect
+	InvLost       = "lost_intents"           // 8: an entry without an action, an action stuck or failed without reason
+	InvFalseVer   = "false_verified"         // 2: verified without exactly one matching effect at its URL
+	InvFalseFail  = "false_failed"           // 9: failed although its effect is on the site
+	InvRedone     = "ambiguous_redone"       // 3: performed again without a definitive failure in between
+	InvStale      = "stale_writes"           // 4: a write under a generation the lease had moved past
+	InvForeignTab = "foreign_tabs"           // 6: the person's tab closed, navigated or typed into
+	InvBudget     = "budget"                 // 5: usage differs from verified actions, or passes a limit
+	InvIntegrity  = "integrity"              // 10: PRAGMA integrity_check is not ok
+	InvUnexpected = "unexpected_effects"     // 1: an effect of no intent, or by another account (unless named on its action)
+	InvUnsettled  = "unsettled"              // 11: the settle phase never got an ok pass
+	InvHandoff    = "handoff"                // a handed-off tab or its task not ended as the person left it (person faults)
+	InvPersonText = "persons_text_published" // an effect carrying the words the person typed into a filled field
 )
 
 // InvForeignTabs is InvForeignTab (the name the seed code uses).
@@ -41,7 +43,7 @@ const InvForeignTabs = InvForeignTab
 
 // Invariants lists every checked invariant, in the order they are printed.
 var Invariants = []string{InvDuplicate, InvLost, InvFalseVer, InvFalseFail, InvRedone, InvStale,
-	InvForeignTab, InvBudget, InvIntegrity, InvUnexpected, InvUnsettled}
+	InvForeignTab, InvBudget, InvIntegrity, InvUnexpected, InvUnsettled, InvHandoff, InvPersonText}
 
 // intentRef is one intent of the schedule: an entry, or a part of a thread.
 type intentRef struct {
@@ -55,6 +57,8 @@ type intentRef struct {
 	parent int64
 	post   int64
 	handle string
+	// task: the person fault's agent task (its actions are the task's).
+	task string
 }
 
 func (in intentRef) name() string {
@@ -90,6 +94,10 @@ func (w *world) intents() []intentRef {
 		case "follow":
 			out = append(out, intentRef{entry: e, kind: kind.Follow, handle: strings.TrimPrefix(e.Target, "user:")})
 		}
+	}
+	if h := w.handoff; h != nil && w.sch.Person != nil {
+		out = append(out, intentRef{entry: Entry{ID: "handoff-task", Type: "post", Text: w.sch.Person.Text},
+			kind: kind.Post, text: w.sch.Person.Text, task: h.task})
 	}
 	return out
 }
@@ -160,6 +168,12 @@ func (w *world) toldOtherAccount(e demosite.Effect, all []intentRef, acts []ledg
 func actionsFor(in intentRef, acts []ledger.Action) []ledger.Action {
 	var out []ledger.Action
 	for _, a := range acts {
+		if in.task != "" {
+			if a.TaskID == in.task {
+				out = append(out, a)
+			}
+			continue
+		}
 		p, err := ledger.ParsePayload(a.Payload)
 		if err != nil || p.Intent != "calendar:"+in.entry.ID {
 			continue
@@ -362,6 +376,8 @@ func (w *world) check() error {
 	if err := w.checkRaw(events); err != nil {
 		return err
 	}
+	w.checkHandoff(w.ctx, db, effects)
+	w.checkEdits(effects)
 
 	// Budgets: usage equals verified actions and stays within every limit.
 	if db != nil {

@@ -172,6 +172,7 @@ func (w *world) ensureChrome() {
 			return
 		}
 	}
+	w.browserWentDown()
 	w.killChrome()
 	for i := range 3 {
 		err := w.startChrome()
@@ -211,6 +212,7 @@ func (w *world) prepareBrowser() {
 		return
 	}
 	if n := killBrowsersOn(w.prof); n > 0 {
+		w.browserWentDown()
 		w.logf("killed %d leftover browser processes of dead operators", n)
 	}
 }

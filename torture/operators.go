@@ -423,6 +423,7 @@ func (w *world) settle() {
 			w.resolveByOracle()
 		case sum.HardStop == "login":
 			w.logf("signed out: signing in again")
+			w.browserWentDown()
 			if w.sch.Mode == ModeAttach {
 				w.killChrome()
 			}

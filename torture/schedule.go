@@ -144,6 +144,12 @@ type Schedule struct {
 	// Adapter, when set, is the wrong adapter every operator of the seed
 	// runs with (planAdapter).
 	Adapter *AdapterFault
+	// Person, when set, is what the person does with a tab handed to
+	// them (planPerson).
+	Person *PersonFault
+	// PersonEdits: the person types into the editor browserop filled, in
+	// every chaos run (person_edits_field, planEdits).
+	PersonEdits bool
 }
 
 // Plan draws the schedule of a seed: fully reproducible, the same seed
@@ -155,6 +161,7 @@ func Plan(seed uint64) Schedule { return PlanWith(seed, AdapterPolicy{}) }
 func PlanWith(seed uint64, p AdapterPolicy) Schedule {
 	s := planBase(seed)
 	planAdapter(&s, p)
+	planPerson(&s, p.Person)
 	return s
 }
 
@@ -461,6 +468,12 @@ func (s Schedule) String() string {
 		b.WriteString("\n")
 	} else {
 		fmt.Fprintf(&b, " (reproduce: browserop torture --seed %d)\n", s.Seed)
+	}
+	if f := s.Person; f != nil {
+		fmt.Fprintf(&b, "  person fault %s (reproduce alone: browserop torture --seed %d --person-fault %s): an agent task posts %q, confirm: post\n", f, s.Seed, f.Name, f.Text)
+	}
+	if s.PersonEdits {
+		fmt.Fprintf(&b, "  person fault %s: the person types into the filled editor while its images upload, every chaos run (person_edits)\n", PersonEditsField)
 	}
 	for _, e := range s.Entries {
 		fmt.Fprintf(&b, "  entry %s %s", e.ID, e.Type)

@@ -290,6 +290,13 @@ func RunSchedule(ctx context.Context, o *Options, sch Schedule) *SeedResult {
 		w.chaosRun(i, r)
 	}
 	w.settle()
+	if sch.Person != nil && w.ctx.Err() == nil {
+		// On a settled world: the task's post is handed over at once, and
+		// a settle phase follows what the person did.
+		w.personPhase()
+		w.settledOK, w.waitsForPerson = false, false
+		w.settle()
+	}
 	if err := w.check(); err != nil {
 		res.Error = "check: " + err.Error()
 	}

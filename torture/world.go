@@ -137,6 +137,8 @@ type world struct {
 	// refusedAtLoad: the seed's perturbed adapter does not load (why); no
 	// operator can run with it, and the seed runs none.
 	refusedAtLoad string
+	// handoff: the person fault's task and the tab handed over for it.
+	handoff *handoffState
 }
 
 func (w *world) count(kind string) {

@@ -33,6 +33,7 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 	loadCPU := fs.Int("load", 0, "a busy machine: this many processes spinning on a core each, plus one writing and fsyncing files, beside the operators")
 	adapterAll := fs.Bool("adapter-faults", false, fmt.Sprintf("every seed runs with a wrong adapter (by default only seeds from %d on may, half of them)", torture.AdapterFaultSeeds))
 	adapterOnly := fs.String("adapter-fault", "", "every seed runs with this wrong adapter, its variant drawn: "+strings.Join(torture.AdapterFaultNames(), ", "))
+	personOnly := fs.String("person-fault", "", "every seed runs with this person fault: "+strings.Join(torture.PersonFaultNames(), ", "))
 	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
 	}
@@ -45,6 +46,11 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 	if *adapterOnly != "" {
 		if err := torture.ValidAdapterFault(*adapterOnly); err != nil {
 			return usageError("--adapter-fault: %v", err)
+		}
+	}
+	if *personOnly != "" {
+		if err := torture.ValidPersonFault(*personOnly); err != nil {
+			return usageError("--person-fault: %v", err)
 		}
 	}
 	// --seed S alone reproduces seed S.
@@ -66,7 +72,7 @@ func cmdTorture(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	o := torture.Options{Bin: *bin, Chrome: exe, Dir: *dir, Parallel: *parallel, KeepFailed: *keep, KeepAll: *keepAll, Verbose: *verbose,
-		Load: torture.Load{CPU: *loadCPU, IO: *loadCPU > 0}, Adapter: torture.AdapterPolicy{All: *adapterAll, Only: *adapterOnly}}
+		Load: torture.Load{CPU: *loadCPU, IO: *loadCPU > 0}, Adapter: torture.AdapterPolicy{All: *adapterAll, Only: *adapterOnly, Person: *personOnly}}
 	for i := range *seeds {
 		o.Seeds = append(o.Seeds, *first+uint64(i))
 	}
