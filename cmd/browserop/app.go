@@ -52,6 +52,7 @@ func commands() []command {
 		{"actions", "list, show or resolve actions: actions list [--status S] [--task T] | show ID | resolve ID (--verified URL | --absent [--retry] --reason TEXT)", cmdActions},
 		{"lease", "show the operator lease: holder, generation, expiry", cmdLease},
 		{"sites", "the configured sites, or check one adapter on the signed-in profile (opens and reads, follows each action up to its committing click and never clicks it; types only --text, and into an editor that keeps drafts only with --fill): sites list | sites check NAME [--target URL] [--actor A] [--text T [--fill]] | sites template NAME (print a bundled adapter to copy into sites.dir)", cmdSites},
+		{"config", "the person's settings in the ledger: config cleanup [never|submitted_only|submitted_and_probe_blockers] (which of its tabs browserop may close; unset, it closes none that needs your consent)", cmdConfig},
 		{"tabs", "the tab ledger: record, site, state, epoch, close proof, task (--open: only those not closed with proof) | show RECORD: its close facts, by epoch and surface", cmdTabs},
 		{"tasks", "list agent tasks, or show one: tasks [list] | tasks show ID", cmdTasks},
 		{"runs", "the operator's passes, newest first, or one with its counts and skips (budget, quality, missed): runs [list] [--limit N] | runs show RUN", cmdRuns},
