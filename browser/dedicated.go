@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto"
 	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
@@ -23,15 +24,20 @@ const DefaultStopGrace = 10 * time.Second
 
 // Headless reports whether the browser runs without a window: from the
 // Config of a browser this Browser launched, from the Chrome's command
-// line for a reattached one (Linux; elsewhere a reattached Chrome is taken
-// to have a window).
+// line for a reattached one (Linux), and otherwise (an attached Chrome, a
+// reattached one elsewhere) from the product its user agent names
+// (Browser.getVersion: "HeadlessChrome/"); one that does not answer is
+// taken to have a window.
 func (b *Browser) Headless() bool {
-	if b.launched || b.pid <= 0 {
-		return b.launched && b.cfg.Headless
+	if b.launched {
+		return b.cfg.Headless
+	}
+	if b.pid <= 0 {
+		return b.uaHeadless()
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", b.pid))
 	if err != nil {
-		return false
+		return b.uaHeadless()
 	}
 	for _, arg := range strings.Split(string(cmdline), "\x00") {
 		if arg == "--headless" || strings.HasPrefix(arg, "--headless=") {
@@ -317,4 +323,16 @@ func sendBrowserClose(ctx context.Context, dial func(context.Context) (chromedp.
 func isConnClosed(err error) bool {
 	var ce *cdproto.Error
 	return !errors.As(err, &ce)
+}
+
+// uaHeadless reports whether the browser's user agent names headless
+// Chrome.
+func (b *Browser) uaHeadless() bool {
+	if b.goneErr() != nil {
+		return false
+	}
+	ctx, cancel := b.callCtx(context.Background())
+	defer cancel()
+	v, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{})
+	return err == nil && strings.Contains(v.UserAgent, "HeadlessChrome/")
 }

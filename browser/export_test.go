@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
@@ -80,4 +81,33 @@ func PersistentCommandLine(cfg Config, profile string) ([]string, error) {
 		return nil, err
 	}
 	return persistentArgs(flags), nil
+}
+
+// BringToFrontWindowed is BringToFront as on a browser with windows: a
+// headless one still keeps window states and visibility (Chrome's new
+// headless mode), which lets the proof itself be tested.
+func BringToFrontWindowed(ctx context.Context, b *Browser, t *Tab) Visibility {
+	return b.bringToFront(ctx, t)
+}
+
+// RawMinimize minimizes the window holding id, as the person would.
+func RawMinimize(b *Browser, id TargetID) error {
+	w, err := b.windowFor(context.Background(), id)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := b.callCtx(context.Background())
+	defer cancel()
+	_, err = chromedp.CallBrowser(ctx, cdpbrowser.SetWindowBounds, cdpbrowser.SetWindowBoundsParams{
+		WindowID: w.WindowID, Bounds: &cdpbrowser.Bounds{WindowState: cdpbrowser.WindowStateMinimized}})
+	return err
+}
+
+// VisibilityState reads document.visibilityState in t.
+func VisibilityState(ctx context.Context, t *Tab) (string, error) {
+	var s string
+	err := t.run(ctx, "read visibility", 0, func(actx context.Context) error {
+		return t.eval(actx, `function(){return document.visibilityState}`, &s)
+	})
+	return s, err
 }

@@ -65,6 +65,9 @@ type Tab struct {
 
 	// sends is what ErrNotSent's proof watches (notsent.go); under mu.
 	sends sendTrack
+	// sendWatch is the SendWatch armed while an action is prepared
+	// (sendwatch.go); under mu.
+	sendWatch *SendWatch
 }
 
 // OnClickDispatched sets a function to run right after ClickOnce has sent
@@ -252,6 +255,7 @@ func (t *Tab) onEvent(ev any) {
 			})
 		}
 		t.watchRequest(ev)
+		t.watchSendRequest(ev)
 	case *network.EventResponseReceived:
 		if ev.Response == nil {
 			return

@@ -68,6 +68,17 @@ func newHandoff(t *testing.T, mode, text string) *handoff {
 	sum := h.pass()
 	require.Equal(t, 1, sum.Counts["needs_confirmation"], "%+v", sum)
 	require.Empty(t, w.effects(""), "nothing is published before the person acts")
+	// The tests' Chrome is headless: no window shows the tab, and the
+	// message says so and how to answer, never that the tab is in front.
+	var msg string
+	for _, a := range sum.Actions {
+		if a.Note == operator.NoteNeedsConfirmation {
+			msg = a.Reason
+		}
+	}
+	require.Contains(t, msg, "a tab of a headless Chrome, which no window shows", "%+v", sum.Actions)
+	require.Contains(t, msg, "browserop confirm ")
+	require.NotContains(t, msg, "in front")
 	st, err := h.svc.Get(ctx, task.ID)
 	require.NoError(t, err)
 	require.Len(t, st.Actions, 1)

@@ -308,6 +308,8 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 	_, err := m.site.Fill(p.ctx, m.tab, si)
 	nothing := nothingDone(m.site, m.in.performed())
 	switch {
+	case errors.Is(err, sites.ErrSentBeforeClick):
+		return true, p.sentBeforeClick(m, err)
 	case errors.Is(err, sites.ErrReadBackMismatch):
 		m.a, err = p.endFailed(m.a, m.entry, ledger.Definitive,
 			"the editor's read-back differs from the intended text; "+nothing, NoteReadBackMismatch)
@@ -328,6 +330,44 @@ func (p *pass) prepare(m *mutation) (bool, error) {
 		crashPoint("after-upload")
 	}
 	return false, nil
+}
+
+// sentBeforeClick ends an action whose preparation saw the page send what
+// could carry its submission (sites.ErrSentBeforeClick: an adapter's step
+// may have submitted it): nothing more is clicked, and it is not failed
+// either, for a later pass would prepare it again. It goes to executing,
+// with the baseline read before anything was prepared, whatever its budget
+// says (the effect may already be there), and on to verification as a
+// click whose outcome is unknown: verified when the site shows it,
+// ambiguous and reconciled otherwise. The task's authority is not asked
+// again: nothing more is sent.
+func (p *pass) sentBeforeClick(m *mutation, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 30*time.Second)
+	next, err := p.r.db.Transition(ctx, p.fence(), m.a.ID, ledger.Change{To: ledger.Executing,
+		Reason:   "a step before the committing click may have sent it; the click was not sent",
+		Baseline: m.baseline, HaveBaseline: m.haveBaseline, Seen: m.seen, HaveSeen: m.haveSeen})
+	cancel()
+	if errors.Is(err, ledger.ErrSideEffectBound) {
+		// The task's bound leaves no room for it, yet it may be done:
+		// settled, never prepared again, for a person to look at.
+		m.a, err = p.endFailed(m.a, m.entry, ledger.Abandoned,
+			"a step before the committing click may have sent it (the click was not sent), and the task's side-effect bound leaves no room to verify it: check the site; "+cause.Error(), NoteStepFailed)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	m.a = next
+	crashPoint("after-executing")
+	m.submitErr = fmt.Errorf("%w: %v", sites.ErrOutcomeUnknown, cause)
+	// Sent at some moment of the preparation: it may surface later than
+	// a search right away can see.
+	m.maySurface = true
+	if _, err := p.land(m); err != nil {
+		return err
+	}
+	_, err = p.verifyAndSettle(m)
+	return err
 }
 
 // preparationFailed is the reason of an action whose preparation failed
@@ -364,11 +404,28 @@ func (p *pass) handToPerson(m *mutation) (bool, error) {
 	if _, err := p.r.db.RequestHandoffConfirmation(p.ctx, p.fence(), m.a.ID, m.handoffRecord(p.r.now())); err != nil {
 		return true, err
 	}
-	if err := p.handOff(m.in.site, m.in.task.ID); err != nil {
+	vis, err := p.handOff(m.in.site, m.in.task.ID)
+	if err != nil {
 		return true, err
 	}
-	p.report(m.a, m.entry, NoteNeedsConfirmation)
+	p.add(ActionReport{ActionID: m.a.ID, Entry: m.entry, Type: m.a.Type, Site: m.a.Site, Status: m.a.Status,
+		Note: NoteNeedsConfirmation, Reason: handoffMessage(m.a.ID, vis)})
 	return true, nil
+}
+
+// handoffMessage tells the person where the action handed to them waits,
+// from what BringToFront proved: ready in a tab in front of them only when
+// it was proven visible.
+func handoffMessage(id string, vis browser.Visibility) string {
+	answer := "answer with `browserop confirm " + id + "` (or `--decline`)"
+	switch {
+	case vis.Visible:
+		return "prepared and waiting for you in the tab in front (proven visible, its window " + vis.WindowState + "): press the site's button there or " + answer
+	case vis.Headless:
+		return "prepared and waiting for you in a tab of a headless Chrome, which no window shows: read what it would publish with `browserop actions show " + id +
+			"` and " + answer + "; to see the tab itself, inspect it from a Chrome with a screen through the profile's DevTools socket, as `browserop login` explains, or run browserop with `headless: false`"
+	}
+	return "prepared and waiting for you in a tab browserop could not prove visible (" + vis.Unverified + "): look for it in Chrome, or " + answer
 }
 
 // goExecuting puts executing on disk before the click (the ledger checks the

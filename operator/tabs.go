@@ -369,16 +369,24 @@ func (p *pass) reconcileTab(b *browser.Browser, s sighting, rec ledger.Tab) erro
 }
 
 // handOff gives the site's tab to the person: its record becomes handoff
-// (bound to the task), it is left open, and the pass uses a new tab for the
-// site from now on.
-func (p *pass) handOff(site, taskID string) error {
+// (bound to the task), it is brought to the front and proven visible
+// (browser.BringToFront: what it proved is returned, for the message that
+// says the tab is ready), it is left open, and the pass uses a new tab for
+// the site from now on.
+func (p *pass) handOff(site, taskID string) (browser.Visibility, error) {
 	st := p.tabs[site]
 	if st == nil {
-		return nil
+		return browser.Visibility{Unverified: "no tab of the site's is open"}, nil
 	}
 	rec, err := p.r.db.UpdateTab(p.ctx, p.fence(), st.rec.ID, ledger.TabChange{State: ledger.TabHandoff, TaskID: taskID})
 	if err != nil {
-		return err
+		return browser.Visibility{}, err
+	}
+	vis := browser.Visibility{Unverified: "no browser"}
+	if b := p.r.current(); b != nil {
+		ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+		vis = b.BringToFront(ctx, st.tab)
+		cancel()
 	}
 	st.tab.AllowTeardown(false) // the person sees it now
 	st.tab.Release()
@@ -387,8 +395,9 @@ func (p *pass) handOff(site, taskID string) error {
 	}
 	delete(p.tabs, site)
 	p.sum.count(CountTabsHandedOff)
-	p.r.log.Info("tab handed to the person", "run", p.run.ID, "record", rec.ID)
-	return nil
+	p.r.log.Info("tab handed to the person", "run", p.run.ID, "record", rec.ID,
+		"visible", vis.Visible, "headless", vis.Headless, "window", vis.WindowState, "unverified", vis.Unverified)
+	return vis, nil
 }
 
 // retireTab closes the site's owned tab with proof, records what was

@@ -401,6 +401,15 @@ func (d *Declarative) followAction(ctx context.Context, tab *browser.Tab, pc *Pa
 	}
 	follow := pc.NotFollowed == ""
 	when := CheckedAtOpen
+	// What the page sends from the first step on is watched as an
+	// action's preparation is (Fill): a step that sends what could be the
+	// submission ends the follow with an error saying so.
+	sends, err := tab.WatchSends(ctx, signsOf(a.Landed))
+	if err != nil {
+		pc.Error = err.Error()
+		return
+	}
+	defer sends.Stop()
 	for i, st := range a.Before {
 		if len(st.needsFields()) > 0 {
 			// It takes an entry field, and check sets none: an action
@@ -518,7 +527,13 @@ func (d *Declarative) checkStep(ctx context.Context, tab *browser.Tab, a *Action
 	// steps before this one, already run, are given as empty steps, which
 	// do nothing, so that the error names phase[i].
 	steps := append(make([]StepSpec, i, i+1), st)
-	return onPage(ctx, tab, d.runSteps(ctx, tab, steps, phase, a.Ready))
+	err := onPage(ctx, tab, d.runSteps(ctx, tab, steps, phase, a.Ready))
+	if w := tab.ArmedSends(); w != nil {
+		if why := sentBefore(ctx, w, signsOf(a.Landed)); why != "" {
+			return fmt.Errorf("%w: %s[%d]: %s: a step must not send the submission (an action whose steps send is never clicked: only a search can verify it, else it stays ambiguous)", ErrSentBeforeClick, phase, i, why)
+		}
+	}
+	return err
 }
 
 // fieldSelector is the selector a field is counted by under key: its

@@ -195,6 +195,28 @@ func TestCheckReportsABrokenStep(t *testing.T) {
 	require.Empty(t, demo.Effects())
 }
 
+// TestCheckReportsAStepThatSends: a step that sends what could be the
+// submission (here a wrong adapter's step clicks the composer's own Post
+// button) is reported by check as such, naming the step: the follow ends
+// there. Check cannot take back what the page sent; it tells the person
+// the adapter is wrong before a run does it again.
+func TestCheckReportsAStepThatSends(t *testing.T) {
+	e := setup(t, demosite.Faults{})
+	const fill = "    fill:\n      selector: \"textarea#compose-text\"\n"
+	d, err := sites.Parse("demo.yaml", demoWith(t, fill, fill+"    steps:\n      - {click: \"button#compose-submit\"}\n"))
+	require.NoError(t, err)
+	d, err = d.WithOrigins(base)
+	require.NoError(t, err)
+	before := len(demo.Effects())
+	rep, err := d.Check(e.ctx, e.tab, "alice", "", "Sent by a step")
+	require.NoError(t, err)
+	p, sels := checkPage(t, rep, "actions.post.open")
+	require.Contains(t, p.Error, "steps[0]: 1 form(s) were posted (the first to "+base+"/posts)")
+	require.Contains(t, p.Error, "a step must not send the submission")
+	require.NotContains(t, sels, "actions.post.submit.selector@"+sites.CheckedAtClick, "the follow ended at the step")
+	require.Len(t, demo.Effects(), before+1, "what the step sent is not taken back")
+}
+
 // TestCheckKeepsTheDraft: an editor that starts with its saved draft (the
 // demosite's editor_append) holds text check did not type: check types
 // nothing there, and says so as a problem named by the field's key,

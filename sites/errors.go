@@ -45,6 +45,14 @@ var (
 	// nothing was published, because the committing click was not sent.
 	ErrStepFailed = errors.New("a step before the committing click failed")
 
+	// ErrSentBeforeClick means that while the action was prepared, before
+	// its committing click, the page sent what could carry the submission
+	// (see Declarative.Fill): an adapter's step may have submitted it. The
+	// committing click is not sent; whatever else went wrong, the outcome
+	// is unknown and the action must be reconciled, never performed again
+	// as if nothing was sent.
+	ErrSentBeforeClick = errors.New("the page may have sent the submission before the committing click")
+
 	// ErrUploadFailed means a media upload failed or did not finish in
 	// time. It is a failed preparation (errors.Is(err, ErrStepFailed)
 	// holds): the committing click was not sent, nothing was published.

@@ -32,7 +32,7 @@ const stepTimeout = 15 * time.Second
 // submitted. An intent whose search could not compare a part it fixes
 // (Uncompared) returns ErrUnverifiable before anything is done. It returns
 // the field values read back, joined by "\n".
-func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (string, error) {
+func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (got string, err error) {
 	a, err := d.action(in.Kind)
 	if err != nil {
 		return "", err
@@ -43,6 +43,22 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 	if err := d.waitReady(ctx, tab, a.Ready); err != nil {
 		return "", onPage(ctx, tab, err)
 	}
+	// From the first step on, whatever happens, what the page sent is
+	// looked at before anything is reported: a step may have sent the
+	// submission (sentBefore).
+	landing := signsOf(a.Landed)
+	w, err := tab.WatchSends(ctx, landing)
+	if err != nil {
+		return "", onPage(ctx, tab, err)
+	}
+	defer func() {
+		if why := sentBefore(ctx, w, landing); why != "" {
+			if err != nil {
+				why += "; then: " + err.Error()
+			}
+			got, err = "", fmt.Errorf("%w: %s", ErrSentBeforeClick, why)
+		}
+	}()
 	if err := d.targetPartShown(ctx, tab, in); err != nil {
 		return "", err
 	}
@@ -50,7 +66,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		return "", onPage(ctx, tab, err)
 	}
 	fields := a.fills()
-	got := make([]string, len(fields))
+	vals := make([]string, len(fields))
 	for i, f := range fields {
 		want, skip := entryFieldFill(f, in)
 		if skip {
@@ -63,7 +79,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		if err := compareFill(i, want, v); err != nil {
 			return v, err
 		}
-		got[i] = v
+		vals[i] = v
 	}
 	if err := d.attach(ctx, tab, in.Kind, in.Media); err != nil {
 		return "", err
@@ -80,7 +96,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 		if err != nil {
 			return "", fmt.Errorf("%w: field %d could not be read after the steps: %v", ErrStepFailed, i, err)
 		}
-		if !sameFill(strings.ReplaceAll(got[i], "\ufeff", ""), v) {
+		if !sameFill(strings.ReplaceAll(vals[i], "\ufeff", ""), v) {
 			// Changed since browserop read it back: whoever changed it,
 			// what it holds now is not browserop's to send or replace.
 			return "", trackField(in, i, f).hold(ctx, FieldUserEdited)
@@ -97,7 +113,7 @@ func (d *Declarative) Fill(ctx context.Context, tab *browser.Tab, in Intent) (st
 			return "", err
 		}
 	}
-	return strings.Join(got, "\n"), nil
+	return strings.Join(vals, "\n"), nil
 }
 
 // targetPartShown refuses, before anything is typed, a reply whose target
@@ -423,6 +439,9 @@ func (d *Declarative) runSteps(ctx context.Context, tab *browser.Tab, steps []St
 				if err := d.waitReady(ctx, tab, ready); err != nil {
 					return fmt.Errorf("%s: after the document it loaded: %w", what, err)
 				}
+				if err := tab.RemarkSends(ctx); err != nil {
+					return fmt.Errorf("%s: after the document it loaded: %w", what, err)
+				}
 			}
 		}
 	}
@@ -564,4 +583,41 @@ func typeStep(ctx context.Context, tab *browser.Tab, st StepSpec, what string) e
 		return stepErr(what+": key "+st.Key, st.Type, err)
 	}
 	return nil
+}
+
+// sentBefore says why what w saw since the action's preparation began
+// could have carried its submission, "" when nothing could. What counts
+// depends on what the action says its submission is (l, its landing):
+//   - a response: a request it names (method, URL and body), whatever the
+//     site answered. A form a step posts (a wiki's preview) does not
+//     count: the adapter named the request that carries the submission.
+//   - else (a navigation, an element): a form posted in any frame; and,
+//     for an element, one drawn since the watch was armed, or marks lost
+//     (nothing then tells that none was drawn).
+//
+// A page that could not be read for the new elements counts: nothing
+// shows that none was drawn.
+func sentBefore(ctx context.Context, w *browser.SendWatch, l browser.LandingSigns) string {
+	s, err := w.Sends(context.WithoutCancel(ctx))
+	var why []string
+	if l.Response != nil {
+		if s.Matched > 0 {
+			why = append(why, fmt.Sprintf("%d request(s) the landing's response names were sent (the first to %s)", s.Matched, s.First))
+		}
+		return strings.Join(why, "; ")
+	}
+	if s.Posts > 0 {
+		why = append(why, fmt.Sprintf("%d form(s) were posted (the first to %s)", s.Posts, s.First))
+	}
+	if l.Selector != "" {
+		switch {
+		case err != nil:
+			why = append(why, fmt.Sprintf("the page could not be read for new elements matching the landing's %q: %v", l.Selector, err))
+		case s.Lost:
+			why = append(why, fmt.Sprintf("the page's marks of the landing's %q were lost, so new ones cannot be told apart", l.Selector))
+		case s.New > 0:
+			why = append(why, fmt.Sprintf("%d new element(s) matching the landing's %q appeared", s.New, l.Selector))
+		}
+	}
+	return strings.Join(why, "; ")
 }

@@ -66,6 +66,16 @@ func (d *Declarative) Submit(ctx context.Context, tab *browser.Tab, in Intent) e
 			landing.Watch = append(landing.Watch, r.Message)
 		}
 	}
+	if w := tab.ArmedSends(); w != nil {
+		// The preparation's watch, looked at once more right before the
+		// click: something sent since Fill returned (a key's late effect)
+		// leaves the click unsent and the outcome unknown.
+		why := sentBefore(ctx, w, signsOf(a.Landed))
+		w.Stop()
+		if why != "" {
+			return fmt.Errorf("%w: %w: %s; the committing click was not sent", ErrOutcomeUnknown, ErrSentBeforeClick, why)
+		}
+	}
 	landed, err := tab.ClickOnceAndLand(ctx, a.Submit.Selector, landing)
 	if err != nil {
 		if errors.Is(err, browser.ErrOutcomeUnknown) || errors.Is(err, browser.ErrNotSent) {
