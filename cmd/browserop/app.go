@@ -34,6 +34,11 @@ type env struct {
 	exec service.ExecFunc
 	// goos is the platform whose service manager `service` uses.
 	goos string
+	// stdin is where a question to the person is answered (run's
+	// cleanup question), and interactive whether one may be asked:
+	// stdin and stdout a terminal (nil: never). Tests replace both.
+	stdin       io.Reader
+	interactive func() bool
 }
 
 // command is one subcommand.
@@ -83,7 +88,19 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // RunEnv is Run with an explicit environment.
 func RunEnv(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string) int {
-	return runWith(ctx, &env{stdout: stdout, stderr: stderr, environ: environ, exec: service.SystemExec, goos: runtime.GOOS}, args)
+	return runWith(ctx, &env{stdout: stdout, stderr: stderr, environ: environ, exec: service.SystemExec, goos: runtime.GOOS,
+		stdin: os.Stdin, interactive: func() bool { return isTerminal(os.Stdin) && isTerminal(stdout) }}, args)
+}
+
+// isTerminal reports whether v is a file open on a terminal (a character
+// device): never a pipe, a regular file or a buffer.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok || f == nil {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // runWith runs a command line in e.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -74,6 +75,59 @@ func printCleanup(e *env, set ledger.CleanupSetting) {
 const cleanupChoices = `  browserop config cleanup never                         close none of the tabs browserop opens
   browserop config cleanup submitted_only                close a tab only once every action prepared in it is verified
   browserop config cleanup submitted_and_probe_blockers  also close a tab it only looked in (nothing typed, no control changed), a blocker screen it met recorded
+`
+
+// askCleanupOnce asks the person, once per profile, for the cleanup
+// preference, when none is set and browserop was never asked before, and
+// only when a person can answer: stdin and stdout a terminal
+// (e.interactive), not --json. Piped stdin, a service (serve) and any
+// program never get the question: the preference stays unknown and
+// browserop closes none of its tabs that needs consent. The question is
+// recorded as asked before the answer is read, so that it is asked once
+// even when it goes unanswered.
+func (e *env) askCleanupOnce(ctx context.Context, db *ledger.DB, profile string) error {
+	if e.json || e.interactive == nil || e.stdin == nil || !e.interactive() {
+		return nil
+	}
+	set, err := db.CleanupSettingOf(ctx, profile)
+	if err != nil || set.Known() || set.AskedAt != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Which of the tabs browserop opens in profile %s may it close by itself? (asked once; browserop config cleanup changes it)\n", clean(profile))
+	fmt.Fprint(e.stdout, cleanupQuestion)
+	fmt.Fprint(e.stdout, "Answer 1, 2 or 3 (Enter: not now, and browserop leaves its tabs open): ")
+	if err := db.MarkCleanupAsked(ctx, profile); err != nil {
+		return err
+	}
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(e.stdin).ReadString('\n')
+		answer <- line
+	}()
+	var line string
+	select {
+	case line = <-answer:
+	case <-ctx.Done():
+		fmt.Fprintln(e.stdout)
+		return ctx.Err()
+	}
+	p, err := parseCleanupAnswer(line)
+	if err != nil {
+		fmt.Fprintf(e.stdout, "no cleanup preference set (%v): browserop leaves its tabs open until you choose one:\n%s", err, cleanupChoices)
+		return nil
+	}
+	set, err = db.SetCleanupPreference(ctx, profile, p, "terminal")
+	if err != nil {
+		return err
+	}
+	printCleanup(e, set)
+	return nil
+}
+
+// cleanupQuestion lists the answers to the cleanup question.
+const cleanupQuestion = `  1  never                         close none of the tabs browserop opens
+  2  submitted_only                close a tab only once every action prepared in it is verified
+  3  submitted_and_probe_blockers  also close a tab it only looked in (nothing typed, no control changed), a blocker screen it met recorded
 `
 
 // errNoAnswer is a question left unanswered.
