@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/sites"
 )
 
 // probeRunPrefix starts the RunID of a probe record: the command process
@@ -122,6 +124,28 @@ func (p *Probe) Blocked(ctx context.Context, tab *browser.Tab, kind string) erro
 		return nil
 	}
 	return p.change(ctx, tab, ledger.TabChange{Blocker: kind})
+}
+
+// NoteBlocker records the blocker screen err stops on (a sites.HardStop
+// of a login wall, a captcha, a rate limit or a restriction) on tab's
+// record; any other error, or nil, records nothing.
+func (p *Probe) NoteBlocker(ctx context.Context, tab *browser.Tab, err error) error {
+	var hs *sites.HardStop
+	if !errors.As(err, &hs) || !blockerKind(hs.Kind) {
+		return nil
+	}
+	return p.Blocked(ctx, tab, string(hs.Kind))
+}
+
+// Look asks site whether tab, which answered status, shows a blocker
+// screen, and records the one it shows (Blocked), as a pass does before
+// it reads who is signed in. It returns the blocker.
+func (p *Probe) Look(ctx context.Context, tab *browser.Tab, site sites.Adapter, status int) (sites.Blocker, error) {
+	blk, err := site.Blocker(ctx, tab, status)
+	if err != nil || !blk.Blocked() {
+		return blk, err
+	}
+	return blk, p.Blocked(ctx, tab, string(sites.StopKindOf(blk.Kind)))
 }
 
 // ProbeOutcome is what became of one probe tab at Finish.
