@@ -194,7 +194,9 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	switch {
 	case *noBrowser || !chromeOK:
 		add("sign-in", "warn", "not checked", "run browserop doctor without --no-browser once Chrome is fine")
-	case tabLedger == nil:
+	case tabLedger == nil && (attachMode(bc) || browser.ProfileRunning(bc.ProfileDir)):
+		// The tabs would outlive doctor in a Chrome that runs on, with no
+		// record of them.
 		add("sign-in", "warn", "not checked: "+noTabLedger, "browserop migrate (it creates the ledger), then browserop doctor")
 	default:
 		checks = append(checks, e.signedIn(ctx, bc, adapters, tabLedger)...)
@@ -294,6 +296,16 @@ func (e *env) signedIn(ctx context.Context, bc browser.Config, adapters []sites.
 	if err != nil {
 		return []check{{"sign-in", "fail", connectError(bc, err).Error(), ""}}
 	}
+	if db == nil {
+		// No ledger to record tabs in: only in a Chrome started for doctor
+		// alone, which stops with it and every tab in it.
+		if !b.Launched() || b.Dedicated() {
+			release(nil)
+			return []check{{"sign-in", "warn", "not checked: a Chrome runs on the profile, and the ledger that would record doctor's tabs in it is not there",
+				"browserop migrate (it creates the ledger), then browserop doctor"}}
+		}
+		return e.signedInUnrecorded(ctx, b, release, bc, adapters)
+	}
 	probe := operator.NewProbe(db, b, ledger.PurposeDoctor, profileKey(bc), nil)
 	defer func() {
 		if left := operator.LeftOpen(probe.Finish(ctx)); left != "" {
@@ -322,6 +334,34 @@ func (e *env) signedIn(ctx context.Context, bc browser.Config, adapters []sites.
 		switch {
 		case err != nil || who == "":
 			probe.NoteBlocker(ctx, tab, err)
+			out = append(out, check{name, "warn", "nobody is signed in", "browserop login --site " + site.Name()})
+		default:
+			out = append(out, check{name, "ok", "signed in as @" + who, ""})
+		}
+	}
+	return out
+}
+
+// signedInUnrecorded is signedIn in a Chrome started for doctor alone,
+// with no ledger to record its tabs in: release stops that Chrome, and
+// every tab in it, before doctor ends.
+func (e *env) signedInUnrecorded(ctx context.Context, b *browser.Browser, release func([]*browser.Tab), bc browser.Config, adapters []sites.Adapter) []check {
+	defer release(nil)
+	var out []check
+	for _, site := range adapters {
+		name := "sign-in " + site.Name()
+		tab, err := b.NewTab(ctx, "about:blank")
+		if err != nil {
+			out = append(out, check{name, "fail", connectError(bc, err).Error(), ""})
+			continue
+		}
+		if _, err := site.OpenHome(ctx, tab); err != nil {
+			out = append(out, check{name, "warn", fmt.Sprintf("%s did not open: %s", strings.Join(site.Origins(), " "), errorText(err)), "is the site reachable?"})
+			continue
+		}
+		who, err := site.Identity(ctx, tab)
+		switch {
+		case err != nil || who == "":
 			out = append(out, check{name, "warn", "nobody is signed in", "browserop login --site " + site.Name()})
 		default:
 			out = append(out, check{name, "ok", "signed in as @" + who, ""})

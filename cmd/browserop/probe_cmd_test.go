@@ -63,7 +63,7 @@ func newest(t *testing.T, recs []ledger.Tab, n int) ledger.Tab {
 // (closed_verified, and gone from Chrome) under
 // submitted_and_probe_blockers.
 func TestE2EDoctorRecordsItsTab(t *testing.T) {
-	w := newWorld(t, opts{attach: true})
+	w := newWorld(t, opts{attach: true, noCleanup: true})
 	code, out, errs := w.run(nil, "migrate")
 	require.Equal(t, 0, code, "%s%s", out, errs)
 
@@ -96,7 +96,7 @@ func TestE2EDoctorRecordsItsTab(t *testing.T) {
 // A ledger doctor may not write to (not created yet) means no sign-in
 // check at all: never a tab without a record.
 func TestE2EDoctorWithoutLedgerOpensNoTab(t *testing.T) {
-	w := newWorld(t, opts{attach: true})
+	w := newWorld(t, opts{attach: true, noCleanup: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	before, err := w.chrome.Others(ctx)
@@ -113,7 +113,7 @@ func TestE2EDoctorWithoutLedgerOpensNoTab(t *testing.T) {
 // submitted_only (a probe tab); with --text typed into it, it is no probe
 // and is kept even under submitted_and_probe_blockers.
 func TestE2ESitesCheckRecordsItsTab(t *testing.T) {
-	w := newWorld(t, opts{attach: true})
+	w := newWorld(t, opts{attach: true, noCleanup: true})
 	code, out, errs := w.run(nil, "sites", "check", "demo")
 	require.Equal(t, 0, code, "%s%s", out, errs)
 	require.Contains(t, errs, "1 tab(s) left open: "+ledger.KeptNoPreference)
@@ -154,8 +154,7 @@ func TestE2ESitesCheckRecordsItsTab(t *testing.T) {
 // with proof under submitted_and_probe_blockers. (Headless, no display:
 // login's Chrome is the persistent one, which outlives login.)
 func TestE2ELoginRecordsItsTabs(t *testing.T) {
-	w := newWorld(t, opts{browser: true})
-	w.setCleanup(ledger.CleanupSubmittedAndProbeBlockers)
+	w := newWorld(t, opts{browser: true}) // the person chose submitted_and_probe_blockers
 	code, out, errs := w.run([]string{"DISPLAY=", "WAYLAND_DISPLAY="}, "login", "--site", "demo", "--timeout", "1m")
 	require.Equal(t, 0, code, "%s%s", out, errs)
 	require.Contains(t, out, "signed in to demo as @alice")
