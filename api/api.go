@@ -74,6 +74,19 @@ type Options struct {
 	// duration, role and error code. Never bodies, URLs or headers. nil
 	// discards.
 	Log *slog.Logger
+	// Cleanup, when set, keeps the person's cleanup preference of the
+	// browser profile CleanupProfile (the key a pass reads it by): GET and
+	// PUT /v1/config/cleanup, the user token only. nil: those answer
+	// not_configured.
+	Cleanup        CleanupStore
+	CleanupProfile string
+}
+
+// CleanupStore reads and sets a profile's cleanup preference
+// (*ledger.DB).
+type CleanupStore interface {
+	CleanupSettingOf(ctx context.Context, profile string) (ledger.CleanupSetting, error)
+	SetCleanupPreference(ctx context.Context, profile string, p ledger.CleanupPreference, by string) (ledger.CleanupSetting, error)
 }
 
 // Who the API records as the person acting through it.
@@ -87,6 +100,8 @@ func OpenAPI() []byte { return append([]byte(nil), openAPIDoc...) }
 
 type server struct {
 	tasks     *tasks.Service
+	cleanup   CleanupStore
+	profile   string
 	status    func(ctx context.Context) (any, error)
 	log       *slog.Logger
 	maxBody   int64
@@ -116,6 +131,8 @@ func newServer(o Options) *server {
 	}
 	s := &server{
 		tasks:    o.Tasks,
+		cleanup:  o.Cleanup,
+		profile:  o.CleanupProfile,
 		status:   o.Status,
 		log:      o.Log,
 		maxBody:  o.MaxBody,
@@ -165,6 +182,8 @@ func routeTable(mcp bool) []route {
 		{"GET", "/v1/runs", RoleAgent, []string{"limit"}, (*server).listRuns},
 		{"GET", "/v1/runs/{id}", RoleAgent, nil, (*server).getRun},
 		{"GET", "/v1/status", RoleAgent, nil, (*server).getStatus},
+		{"GET", "/v1/config/cleanup", RoleUser, nil, (*server).getCleanup},
+		{"PUT", "/v1/config/cleanup", RoleUser, nil, (*server).putCleanup},
 		{"GET", "/v1/openapi.json", RoleAgent, nil, (*server).openAPI},
 	}
 	if mcp {
@@ -755,6 +774,53 @@ func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, v)
+	return nil
+}
+
+// CleanupRequest is the body of PUT /v1/config/cleanup.
+type CleanupRequest struct {
+	Preference string `json:"preference"`
+}
+
+// cleanupSetByAPI is what the ledger records as having set the cleanup
+// preference through the API (with the person's token).
+const cleanupSetByAPI = "api"
+
+var errCleanupNotConfigured = apiErrorf(http.StatusNotFound, "not_configured", "this daemon keeps no cleanup preference")
+
+// getCleanup answers the cleanup preference of the daemon's browser
+// profile: "" (unknown) until the person chooses.
+func (s *server) getCleanup(w http.ResponseWriter, r *http.Request) error {
+	if s.cleanup == nil {
+		return errCleanupNotConfigured
+	}
+	set, err := s.cleanup.CleanupSettingOf(r.Context(), s.profile)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, set)
+	return nil
+}
+
+// putCleanup sets the cleanup preference of the daemon's browser profile
+// to one of ledger.CleanupPreferences; it is never set back to unknown.
+func (s *server) putCleanup(w http.ResponseWriter, r *http.Request) error {
+	if s.cleanup == nil {
+		return errCleanupNotConfigured
+	}
+	var req CleanupRequest
+	if err := s.decode(r, &req, false); err != nil {
+		return err
+	}
+	p, err := ledger.ParseCleanupPreference(req.Preference)
+	if err != nil {
+		return apiErrorf(http.StatusBadRequest, "usage", "preference: %v", err)
+	}
+	set, err := s.cleanup.SetCleanupPreference(r.Context(), s.profile, p, cleanupSetByAPI)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, set)
 	return nil
 }
 

@@ -437,6 +437,8 @@ func TestPermissions(t *testing.T) {
 		{method: "POST", path: "/v1/tasks/" + st.ID + "/grants", body: GrantRequest{Domain: "localhost"}},
 		{method: "POST", path: "/v1/actions/" + pending.ID + "/confirm", body: ConfirmRequest{Decision: "confirm"}},
 		{method: "POST", path: "/v1/actions/" + amb.ID + "/resolve", body: ResolveRequest{VerifiedURL: "http://127.0.0.1:8787/p/1"}},
+		{method: "PUT", path: "/v1/config/cleanup", body: CleanupRequest{Preference: "never"}},
+		{method: "GET", path: "/v1/config/cleanup"},
 	}
 	for _, q := range userOnly {
 		q.token = e.agent
@@ -456,9 +458,13 @@ func TestPermissions(t *testing.T) {
 	if e.action(amb.ID).Status != ledger.Ambiguous {
 		t.Fatal("the agent resolved an action")
 	}
+	if set, _ := e.db.CleanupSettingOf(e.ctx, testProfile); set.Known() {
+		t.Fatalf("the agent set the cleanup preference: %+v", set)
+	}
 	// The route table says the same.
 	for _, rt := range routeTable(true) {
-		isUser := strings.HasSuffix(rt.path, "/grants") || strings.HasSuffix(rt.path, "/confirm") || strings.HasSuffix(rt.path, "/resolve")
+		isUser := strings.HasSuffix(rt.path, "/grants") || strings.HasSuffix(rt.path, "/confirm") || strings.HasSuffix(rt.path, "/resolve") ||
+			rt.path == "/v1/config/cleanup"
 		if isUser != (rt.role == RoleUser) {
 			t.Fatalf("%s %s: role %s", rt.method, rt.path, rt.role)
 		}

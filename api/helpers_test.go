@@ -64,6 +64,10 @@ func withRealMCP(o *Options) {
 	o.MCP = mcptools.HTTPHandler(mcptools.NewServer(o.Tasks.Agent(), "test"))
 }
 
+// testProfile is the browser profile the test daemon keeps the cleanup
+// preference of.
+const testProfile = "/profiles/test"
+
 // newEnvCeiling is newEnv with another authority.ceiling.
 func newEnvCeiling(t *testing.T, ceiling []string, configure ...func(*Options)) *env {
 	t.Helper()
@@ -103,7 +107,8 @@ func newEnvWith(t *testing.T, ceiling []string, taskOpts []tasks.Option, configu
 	}
 	logs := &child.Buffer{}
 	o := Options{Tasks: svc, UserToken: user, AgentToken: agent, MaxBody: 64 << 10,
-		Log: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+		Log:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Cleanup: db, CleanupProfile: testProfile}
 	for _, c := range configure {
 		c(&o)
 	}

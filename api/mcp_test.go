@@ -47,6 +47,13 @@ func TestRealMCPBehindChecks(t *testing.T) {
 	if !strings.Contains(strings.Join(names, " "), "task_create") {
 		t.Fatalf("tools %v", names)
 	}
+	// No tool reads or sets the person's cleanup preference: an agent
+	// never chooses which of the person's tabs browserop closes.
+	for _, tl := range tools.Tools {
+		if n := strings.ToLower(tl.Name + " " + tl.Description); strings.Contains(n, "cleanup") || strings.Contains(n, "preference") {
+			t.Fatalf("MCP tool %q touches the cleanup preference", tl.Name)
+		}
+	}
 	_, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.srv.URL + "/mcp"}, nil)
 	if err == nil {
 		t.Fatal("an MCP client without a token connected")

@@ -141,6 +141,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"TaskResult":        tasks.Result{},
 		"IntentOutcome":     tasks.IntentOutcome{},
 		"GrantRequest":      GrantRequest{},
+		"CleanupRequest":    CleanupRequest{},
+		"CleanupSetting":    ledger.CleanupSetting{},
 		"ConfirmRequest":    ConfirmRequest{},
 		"ResolveRequest":    ResolveRequest{},
 		"Error":             ErrorBody{},

@@ -313,7 +313,7 @@ func TestMigrationEightKeepsEverything(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ledger.LatestSchemaVersion(), v)
 	require.NoError(t, db.Close())
-	after := withoutNine(t, withoutTen(t, withoutEleven(t, withoutTabFacts(t, withoutFieldProvenance(t, withoutContinuity(t, snapshot(t, path)))))))
+	after := withoutNine(t, withoutTen(t, withoutEleven(t, withoutTabFacts(t, withoutFieldProvenance(t, withoutContinuity(t, withoutCleanupPreference(t, snapshot(t, path))))))))
 
 	for name, o := range before.Objects {
 		got, ok := after.Objects[name]
@@ -408,7 +408,7 @@ func TestEnumerationTablesAgreeWithGo(t *testing.T) {
 	want := map[string][]string{
 		"action_statuses":     statuses,
 		"task_statuses":       {ledger.TaskOpen, ledger.TaskCancelled, ledger.TaskDone},
-		"tab_states":          {string(ledger.TabOpening), string(ledger.TabLive), string(ledger.TabHandoff), string(ledger.TabMissing), string(ledger.TabClosedVerified), string(ledger.TabClosureUnverified)},
+		"tab_states":          {string(ledger.TabOpening), string(ledger.TabLive), string(ledger.TabHandoff), string(ledger.TabMissing), string(ledger.TabClosedVerified), string(ledger.TabClosureUnverified), string(ledger.TabKept)},
 		"tab_surfaces":        {string(ledger.SurfaceOwned), string(ledger.SurfaceUser)},
 		"tab_ownerships":      {string(ledger.Owned), string(ledger.Probable), string(ledger.Unrelated)},
 		"confirmation_states": {ledger.ConfirmPending, ledger.ConfirmConfirmed, ledger.ConfirmDeclined},

@@ -172,7 +172,7 @@ func TestMigrationAddsFieldProvenance(t *testing.T) {
 	got, err := db.SchemaVersion(ctx)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, got, v)
-	after := withoutContinuity(t, snapshot(t, path))
+	after := withoutContinuity(t, withoutCleanupPreference(t, snapshot(t, path)))
 	added := map[string]bool{}
 	for name, o := range after.Objects {
 		if _, ok := before.Objects[name]; !ok {

@@ -127,7 +127,7 @@ func TestMigrationElevenIndexesRuns(t *testing.T) {
 	require.Equal(t, []string{"run_2", "run_1"}, []string{runs[0].ID, runs[1].ID}, "the runs kept, newest first")
 	require.NoError(t, db.Close())
 
-	after := withoutEleven(t, withoutTabFacts(t, withoutFieldProvenance(t, withoutContinuity(t, snapshot(t, path)))))
+	after := withoutEleven(t, withoutTabFacts(t, withoutFieldProvenance(t, withoutContinuity(t, withoutCleanupPreference(t, snapshot(t, path))))))
 	for name, o := range before.Objects {
 		require.Equal(t, o, after.Objects[name], "%s %s is as it was", o.Type, name)
 	}

@@ -116,7 +116,7 @@ func TestMigrationTenAddsLastStop(t *testing.T) {
 	v, err := db.SchemaVersion(ctx)
 	require.NoError(t, err)
 	require.Equal(t, ledger.LatestSchemaVersion(), v)
-	after := withoutTen(t, withoutEleven(t, withoutTabFacts(t, withoutFieldProvenance(t, withoutContinuity(t, snapshot(t, path))))))
+	after := withoutTen(t, withoutEleven(t, withoutTabFacts(t, withoutFieldProvenance(t, withoutContinuity(t, withoutCleanupPreference(t, snapshot(t, path)))))))
 	for name, o := range before.Objects {
 		got, ok := after.Objects[name]
 		require.True(t, ok, "%s %s is kept", o.Type, name)

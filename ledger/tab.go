@@ -43,7 +43,29 @@ const (
 	TabMissing           TabState = "missing"
 	TabClosedVerified    TabState = "closed_verified"
 	TabClosureUnverified TabState = "closure_unverified"
+	// TabKept: left open on purpose, because the cleanup preference does
+	// not let browserop close it (unknown, never, a tab it does not
+	// cover) or it was shown to the person; KeptReason says which. Not
+	// lost, never reused; see CleanupAllows.
+	TabKept TabState = "kept"
 )
+
+// TabPurpose says what a tab record is for.
+type TabPurpose string
+
+// Tab purposes: a pass's site tab, or a probe tab a command opened for
+// itself. Probe records are written outside the operator lease.
+const (
+	PurposePass       TabPurpose = "pass"
+	PurposeDoctor     TabPurpose = "doctor"
+	PurposeSitesCheck TabPurpose = "sites_check"
+	PurposeLogin      TabPurpose = "login"
+)
+
+// Probe reports whether the purpose is a command's own probe.
+func (p TabPurpose) Probe() bool {
+	return p == PurposeDoctor || p == PurposeSitesCheck || p == PurposeLogin
+}
 
 // Tab is a tab record. TargetID is the raw browser target id: it stays in
 // this table and never goes into logs, events or API output.
@@ -61,10 +83,22 @@ type Tab struct {
 	Generation  int64
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// Purpose is what the record is for (PurposePass by default).
+	Purpose TabPurpose
+	// Blocker is the blocker screen the tab met ("" for none).
+	Blocker string
+	// KeptReason says why a kept record was kept.
+	KeptReason string
+	// Shown: a probe's tab given to the person (theirs to close).
+	Shown bool
+	// Typed: text was typed into a probe's tab outside any action.
+	Typed bool
 }
 
 // RecordTab stores a new tab record (state live, epoch 1 unless given)
-// under the run's fence. A record in state opening has no target yet.
+// under the run's fence. A record in state opening has no target yet. A
+// probe record (Purpose.Probe) may be written with a zero Fence, by a
+// command that holds no lease: its generation is then 0.
 func (db *DB) RecordTab(ctx context.Context, f Fence, t Tab) (Tab, error) {
 	if t.TargetID == "" && t.State != TabOpening || t.URL == "" || t.BindingHash == "" {
 		return Tab{}, errors.New("record tab: target, url and binding hash are required")
@@ -81,16 +115,19 @@ func (db *DB) RecordTab(ctx context.Context, f Fence, t Tab) (Tab, error) {
 	if t.Epoch == 0 {
 		t.Epoch = 1
 	}
+	if t.Purpose == "" {
+		t.Purpose = PurposePass
+	}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if err := checkFence(ctx, tx, f); err != nil {
+		if err := checkTabFence(ctx, tx, f, t.Purpose); err != nil {
 			return err
 		}
 		now := db.now()
 		t.CreatedAt, t.UpdatedAt, t.Generation = now, now, f.Generation
 		res, err := tx.ExecContext(ctx, `INSERT INTO tabs (task_id, run_id, target_id, surface, url, binding_hash, ownership,
-			epoch, state, generation, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			epoch, state, generation, created_at, updated_at, purpose, blocker, kept_reason, shown, typed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			t.TaskID, t.RunID, t.TargetID, t.Surface, t.URL, t.BindingHash, t.Ownership, t.Epoch, t.State,
-			t.Generation, nanos(now), nanos(now))
+			t.Generation, nanos(now), nanos(now), t.Purpose, t.Blocker, t.KeptReason, t.Shown, t.Typed)
 		if err != nil {
 			return err
 		}
@@ -112,20 +149,36 @@ type TabChange struct {
 	// NewEpoch starts a new inspection epoch: evidence from the earlier one
 	// is void.
 	NewEpoch bool
+	// Blocker records the blocker screen the tab met (kept once set).
+	Blocker string
+	// KeptReason says why the record is kept (with State TabKept).
+	KeptReason string
+	// Shown and Typed set the record's flags (never cleared).
+	Shown, Typed bool
 }
 
-// UpdateTab changes a tab record under the run's fence. A closed_verified
-// record is final, and a record becomes closed_verified only when the
-// facts of its (new) current epoch prove it (CloseProof); else
-// ErrIllegalTransition.
+// checkTabFence checks a tab write's fence: the lease's for a pass's
+// record; none is needed for a probe record (a command's own tab), but a
+// fence given is checked.
+func checkTabFence(ctx context.Context, tx *sql.Tx, f Fence, purpose TabPurpose) error {
+	if purpose.Probe() && f == (Fence{}) {
+		return nil
+	}
+	return checkFence(ctx, tx, f)
+}
+
+// UpdateTab changes a tab record under the run's fence (a probe record
+// also with a zero Fence, see RecordTab). A closed_verified record is
+// final, and a record becomes closed_verified only when the facts of its
+// (new) current epoch prove it (CloseProof); else ErrIllegalTransition.
 func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Tab, error) {
 	var out Tab
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if err := checkFence(ctx, tx, f); err != nil {
-			return err
-		}
 		t, err := getTab(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		if err := checkTabFence(ctx, tx, f, t.Purpose); err != nil {
 			return err
 		}
 		if t.State == TabClosedVerified {
@@ -158,6 +211,18 @@ func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Ta
 		if c.NewEpoch {
 			t.Epoch++
 		}
+		if c.Blocker != "" && t.Blocker == "" {
+			t.Blocker = c.Blocker
+		}
+		t.Shown, t.Typed = t.Shown || c.Shown, t.Typed || c.Typed
+		switch {
+		case t.State == TabKept && c.KeptReason != "":
+			t.KeptReason = c.KeptReason
+		case t.State == TabKept && t.KeptReason == "":
+			return fmt.Errorf("%w: tab record %d: kept needs a reason", ErrIllegalTransition, id)
+		case t.State != TabKept:
+			t.KeptReason = ""
+		}
 		if t.State == TabClosedVerified {
 			facts, err := tabFacts(ctx, tx, id)
 			if err != nil {
@@ -169,7 +234,8 @@ func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Ta
 		}
 		t.UpdatedAt, t.Generation = db.now(), f.Generation
 		_, err = tx.ExecContext(ctx, `UPDATE tabs SET state = ?, target_id = ?, url = ?, task_id = ?, epoch = ?, generation = ?,
-			updated_at = ? WHERE id = ?`, t.State, t.TargetID, t.URL, nullString(t.TaskID), t.Epoch, t.Generation, nanos(t.UpdatedAt), id)
+			updated_at = ?, blocker = ?, kept_reason = ?, shown = ?, typed = ? WHERE id = ?`, t.State, t.TargetID, t.URL, nullString(t.TaskID), t.Epoch, t.Generation,
+			nanos(t.UpdatedAt), t.Blocker, t.KeptReason, t.Shown, t.Typed, id)
 		out = t
 		return err
 	})
@@ -181,11 +247,14 @@ func (db *DB) UpdateTab(ctx context.Context, f Fence, id int64, c TabChange) (Ta
 
 // tabTransitions lists the tab states each state may move to.
 var tabTransitions = map[TabState][]TabState{
-	TabOpening:           {TabLive, TabMissing, TabClosedVerified, TabClosureUnverified},
-	TabLive:              {TabHandoff, TabMissing, TabClosedVerified, TabClosureUnverified},
+	TabOpening:           {TabLive, TabMissing, TabClosedVerified, TabClosureUnverified, TabKept},
+	TabLive:              {TabHandoff, TabMissing, TabClosedVerified, TabClosureUnverified, TabKept},
 	TabHandoff:           {TabLive, TabMissing, TabClosedVerified, TabClosureUnverified},
 	TabMissing:           {TabLive, TabOpening, TabClosureUnverified},
 	TabClosureUnverified: {TabClosedVerified, TabMissing},
+	// A kept tab is closed (with proof) only once the preference covers
+	// it, or found gone: the person closed it.
+	TabKept: {TabClosedVerified, TabClosureUnverified, TabMissing},
 }
 
 func tabAllowed(from, to TabState) bool {
@@ -198,13 +267,13 @@ func tabAllowed(from, to TabState) bool {
 }
 
 const tabColumns = `id, COALESCE(task_id, ''), COALESCE(run_id, ''), target_id, surface, url, binding_hash, ownership, epoch, state,
-	generation, created_at, updated_at`
+	generation, created_at, updated_at, purpose, blocker, kept_reason, shown, typed`
 
 func scanTab(s scanner) (Tab, error) {
 	var t Tab
 	var created, updated int64
 	err := s.Scan(&t.ID, &t.TaskID, &t.RunID, &t.TargetID, &t.Surface, &t.URL, &t.BindingHash, &t.Ownership, &t.Epoch,
-		&t.State, &t.Generation, &created, &updated)
+		&t.State, &t.Generation, &created, &updated, &t.Purpose, &t.Blocker, &t.KeptReason, &t.Shown, &t.Typed)
 	t.CreatedAt, t.UpdatedAt = fromNanos(created), fromNanos(updated)
 	return t, err
 }

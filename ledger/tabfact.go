@@ -171,7 +171,7 @@ func CloseProof(t Tab, facts []TabFact) (TabState, string) {
 }
 
 // RecordTabFacts records facts about tab record id, in order, under the
-// run's fence, for epoch, which must be the record's current epoch (else
+// run's fence (a probe record's also with a zero Fence), for epoch, which must be the record's current epoch (else
 // ErrIllegalTransition: the caller inspected an epoch that is over). It
 // returns what the record's facts now prove (CloseProof). It changes no
 // state: the caller writes the outcome with UpdateTab.
@@ -183,11 +183,11 @@ func (db *DB) RecordTabFacts(ctx context.Context, f Fence, id int64, epoch int, 
 	}
 	var state TabState
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if err := checkFence(ctx, tx, f); err != nil {
-			return err
-		}
 		t, err := getTab(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		if err := checkTabFence(ctx, tx, f, t.Purpose); err != nil {
 			return err
 		}
 		if t.Epoch != epoch {
@@ -268,17 +268,23 @@ const DefaultTabRetention = 30 * 24 * time.Hour
 // (closed_verified) last updated before cutoff, with their facts, and
 // returns how many it removed. A record in any other state is never
 // pruned, however old; nor is one a confirmation's handoff names (the
-// confirmation keeps referring to it).
+// confirmation keeps referring to it), nor one that field provenance
+// names (provenance is never deleted, and keeps referring to it).
 func (db *DB) PruneTabs(ctx context.Context, f Fence, cutoff time.Time) (int, error) {
 	var n int64
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := checkFence(ctx, tx, f); err != nil {
 			return err
 		}
+		// A record field provenance names is kept: that provenance is
+		// never deleted, and refers to it.
 		const prunable = `SELECT id FROM tabs WHERE state = 'closed_verified' AND updated_at < ?
-			AND id NOT IN (SELECT handoff_tab_id FROM confirmations WHERE handoff_tab_id IS NOT NULL)`
-		if _, err := tx.ExecContext(ctx, `DELETE FROM tab_facts WHERE tab_id IN (`+prunable+`)`, nanos(cutoff)); err != nil {
-			return err
+			AND id NOT IN (SELECT handoff_tab_id FROM confirmations WHERE handoff_tab_id IS NOT NULL)
+			AND id NOT IN (SELECT tab_id FROM field_provenance)`
+		for _, table := range []string{"tab_facts", "tab_uses"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE tab_id IN (`+prunable+`)`, nanos(cutoff)); err != nil {
+				return err
+			}
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM tabs WHERE id IN (`+prunable+`)`, nanos(cutoff))
 		if err != nil {

@@ -68,6 +68,9 @@ func newMediaWikiWorld(t *testing.T) *mediawikiWorld {
 	}, map[string]budgets.GroupLimit{"original": {Formats: []string{budgets.PostText, budgets.PostImage, budgets.Thread}, Max: 100, Window: 24 * time.Hour}})
 	require.NoError(t, err)
 	w.cfg = operator.Config{CalendarDir: w.calDir, ActionTimeout: 10 * time.Second, Heartbeat: time.Second, LeaseTTL: 2 * time.Minute}
+	// The person chose, as newWorld's did.
+	_, err = db.SetCleanupPreference(context.Background(), w.cfg.Profile, ledger.CleanupSubmittedAndProbeBlockers, "test")
+	require.NoError(t, err)
 	raw, err := fs.ReadFile(bundled.Sites, "sites/mediawiki.yaml")
 	require.NoError(t, err)
 	y := strings.Replace(string(raw), "  - http://127.0.0.1:8080\n", "  - "+site.URL()+"\n", 1)

@@ -85,9 +85,11 @@ func TestNotSentIsRetriedAndStopsNothing(t *testing.T) {
 	require.Contains(t, dead.FailureReason, "not sent")
 	require.Contains(t, dead.FailureReason, "nothing was submitted")
 
-	// The blocked tab was closed with proof and the reply opened a fresh
-	// one: two tab records of the pass on the demo site, both proven
-	// closed, and no tab of the pass left in the browser.
+	// The blocked tab was dropped and the reply opened a fresh one: two
+	// tab records of the pass on the demo site. The first had text typed
+	// into it for an action that was not verified: no cleanup preference
+	// covers it, so it is kept open (recorded, with why); the second,
+	// whose reply was verified, is proven closed.
 	tabs, err := w.db.ListTabs(context.Background(), "")
 	require.NoError(t, err)
 	var demoTabs []ledger.Tab
@@ -97,9 +99,9 @@ func TestNotSentIsRetriedAndStopsNothing(t *testing.T) {
 		}
 	}
 	require.Len(t, demoTabs, 2, "%+v", demoTabs)
-	for _, rec := range demoTabs {
-		require.Equal(t, ledger.TabClosedVerified, rec.State, "%+v", rec)
-	}
+	require.Equal(t, ledger.TabKept, demoTabs[0].State, "%+v", demoTabs[0])
+	require.Equal(t, ledger.KeptUnverified, demoTabs[0].KeptReason)
+	require.Equal(t, ledger.TabClosedVerified, demoTabs[1].State, "%+v", demoTabs[1])
 
 	// The page works again: the next pass publishes it, once.
 	w.useRunner(nil, w.site, otherSite)

@@ -272,6 +272,9 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 				continue
 			}
 		}
+		if nerr := p.noteBlocker(m.st, err); nerr != nil {
+			return true, nerr
+		}
 		return true, p.stopOn(err, m.a, m.entry)
 	}
 	b, err := p.r.getBrowser(p.ctx)
@@ -306,6 +309,11 @@ func (p *pass) preflight(m *mutation) (bool, error) {
 func (p *pass) prepare(m *mutation) (bool, error) {
 	si := m.si
 	si.Provenance = p.fieldLedger(m)
+	// On disk before anything is typed or changed: the tab is no probe
+	// any more, and closes only once this action is verified (cleanup).
+	if err := p.r.db.RecordTabUse(p.ctx, p.fence(), m.st.rec.ID, m.st.rec.Epoch, m.a.ID); err != nil {
+		return true, err
+	}
 	_, err := m.site.Fill(p.ctx, m.tab, si)
 	nothing := nothingDone(m.site, m.in.performed())
 	switch {

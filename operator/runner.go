@@ -73,6 +73,12 @@ type Config struct {
 	// not use the browser (one left running is connected to, to check).
 	// A tab of the person's keeps it running.
 	StopIdleBrowser bool
+	// Profile names the browser profile the tabs are opened in (the
+	// dedicated profile's directory, or the attached Chrome): the key of
+	// the person's cleanup preference (ledger.CleanupSettingOf), which
+	// decides which tabs a pass may close. Unknown, it closes none that
+	// needs consent and says so (Summary.TabsLeftOpen).
+	Profile string
 }
 
 // mediaDir is the directory media files are read from.
@@ -320,10 +326,13 @@ type Summary struct {
 	NeedsPerson []string       `json:"needs_person,omitempty"` // ambiguous action ids
 	// WaitingForSite are the ambiguous actions this pass left inside their
 	// site's settle time or surface_within: no person is needed yet.
-	WaitingForSite []string  `json:"waiting_for_site,omitempty"`
-	Problems       []string  `json:"problems,omitempty"` // calendar and planner problems
-	Started        time.Time `json:"started"`
-	Ended          time.Time `json:"ended"`
+	WaitingForSite []string `json:"waiting_for_site,omitempty"`
+	Problems       []string `json:"problems,omitempty"` // calendar and planner problems
+	// TabsLeftOpen says how many tabs the pass left open and why (the
+	// cleanup preference: none set, never, a tab it does not cover).
+	TabsLeftOpen string    `json:"tabs_left_open,omitempty"`
+	Started      time.Time `json:"started"`
+	Ended        time.Time `json:"ended"`
 }
 
 func (s *Summary) count(k Count) { s.Counts[string(k)]++ }
@@ -372,6 +381,9 @@ type pass struct {
 	// browser's inventory (once per pass: at its start when a browser
 	// runs, else when the browser is first used).
 	tabsReconciled bool
+	// keptReasons counts the tabs this pass left open, by why
+	// (the cleanup preference: keepTab).
+	keptReasons map[string]int
 }
 
 func (p *pass) fence() ledger.Fence { return p.lease.Fence() }
@@ -488,7 +500,7 @@ func (r *Runner) begin(ctx context.Context, sum *Summary) (*pass, error) {
 	for _, x := range ended {
 		log.Warn("an earlier pass was interrupted: marked ended", "interrupted_run", x.ID, "holder", x.Holder, "started", x.StartedAt)
 	}
-	return &pass{r: r, ctx: ctx, log: log, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, siteStops: map[string]string{}, siteCauses: map[string]string{}, settling: map[string]bool{}, reconciled: map[string]bool{}}, nil
+	return &pass{r: r, ctx: ctx, log: log, lease: lease, run: run, sum: sum, tabs: map[string]*siteTab{}, keptReasons: map[string]int{}, siteStops: map[string]string{}, siteCauses: map[string]string{}, settling: map[string]bool{}, reconciled: map[string]bool{}}, nil
 }
 
 // heartbeat renews the lease every Config.Heartbeat until p.ctx ends, and
@@ -568,6 +580,7 @@ func (p *pass) end(ctx context.Context, held ledger.Lease, runErr error) error {
 		sum.Outcome = OutcomeOK
 	}
 	sum.HardStop, sum.PassStop = p.stopReason(), p.stopped
+	sum.TabsLeftOpen = p.tabsLeftOpen()
 	if len(p.siteStops) > 0 {
 		sum.StoppedSites = p.siteStops
 	}
@@ -591,6 +604,9 @@ func (p *pass) end(ctx context.Context, held ledger.Lease, runErr error) error {
 	}
 	if len(sum.Problems) > 0 {
 		attrs = append(attrs, "problems", len(sum.Problems))
+	}
+	if sum.TabsLeftOpen != "" {
+		attrs = append(attrs, "tabs_left_open", sum.TabsLeftOpen)
 	}
 	if runErr != nil {
 		attrs = append(attrs, "err", runErr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -99,7 +100,8 @@ func (p *pass) checkIdentity(st *siteTab) error {
 	if blk, err := st.site.Blocker(p.ctx, st.tab, status); err != nil {
 		return err
 	} else if blk.Blocked() {
-		return &sites.HardStop{Kind: sites.StopKindOf(blk.Kind), Detail: blk.Detail}
+		hs := &sites.HardStop{Kind: sites.StopKindOf(blk.Kind), Detail: blk.Detail}
+		return errors.Join(hs, p.noteBlocker(st, hs))
 	}
 	who, err := st.site.Identity(p.ctx, st.tab)
 	if err != nil {
@@ -198,15 +200,21 @@ func tabMarker(rec ledger.Tab) string {
 
 // earlierTabs returns the tab records earlier passes left live or opening
 // (a pass that died keeps its tabs), or closure_unverified (a pass whose
-// connection ended could not close them, and the browser may live on).
+// connection ended could not close them, and the browser may live on), or
+// kept (left open by the cleanup preference: looked at again, never
+// reused). A probe record (doctor, sites check, login) counts only once
+// the command that opened it has ended.
 func (p *pass) earlierTabs() ([]ledger.Tab, error) {
-	recs, err := p.r.db.ListTabs(p.ctx, "", ledger.TabOpening, ledger.TabLive, ledger.TabClosureUnverified)
+	recs, err := p.r.db.ListTabs(p.ctx, "", ledger.TabOpening, ledger.TabLive, ledger.TabClosureUnverified, ledger.TabKept)
 	if err != nil {
 		return nil, err
 	}
 	out := recs[:0]
 	for _, rec := range recs {
-		if rec.RunID != p.run.ID && (rec.State != ledger.TabClosureUnverified || rec.TargetID != "") {
+		if rec.Purpose.Probe() && rec.State != ledger.TabKept && !probeEnded(rec) {
+			continue // the command that opened it is still at work
+		}
+		if rec.RunID != p.run.ID && (rec.State != ledger.TabClosureUnverified && rec.State != ledger.TabKept || rec.TargetID != "") {
 			out = append(out, rec)
 		}
 	}
@@ -286,7 +294,10 @@ func (p *pass) reconcileTabs(b *browser.Browser) error {
 // form's response took it there (the site redirected browserop's
 // submission); otherwise it is left open (the person may have taken it
 // over), and so is its record; and so is one that only the person's
-// windows still show.
+// windows still show. A tab the cleanup preference does not cover is not
+// closed: its record is kept (mayClose); a kept record's tab is closed
+// once the preference covers it, and a kept record whose tab is gone from
+// both surfaces is missing (the person closed it).
 func (p *pass) reconcileTab(b *browser.Browser, s sighting, rec ledger.Tab) error {
 	marker := tabMarker(rec)
 	id := browser.TargetID(rec.TargetID)
@@ -333,6 +344,14 @@ func (p *pass) reconcileTab(b *browser.Browser, s sighting, rec ledger.Tab) erro
 		if rec, err = p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{TargetID: t, NewEpoch: rec.TargetID != ""}); err != nil {
 			return err
 		}
+	}
+	if ok, why := p.mayClose(p.ctx, rec); !ok {
+		// Not the preference's to close: left open, kept (a kept record
+		// for the same reason stays as it is, neither lost nor reused).
+		if rec.State == ledger.TabKept && rec.KeptReason == why {
+			return nil
+		}
+		return p.keepTab(p.ctx, b, rec, nil, why)
 	}
 	var first ledger.TabState
 	for i, t := range mine {
@@ -394,7 +413,9 @@ func (p *pass) handOff(site, taskID string) (browser.Visibility, error) {
 // retireTab closes the site's owned tab with proof, records what was
 // proven and drops the tab from the pass, so that the site's next action
 // opens a fresh one: after a click proven not sent, the tab is left
-// blocked on about:blank. Only the ledger's errors are errors.
+// blocked on about:blank. A tab the cleanup preference does not cover is
+// kept open instead, and dropped all the same. Only the ledger's errors
+// are errors.
 func (p *pass) retireTab(site string) error {
 	st := p.tabs[site]
 	if st == nil {
@@ -403,6 +424,9 @@ func (p *pass) retireTab(site string) error {
 	delete(p.tabs, site)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 20*time.Second)
 	defer cancel()
+	if ok, why := p.mayClose(ctx, st.rec); !ok {
+		return p.keepTab(ctx, p.r.current(), st.rec, st.tab, why)
+	}
 	state := ledger.TabClosureUnverified // no browser: a later pass looks again
 	if b := p.r.current(); b != nil {
 		state = p.closeWithProof(b, ctx, st.rec, st.tab)
@@ -414,9 +438,10 @@ func (p *pass) retireTab(site string) error {
 	return nil
 }
 
-// closeTabs closes the pass's owned tabs with proof (closeWithProof);
-// anything less than closed_verified is closure_unverified. Tabs handed to
-// a person stay open.
+// closeTabs closes the pass's owned tabs with proof (closeWithProof) that
+// the profile's cleanup preference lets it close (mayClose); anything less
+// than closed_verified is closure_unverified. The others stay open, kept
+// (keepTab), and so do tabs handed to a person.
 func (p *pass) closeTabs() {
 	if len(p.tabs) == 0 {
 		return
@@ -439,6 +464,14 @@ func (p *pass) closeTabs() {
 		if st.rec.State == ledger.TabHandoff || st.rec.State == ledger.TabOpening {
 			// Handed to the person; or being reopened when the pass
 			// ended, its record left for the next pass to find by marker.
+			continue
+		}
+		if ok, why := p.mayClose(ctx, st.rec); !ok {
+			// The cleanup preference does not cover this tab: it stays
+			// open, recorded kept, and the summary says why.
+			if err := p.keepTab(ctx, b, st.rec, st.tab, why); err != nil {
+				p.r.log.Error("record the tab kept open", "err", err)
+			}
 			continue
 		}
 		state := ledger.TabClosureUnverified // no browser: nothing to prove it with (a later pass looks again)
@@ -554,34 +587,52 @@ func (p *pass) closeTargetWithProof(b *browser.Browser, ctx context.Context, rec
 
 // proveClose runs closeTab between inventories of both surfaces and
 // records what it observed, as it observes it, as the facts of rec's
+// current epoch (proveCloseWith), under the pass's fence.
+func (p *pass) proveClose(b *browser.Browser, ctx context.Context, rec *ledger.Tab, id browser.TargetID, closeTab func() (browser.CloseReceipt, error)) ledger.TabState {
+	return proveCloseWith(ctx, b, p.r.db, p.fence(), rec, id, closeTab, p.r.log, func(point string) {
+		if point == "before" {
+			crashPoint("tab-close")
+		}
+		p.r.atTabClose(point)
+	})
+}
+
+// proveCloseWith runs closeTab between inventories of both surfaces and
+// records what it observed, as it observes it, as the facts of rec's
 // current epoch: the inventories before (inventory_reconciled), the close
 // receipt, the inventories after (post_close_absent). What they prove is
 // the ledger's to say (ledger.CloseProof): closed_verified, missing (the
 // tab was gone before it was closed), else closure_unverified. A tab no
-// record names gets the same verdict from facts kept in memory.
-func (p *pass) proveClose(b *browser.Browser, ctx context.Context, rec *ledger.Tab, id browser.TargetID, closeTab func() (browser.CloseReceipt, error)) ledger.TabState {
+// record names gets the same verdict from facts kept in memory. It is the
+// one close-proof path: a pass's tabs (under the lease's fence) and the
+// probe tabs of commands (with none) go through it. at, when not nil, runs
+// at the two points of the close ("before", "after").
+func proveCloseWith(ctx context.Context, b *browser.Browser, db *ledger.DB, f ledger.Fence, rec *ledger.Tab, id browser.TargetID,
+	closeTab func() (browser.CloseReceipt, error), log *slog.Logger, at func(string)) ledger.TabState {
 	var kept []ledger.TabFact
 	state := ledger.TabState("")
-	record := func(f ledger.TabFact) {
+	record := func(fact ledger.TabFact) {
 		if rec == nil || rec.TargetID != id.Raw() {
-			f.TabID, f.Epoch, f.Seq = 0, 1, int64(len(kept)+1)
-			kept = append(kept, f)
+			fact.TabID, fact.Epoch, fact.Seq = 0, 1, int64(len(kept)+1)
+			kept = append(kept, fact)
 			state, _ = ledger.CloseProof(ledger.Tab{Epoch: 1}, kept)
 			return
 		}
 		var err error
-		if state, err = p.r.db.RecordTabFacts(ctx, p.fence(), rec.ID, rec.Epoch, f); err != nil {
-			p.r.log.Error("record a fact of the tab's close", "record", rec.ID, "fact", f.Kind, "err", err)
+		if state, err = db.RecordTabFacts(ctx, f, rec.ID, rec.Epoch, fact); err != nil {
+			log.Error("record a fact of the tab's close", "record", rec.ID, "fact", fact.Kind, "err", err)
 			state = ledger.TabClosureUnverified
 		}
 	}
+	if at == nil {
+		at = func(string) {}
+	}
 	record(sight(ctx, b, id).fact(ledger.FactInventoryReconciled, id))
-	crashPoint("tab-close")
-	p.r.atTabClose("before")
+	at("before")
 	receipt, cerr := closeTab()
 	record(ledger.TabFact{Kind: ledger.FactCloseReceipt, Sent: receipt.Sent, Confirmed: receipt.Confirmed,
 		Gone: errors.Is(cerr, browser.ErrTabGone)})
-	p.r.atTabClose("after")
+	at("after")
 	record(sight(ctx, b, id).fact(ledger.FactPostCloseAbsent, id))
 	if state != ledger.TabClosedVerified && state != ledger.TabMissing {
 		return ledger.TabClosureUnverified

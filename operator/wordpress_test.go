@@ -77,6 +77,9 @@ func newWordPressWorld(t *testing.T) *wordpressWorld {
 	// running other packages' tests beside this one, opening the modal
 	// took over 20s once (CI, TestWordPressRefusedUploadFailsBeforeClick).
 	w.cfg = operator.Config{CalendarDir: w.calDir, ActionTimeout: 30 * time.Second, Heartbeat: time.Second, LeaseTTL: 2 * time.Minute}
+	// The person chose, as newWorld's did.
+	_, err = db.SetCleanupPreference(context.Background(), w.cfg.Profile, ledger.CleanupSubmittedAndProbeBlockers, "test")
+	require.NoError(t, err)
 	w.site = wordpressAdapter(t, site)
 	ww := &wordpressWorld{world: w, site: site, proxy: wpProxy, alice: site.UserID("alice")}
 	ww.signIn()

@@ -85,6 +85,11 @@ func newWorld(t testing.TB, faults demosite.Faults) *world {
 	}, map[string]budgets.GroupLimit{"original": {Formats: []string{budgets.PostText, budgets.PostImage, budgets.Thread}, Max: 100, Window: 24 * time.Hour}})
 	require.NoError(t, err)
 	w.cfg = operator.Config{CalendarDir: w.calDir, ActionTimeout: 4 * time.Second, Heartbeat: time.Second, LeaseTTL: 10 * time.Second}
+	// The person's answer, given once: these tests' tabs are closed as
+	// they were before the preference was asked (cleanup_test.go tests
+	// the others, and an unknown one).
+	_, err = db.SetCleanupPreference(context.Background(), w.cfg.Profile, ledger.CleanupSubmittedAndProbeBlockers, "test")
+	require.NoError(t, err)
 	w.login("alice")
 	require.NoError(t, srv.SetFaults(faults))
 	return w

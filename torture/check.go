@@ -36,6 +36,7 @@ const (
 	InvUnsettled  = "unsettled"              // 11: the settle phase never got an ok pass
 	InvHandoff    = "handoff"                // a handed-off tab or its task not ended as the person left it (person faults)
 	InvPersonText = "persons_text_published" // an effect carrying the words the person typed into a filled field
+	InvTabs       = "tab_consent"            // 13: a tab closed with no cleanup preference, kept with no reason, or kept for want of a preference chosen
 )
 
 // InvForeignTabs is InvForeignTab (the name the seed code uses).
@@ -43,7 +44,7 @@ const InvForeignTabs = InvForeignTab
 
 // Invariants lists every checked invariant, in the order they are printed.
 var Invariants = []string{InvDuplicate, InvLost, InvFalseVer, InvFalseFail, InvRedone, InvStale,
-	InvForeignTab, InvBudget, InvIntegrity, InvUnexpected, InvUnsettled, InvHandoff, InvPersonText}
+	InvForeignTab, InvBudget, InvIntegrity, InvUnexpected, InvUnsettled, InvHandoff, InvPersonText, InvTabs}
 
 // intentRef is one intent of the schedule: an entry, or a part of a thread.
 type intentRef struct {
@@ -418,12 +419,34 @@ func (w *world) check() error {
 		}
 	}
 
-	// Tabs browserop handed to the person stay open on purpose.
+	// Tabs browserop handed to the person stay open on purpose, and so do
+	// those the cleanup preference keeps, each recorded kept with why: an
+	// open tab with neither record is a leak. Under the preference the
+	// world chose, no tab is kept for want of one; with none chosen, a
+	// tab closed by browserop would have been closed without consent.
 	handedOff := map[string]bool{}
 	if db != nil {
-		if tabs, err := db.ListTabs(w.ctx, "", ledger.TabHandoff); err == nil {
+		if tabs, err := db.ListTabs(w.ctx, "", ledger.TabHandoff, ledger.TabKept); err == nil {
 			for _, t := range tabs {
 				handedOff[t.TargetID] = true
+				if t.State != ledger.TabKept {
+					continue
+				}
+				switch {
+				case t.KeptReason == "":
+					w.violation(InvTabs, "tab record %d is kept with no reason", t.ID)
+				case !w.sch.CleanupUnknown && t.KeptReason == ledger.KeptNoPreference:
+					w.violation(InvTabs, "tab record %d is kept for want of a cleanup preference the person chose", t.ID)
+				}
+			}
+		}
+		if w.sch.CleanupUnknown {
+			if tabs, err := db.ListTabs(w.ctx, "", ledger.TabClosedVerified); err == nil {
+				for _, t := range tabs {
+					if t.Purpose == ledger.PurposePass {
+						w.violation(InvTabs, "tab record %d was closed (closed_verified) though no cleanup preference is set", t.ID)
+					}
+				}
 			}
 		}
 	}

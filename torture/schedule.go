@@ -150,6 +150,12 @@ type Schedule struct {
 	// PersonEdits: the person types into the editor browserop filled, in
 	// every chaos run (person_edits_field, planEdits).
 	PersonEdits bool
+	// CleanupUnknown: the person never chose a cleanup preference for the
+	// profile, so browserop closes none of its tabs and records each one
+	// kept. Otherwise the world chooses submitted_and_probe_blockers
+	// before the first run. Drawn from the seed alone (one in five), so
+	// that the rest of the schedule is what it was.
+	CleanupUnknown bool
 }
 
 // Plan draws the schedule of a seed: fully reproducible, the same seed
@@ -168,7 +174,7 @@ func PlanWith(seed uint64, p AdapterPolicy) Schedule {
 // planBase is a seed's schedule without adapter faults.
 func planBase(seed uint64) Schedule {
 	rng := rand.New(rand.NewPCG(seed, 0x746f727475726521))
-	s := Schedule{Seed: seed, Mode: ModeLaunch}
+	s := Schedule{Seed: seed, Mode: ModeLaunch, CleanupUnknown: seed%5 == 2}
 	if rng.IntN(2) == 0 {
 		s.Mode = ModeAttach
 	}
@@ -452,6 +458,11 @@ func (s Schedule) String() string {
 	fmt.Fprintf(&b, "seed %d: mode %s, %d entries, %d runs", s.Seed, s.Mode, len(s.Entries), len(s.Runs))
 	if s.SiteAhead > 0 {
 		fmt.Fprintf(&b, ", site clock %s ahead", s.SiteAhead)
+	}
+	if s.CleanupUnknown {
+		b.WriteString(", no cleanup preference (tabs kept)")
+	} else {
+		b.WriteString(", cleanup submitted_and_probe_blockers")
 	}
 	if s.Adapter != nil {
 		fmt.Fprintf(&b, " (reproduce: browserop torture --seed %d --adapter-fault %s)\n", s.Seed, s.Adapter.Name)

@@ -249,6 +249,9 @@ func (w *world) setup() error {
 			return nil
 		}
 	}
+	if err := w.chooseCleanup(); err != nil {
+		return err
+	}
 	w.logf("site, adapter and config ready")
 	// The harness's own set-up is not under test: on a busy machine a
 	// Chrome can take longer to come up than any one bound, so it tries
@@ -266,6 +269,30 @@ func (w *world) setup() error {
 	w.logf("the profile is signed in")
 	w.dueBase = time.Now()
 	return w.writeCalendar(w.dueBase.Add(-time.Second))
+}
+
+// chooseCleanup is the person choosing the profile's cleanup preference,
+// submitted_and_probe_blockers, through the CLI as a person would (so
+// that it is keyed by the profile exactly as the operator reads it);
+// unless the seed is one where nobody ever chose (CleanupUnknown).
+func (w *world) chooseCleanup() error {
+	if w.sch.CleanupUnknown {
+		w.logf("no cleanup preference: every tab browserop opens is kept, and recorded so")
+		return nil
+	}
+	p, err := startProc(w.opts.Bin, w.dir, w.env, "person chooses the cleanup preference",
+		"config", "cleanup", string(ledger.CleanupSubmittedAndProbeBlockers), "--config", w.cfg)
+	if err != nil {
+		return err
+	}
+	if !p.Wait(30 * time.Second) {
+		p.kill()
+		return fmt.Errorf("browserop config cleanup did not end: %s", p.describe())
+	}
+	if code := p.Cmd.ProcessState.ExitCode(); code != 0 {
+		return fmt.Errorf("browserop config cleanup exited %d: %s", code, p.describe())
+	}
+	return nil
 }
 
 // demoAdapter is the bundled demo adapter for the site at base, with the

@@ -34,6 +34,11 @@ type env struct {
 	exec service.ExecFunc
 	// goos is the platform whose service manager `service` uses.
 	goos string
+	// stdin is where a question to the person is answered (run's
+	// cleanup question), and interactive whether one may be asked:
+	// stdin and stdout a terminal (nil: never). Tests replace both.
+	stdin       io.Reader
+	interactive func() bool
 }
 
 // command is one subcommand.
@@ -52,6 +57,7 @@ func commands() []command {
 		{"actions", "list, show or resolve actions: actions list [--status S] [--task T] | show ID | resolve ID (--verified URL | --absent [--retry] --reason TEXT)", cmdActions},
 		{"lease", "show the operator lease: holder, generation, expiry", cmdLease},
 		{"sites", "the configured sites, or check one adapter on the signed-in profile (opens and reads, follows each action up to its committing click and never clicks it; types only --text, and into an editor that keeps drafts only with --fill): sites list | sites check NAME [--target URL] [--actor A] [--text T [--fill]] | sites template NAME (print a bundled adapter to copy into sites.dir)", cmdSites},
+		{"config", "the person's settings in the ledger: config cleanup [never|submitted_only|submitted_and_probe_blockers] (which of its tabs browserop may close; unset, it closes none that needs your consent)", cmdConfig},
 		{"tabs", "the tab ledger: record, site, state, epoch, close proof, task (--open: only those not closed with proof) | show RECORD: its close facts, by epoch and surface", cmdTabs},
 		{"tasks", "list agent tasks, or show one: tasks [list] | tasks show ID", cmdTasks},
 		{"runs", "the operator's passes, newest first, or one with its counts and skips (budget, quality, missed): runs [list] [--limit N] | runs show RUN", cmdRuns},
@@ -82,7 +88,19 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // RunEnv is Run with an explicit environment.
 func RunEnv(ctx context.Context, args []string, stdout, stderr io.Writer, environ []string) int {
-	return runWith(ctx, &env{stdout: stdout, stderr: stderr, environ: environ, exec: service.SystemExec, goos: runtime.GOOS}, args)
+	return runWith(ctx, &env{stdout: stdout, stderr: stderr, environ: environ, exec: service.SystemExec, goos: runtime.GOOS,
+		stdin: os.Stdin, interactive: func() bool { return isTerminal(os.Stdin) && isTerminal(stdout) }}, args)
+}
+
+// isTerminal reports whether v is a file open on a terminal (a character
+// device): never a pipe, a regular file or a buffer.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok || f == nil {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // runWith runs a command line in e.

@@ -152,11 +152,19 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		b.Close()
 		return fmt.Errorf("demo: the bundled demo adapter: %v", err)
 	}
+	// The demo's profile and ledger are its own, made for it and thrown
+	// away: it chooses their cleanup preference itself, and says so.
+	demoProfile := filepath.Join(dir, "profile")
+	if _, err := db.SetCleanupPreference(ctx, demoProfile, ledger.CleanupSubmittedAndProbeBlockers, "demo"); err != nil {
+		b.Close()
+		return err
+	}
+	say("cleanup preference of the demo's own profile: %s (your own profile's is yours to choose: browserop config cleanup)", ledger.CleanupSubmittedAndProbeBlockers)
 	quiet := config.Default()
 	quiet.Log.Level = "warn"
 	r := operator.NewRunner(db, []sites.Adapter{demo}, p, operator.Planner{},
 		func(context.Context) (*browser.Browser, error) { return b, nil },
-		operator.Config{CalendarDir: calDir, ActionTimeout: 15 * time.Second}, logger(quiet, e.stderr))
+		operator.Config{CalendarDir: calDir, ActionTimeout: 15 * time.Second, Profile: demoProfile}, logger(quiet, e.stderr))
 	defer r.Close()
 
 	say("\nfirst pass:")

@@ -112,22 +112,36 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	if lpath == "" {
 		lpath, _ = ledger.DefaultPathEnv(e.getenv)
 	}
+	// tabLedger records the tabs the sign-in check opens: only a ledger
+	// that exists and is up to date (doctor neither creates nor migrates
+	// it); noTabLedger says why there is none.
+	var tabLedger *ledger.DB
+	noTabLedger := ""
 	if db, err := ledger.Open(ctx, lpath, ledger.Options{MustExist: true, SkipMigrate: true}); err != nil {
 		if errors.Is(err, ledger.ErrNoLedger) {
 			add("ledger", "ok", lpath+": not created yet (the first run creates it)", "")
+			noTabLedger = "the ledger, which records every tab browserop opens, is not created yet"
 		} else {
 			add("ledger", "fail", err.Error(), "move the file away, or point ledger.path at the right one")
+			noTabLedger = "the ledger, which records every tab browserop opens, cannot be opened"
 		}
 	} else {
 		v, verr := db.SchemaVersion(ctx)
-		db.Close()
 		switch {
 		case verr != nil:
 			add("ledger", "fail", fmt.Sprintf("%s: %v", lpath, verr), "")
+			noTabLedger = "the ledger, which records every tab browserop opens, cannot be read"
 		case v < ledger.LatestSchemaVersion():
 			add("ledger", "warn", fmt.Sprintf("%s: schema %d, %d migration(s) pending", lpath, v, ledger.LatestSchemaVersion()-v), "the next command applies them (or: browserop migrate)")
+			noTabLedger = "the ledger, which records every tab browserop opens, has migrations pending"
 		default:
 			add("ledger", "ok", fmt.Sprintf("%s: schema %d, up to date", lpath, v), "")
+		}
+		if noTabLedger == "" {
+			tabLedger = db
+			defer db.Close()
+		} else {
+			db.Close()
 		}
 	}
 
@@ -177,10 +191,15 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	}
 
 	// Who is signed in, per site: read from each site's own page.
-	if *noBrowser || !chromeOK {
+	switch {
+	case *noBrowser || !chromeOK:
 		add("sign-in", "warn", "not checked", "run browserop doctor without --no-browser once Chrome is fine")
-	} else {
-		checks = append(checks, e.signedIn(ctx, bc, adapters)...)
+	case tabLedger == nil && (attachMode(bc) || browser.ProfileRunning(bc.ProfileDir)):
+		// The tabs would outlive doctor in a Chrome that runs on, with no
+		// record of them.
+		add("sign-in", "warn", "not checked: "+noTabLedger, "browserop migrate (it creates the ledger), then browserop doctor")
+	default:
+		checks = append(checks, e.signedIn(ctx, bc, adapters, tabLedger)...)
 	}
 
 	// The calendar.
@@ -267,16 +286,67 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 
 // signedIn reads, per site, who is signed in, in a tab of its own: on the
 // Chrome browserop left running (or the person's, in attach mode), else on
-// a Chrome started for this and stopped again.
-func (e *env) signedIn(ctx context.Context, bc browser.Config, adapters []sites.Adapter) []check {
+// a Chrome started for this and stopped again. Each tab is a probe tab
+// recorded in db (operator.Probe), closed with proof or kept as the
+// cleanup preference says; a check says so when any is left open.
+func (e *env) signedIn(ctx context.Context, bc browser.Config, adapters []sites.Adapter, db *ledger.DB) (out []check) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	b, release, err := inspectBrowser(ctx, bc)
 	if err != nil {
 		return []check{{"sign-in", "fail", connectError(bc, err).Error(), ""}}
 	}
-	var own []*browser.Tab
-	defer func() { release(own) }()
+	if db == nil {
+		// No ledger to record tabs in: only in a Chrome started for doctor
+		// alone, which stops with it and every tab in it.
+		if !b.Launched() || b.Dedicated() {
+			release(nil)
+			return []check{{"sign-in", "warn", "not checked: a Chrome runs on the profile, and the ledger that would record doctor's tabs in it is not there",
+				"browserop migrate (it creates the ledger), then browserop doctor"}}
+		}
+		return e.signedInUnrecorded(ctx, b, release, bc, adapters)
+	}
+	probe := operator.NewProbe(db, b, ledger.PurposeDoctor, profileKey(bc), nil)
+	defer func() {
+		if left := operator.LeftOpen(probe.Finish(ctx)); left != "" {
+			out = append(out, check{"tabs", "ok", left, "browserop config cleanup"})
+		}
+		release(nil)
+	}()
+	for _, site := range adapters {
+		name := "sign-in " + site.Name()
+		tab, err := probe.Open(ctx, site.Name(), site.Origins()[0])
+		if err != nil {
+			out = append(out, check{name, "fail", connectError(bc, err).Error(), ""})
+			continue
+		}
+		status, err := site.OpenHome(ctx, tab)
+		if err != nil {
+			probe.NoteBlocker(ctx, tab, err)
+			out = append(out, check{name, "warn", fmt.Sprintf("%s did not open: %s", strings.Join(site.Origins(), " "), errorText(err)), "is the site reachable?"})
+			continue
+		}
+		if blk, err := probe.Look(ctx, tab, site, status); err == nil && blk.Blocked() {
+			out = append(out, check{name, "warn", "the site shows a blocker screen: " + string(blk.Kind), "browserop login --site " + site.Name()})
+			continue
+		}
+		who, err := site.Identity(ctx, tab)
+		switch {
+		case err != nil || who == "":
+			probe.NoteBlocker(ctx, tab, err)
+			out = append(out, check{name, "warn", "nobody is signed in", "browserop login --site " + site.Name()})
+		default:
+			out = append(out, check{name, "ok", "signed in as @" + who, ""})
+		}
+	}
+	return out
+}
+
+// signedInUnrecorded is signedIn in a Chrome started for doctor alone,
+// with no ledger to record its tabs in: release stops that Chrome, and
+// every tab in it, before doctor ends.
+func (e *env) signedInUnrecorded(ctx context.Context, b *browser.Browser, release func([]*browser.Tab), bc browser.Config, adapters []sites.Adapter) []check {
+	defer release(nil)
 	var out []check
 	for _, site := range adapters {
 		name := "sign-in " + site.Name()
@@ -285,7 +355,6 @@ func (e *env) signedIn(ctx context.Context, bc browser.Config, adapters []sites.
 			out = append(out, check{name, "fail", connectError(bc, err).Error(), ""})
 			continue
 		}
-		own = append(own, tab)
 		if _, err := site.OpenHome(ctx, tab); err != nil {
 			out = append(out, check{name, "warn", fmt.Sprintf("%s did not open: %s", strings.Join(site.Origins(), " "), errorText(err)), "is the site reachable?"})
 			continue

@@ -12,6 +12,8 @@ import (
 
 	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/errcode"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
 )
 
@@ -26,10 +28,11 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	if _, err := parseChecked(fs, args, noArgs(fs)); err != nil {
 		return err
 	}
-	cfg, err := e.config()
+	cfg, db, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
+	defer db.Close()
 	site, err := configuredSite(cfg, *siteName, "--site")
 	if err != nil {
 		return err
@@ -52,31 +55,37 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return connectError(bc, err)
 	}
-	var own []*browser.Tab
+	// Login's tabs are recorded in the tab ledger (operator.Probe): the
+	// sign-in tab, shown to the person, is theirs and never closed by
+	// browserop (recorded kept); the tab that asks the site who signed in
+	// is a probe tab, closed with proof or kept as the cleanup preference
+	// says. A Chrome started for login alone stops with it, and every tab
+	// in it.
+	probe := operator.NewProbe(db, b, ledger.PurposeLogin, profileKey(bc), nil)
 	defer func() {
+		if left := operator.LeftOpen(probe.Finish(ctx)); left != "" {
+			fmt.Fprintln(e.stdout, clean(left))
+		}
 		if !b.Dedicated() {
 			b.Close()
 			return
 		}
 		// The Chrome `run` or `serve` left running stays, with the
-		// person's tabs; only login's own tabs go. A headless one login
-		// started itself stops once nothing of the person's is open.
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		for _, t := range own {
-			b.CloseTab(cctx, t)
-		}
+		// person's tabs. A headless one login started itself stops once
+		// nothing of the person's is open.
 		if b.Launched() {
 			b.StopIfAlone()
 			return
 		}
 		b.Disconnect()
 	}()
-	shown, err := b.NewTab(ctx, "about:blank")
+	shown, err := probe.Open(ctx, site.Name(), site.Origins()[0])
 	if err != nil {
 		return err
 	}
-	own = append(own, shown)
+	if err := probe.Shown(ctx, shown); err != nil {
+		return err
+	}
 	open := site.OpenHome
 	if lp, ok := site.(interface {
 		OpenLogin(context.Context, *browser.Tab) (int, error)
@@ -96,7 +105,9 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, `If the site offers "Remember me" or "Keep me signed in", tick it: browserop starts its browser again for each run, and a session that lasts only as long as the browser is lost then.`)
 	fmt.Fprintf(e.stdout, "browserop waits until you are signed in (at most %s; Ctrl-C to stop).\n", *timeout)
-	who, err := waitSignedIn(ctx, b, shown, site, &own, 2*time.Second)
+	who, err := waitSignedIn(ctx, b, shown, site, func(ctx context.Context) (*browser.Tab, error) {
+		return probe.Open(ctx, site.Name(), site.Origins()[0])
+	}, 2*time.Second)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("%w: nobody signed in to %s within %s", errcode.ErrUsage, site.Name(), *timeout)
@@ -115,13 +126,13 @@ const probeQuiet = 5 * time.Second
 // waitSignedIn waits, checking every tick, until someone is signed in to
 // site and returns who. It never disturbs the sign-in: an adapter whose
 // identity is a plain read of the page is read in the person's tab
-// itself, sending nothing to the site; a second tab (added to own) opens
+// itself, sending nothing to the site; a second tab (opened with newTab) opens
 // the identity page only while the person's tab has been quiet for
 // probeQuiet, because a request of browserop's that carries the session
 // cookie of before the sign-in, answered while the sign-in's own POST is
 // in flight, can make the site start a new anonymous session over the one
 // just signed in (MediaWiki does).
-func waitSignedIn(ctx context.Context, b *browser.Browser, shown *browser.Tab, site sites.Adapter, own *[]*browser.Tab, every time.Duration) (string, error) {
+func waitSignedIn(ctx context.Context, b *browser.Browser, shown *browser.Tab, site sites.Adapter, newTab func(context.Context) (*browser.Tab, error), every time.Duration) (string, error) {
 	inPlace := site.ReadsIdentityInPlace()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -149,12 +160,11 @@ func waitSignedIn(ctx context.Context, b *browser.Browser, shown *browser.Tab, s
 		}
 		if probe == nil || probe.Err() != nil {
 			// The first check, or the person closed the checking tab.
-			p, err := b.NewTab(ctx, "about:blank")
+			p, err := newTab(ctx)
 			if err != nil {
 				continue
 			}
 			probe = p
-			*own = append(*own, probe)
 		}
 		if _, err := site.OpenHome(ctx, probe); err != nil {
 			continue

@@ -60,6 +60,15 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	defer pc.Close()
 	cfg, r := pc.cfg, pc.r
+	// The person at a terminal is asked, once, which tabs browserop may
+	// close (serve, a service, never asks).
+	bc, err := cfg.ForBrowser(e.environ)
+	if err != nil {
+		return err
+	}
+	if err := e.askCleanupOnce(ctx, pc.db, profileKey(bc)); err != nil {
+		return err
+	}
 	sum, err := drainingPass(ctx, r)
 	if err != nil {
 		if sum != nil {
@@ -105,7 +114,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	bc, err := cfg.ForBrowser(e.environ)
+	if err != nil {
+		return err
+	}
 	handler := api.New(api.Options{Tasks: tasks, UserToken: user, AgentToken: agent, MaxBody: int64(cfg.API.MaxBody),
+		// The person's cleanup preference of the profile the runner opens
+		// tabs in (the same key: profileKey), for the user token only.
+		Cleanup: db, CleanupProfile: profileKey(bc),
 		Status: func(ctx context.Context) (any, error) {
 			r, err := db.Status(ctx, cfg.Operator.LeaseName, p)
 			if err != nil {

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/errcode"
 	"github.com/browserop/browserop/kind"
+	"github.com/browserop/browserop/ledger"
+	"github.com/browserop/browserop/operator"
 	"github.com/browserop/browserop/sites"
 )
 
@@ -122,10 +123,11 @@ func sitesCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := e.config()
+	cfg, db, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
+	defer db.Close()
 	site, err := configuredSite(cfg, pos[0], "site")
 	if err != nil {
 		return err
@@ -147,16 +149,33 @@ func sitesCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return connectError(bc, err)
 	}
-	tab, err := b.NewTab(ctx, "about:blank")
-	if err != nil {
+	// Its tab is a probe tab in the tab ledger, closed with proof or kept
+	// as the cleanup preference says; with --text it is no probe (text
+	// was typed in it) and is kept, unless its Chrome stops with check.
+	probe := operator.NewProbe(db, b, ledger.PurposeSitesCheck, profileKey(bc), nil)
+	defer func() {
+		if left := operator.LeftOpen(probe.Finish(ctx)); left != "" {
+			fmt.Fprintf(e.stderr, "sites check: %s\n", clean(left))
+		}
 		release(nil)
+	}()
+	tab, err := probe.Open(ctx, d.Name(), d.Origins()[0])
+	if err != nil {
 		return connectError(bc, err)
 	}
-	defer release([]*browser.Tab{tab})
+	if *text != "" {
+		if err := probe.Typed(ctx, tab); err != nil {
+			return err
+		}
+	}
 	who := *actor
 	if who == "" {
-		if _, err := d.OpenHome(ctx, tab); err == nil {
-			who, _ = d.Identity(ctx, tab)
+		if status, err := d.OpenHome(ctx, tab); err == nil {
+			if blk, _ := probe.Look(ctx, tab, d, status); !blk.Blocked() {
+				who, _ = d.Identity(ctx, tab)
+			}
+		} else {
+			probe.NoteBlocker(ctx, tab, err)
 		}
 	}
 	var opts []sites.CheckOption
@@ -165,6 +184,7 @@ func sitesCheck(ctx context.Context, e *env, args []string) error {
 	}
 	rep, err := d.Check(ctx, tab, who, *target, *text, opts...)
 	if err != nil {
+		probe.NoteBlocker(ctx, tab, err)
 		return err
 	}
 	if e.json {

@@ -123,6 +123,11 @@ type opts struct {
 	// settle is the demo adapter's search settle time (default 2s here,
 	// instead of the bundled 15s, so definitive absence comes quickly).
 	settle string
+	// noCleanup: the person never chose a cleanup preference (and no
+	// ledger exists before the test's first command). Otherwise the
+	// world's person chose submitted_and_probe_blockers, with browserop
+	// config cleanup, so that tabs are closed with proof.
+	noCleanup bool
 }
 
 // world is one test's isolated browserop installation.
@@ -206,6 +211,10 @@ func newWorld(t *testing.T, o opts) *world {
 		w.signIn()
 	}
 	w.writeConfig()
+	if !o.noCleanup {
+		code, out, errs := w.run(nil, "config", "cleanup", "submitted_and_probe_blockers")
+		require.Equal(t, 0, code, "the person chooses the cleanup preference: %s%s", out, errs)
+	}
 	return w
 }
 

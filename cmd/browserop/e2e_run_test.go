@@ -66,7 +66,7 @@ func TestE2EIdleChromeStoppedAndTabsShown(t *testing.T) {
 // TestE2EDoctor: doctor reports each part of the installation, with who
 // is signed in read from the site, and fails (exit 2) on a bad calendar.
 func TestE2EDoctor(t *testing.T) {
-	w := newWorld(t, opts{browser: true})
+	w := newWorld(t, opts{browser: true, noCleanup: true}) // no ledger yet
 	w.writeCalendar(entry{ID: "soon", Type: "post", Text: "later", At: time.Now().Add(time.Hour)})
 	code, out, errs := w.run(nil, "doctor")
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errs)

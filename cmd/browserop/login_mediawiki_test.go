@@ -49,14 +49,14 @@ func TestLoginLeavesAMediaWikiSignInAlone(t *testing.T) {
 	_, err = d.OpenLogin(ctx, shown)
 	require.NoError(t, err)
 
-	var own []*browser.Tab
+	newTab := func(ctx context.Context) (*browser.Tab, error) { return b.NewTab(ctx, "about:blank") }
 	type result struct {
 		who string
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		who, err := waitSignedIn(ctx, b, shown, d, &own, 50*time.Millisecond)
+		who, err := waitSignedIn(ctx, b, shown, d, newTab, 50*time.Millisecond)
 		done <- result{who, err}
 	}()
 	time.Sleep(300 * time.Millisecond) // the checks are running

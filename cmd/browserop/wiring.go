@@ -155,7 +155,7 @@ func (e *env) runner(cfg config.Config, db *ledger.DB) (*operator.Runner, error)
 	if err != nil {
 		return nil, err
 	}
-	rc.BrowserRunning, rc.StopIdleBrowser = browserRunning(bc), !attachMode(bc)
+	rc.BrowserRunning, rc.StopIdleBrowser, rc.Profile = browserRunning(bc), !attachMode(bc), profileKey(bc)
 	planner := operator.Planner{Command: cfg.Planner.Command, Timeout: cfg.Planner.Timeout, MaxOutput: cfg.Planner.MaxOutput}
 	return operator.NewRunner(db, adapters, p, planner, connector(bc), rc, logger(cfg, e.stderr)), nil
 }
@@ -194,6 +194,9 @@ func printSummary(e *env, sum *operator.Summary) error {
 		tw.Flush()
 	} else {
 		fmt.Fprintln(w, "nothing to do: no entry or intent is due that is not already settled")
+	}
+	if sum.TabsLeftOpen != "" {
+		fmt.Fprintln(w, clean(sum.TabsLeftOpen))
 	}
 	for _, site := range slices.Sorted(maps.Keys(sum.StoppedSites)) {
 		wentOn := " (the other sites went on)"
