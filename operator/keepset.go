@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -83,4 +84,41 @@ func (k keepSet) validate(s sighting, current []ledger.Tab, closing []browser.Ta
 	}
 	slices.Sort(why)
 	return strings.Join(slices.Compact(why), "; ")
+}
+
+// keepSetHolds builds the keep set of the pass's cleanup from the ledger's
+// handoff records, takes inventories of both surfaces, reads the records
+// again and validates the set against them and the pass's tabs that would
+// be closed. When it does not hold, the cleanup stops: nothing is closed,
+// the summary counts it and the log says why.
+func (p *pass) keepSetHolds(ctx context.Context, b *browser.Browser) bool {
+	handoffs, err := p.r.db.ListTabs(ctx, "", ledger.TabHandoff)
+	if err != nil {
+		p.r.log.Warn("the pass's tabs stay open: the handed-off tabs could not be read", "err", err)
+		p.sum.count(CountCleanupStopped)
+		return false
+	}
+	keep := keepSetOf(handoffs)
+	var closing, ids []browser.TargetID
+	for _, st := range p.tabs {
+		if st.rec.State != ledger.TabHandoff && st.rec.State != ledger.TabOpening && st.rec.TargetID != "" {
+			closing = append(closing, browser.TargetID(st.rec.TargetID))
+		}
+	}
+	for id := range keep.targets {
+		ids = append(ids, id)
+	}
+	s := sight(ctx, b, append(ids, closing...)...)
+	current, err := p.r.db.ListTabs(ctx, "", ledger.TabHandoff)
+	if err != nil {
+		p.r.log.Warn("the pass's tabs stay open: the handed-off tabs could not be read", "err", err)
+		p.sum.count(CountCleanupStopped)
+		return false
+	}
+	if why := keep.validate(s, current, closing); why != "" {
+		p.r.log.Warn("the pass's tabs stay open: the keep set does not hold", "why", why)
+		p.sum.count(CountCleanupStopped)
+		return false
+	}
+	return true
 }

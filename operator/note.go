@@ -86,6 +86,9 @@ const (
 	// (reconcileHandoffTabs).
 	CountHandoffTabsGone  Count = "handoff_tabs_gone"
 	CountHandoffTabsMoved Count = "handoff_tabs_moved"
+	// CountCleanupStopped counts passes whose cleanup stopped because its
+	// keep set did not hold (keepSetHolds).
+	CountCleanupStopped Count = "cleanup_stopped"
 )
 
 // Counts lists every Count that is not a Note (and not a tabsCount).
@@ -93,7 +96,7 @@ var Counts = []Count{
 	CountConflicts, CountBudgetSkips, CountPlannerFailures, CountQualitySkips,
 	CountReconciled, CountTasksDone,
 	CountTabsRecovered, CountTabsResumed, CountTabsMissing, CountTabsHandedOff,
-	CountHandoffTabsGone, CountHandoffTabsMoved,
+	CountHandoffTabsGone, CountHandoffTabsMoved, CountCleanupStopped,
 }
 
 // tabsCount is the count of tabs whose closure ended in state

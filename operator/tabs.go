@@ -460,6 +460,11 @@ func (p *pass) closeTabs() {
 			p.r.log.Warn("cannot connect to close the pass's tabs", "err", err)
 		}
 	}
+	if b != nil && !p.keepSetHolds(ctx, b) {
+		// The tabs stay as they are, their records live: the next pass
+		// reconciles them against its own inventories.
+		return
+	}
 	for _, st := range p.tabs {
 		if st.rec.State == ledger.TabHandoff || st.rec.State == ledger.TabOpening {
 			// Handed to the person; or being reopened when the pass
