@@ -493,6 +493,21 @@ func (p *pass) closeTabs() {
 		}
 		p.sum.count(tabsCount(state))
 	}
+	if b != nil && p.tabsReconciled && errors.Is(context.Cause(p.ctx), context.Canceled) {
+		// An earlier pass's tab this pass kept at its start, because an
+		// action prepared in it was not sent yet, may be covered now (this
+		// pass published that action from its own tab): it goes now,
+		// with proof, rather than stay open beside the published copy
+		// and keep a Chrome running until the next pass. Only after a
+		// pass that ended as passes do (its context cancelled with no
+		// other cause: not a lost lease), under the cleanup's deadline.
+		pctx := p.ctx
+		p.ctx = ctx
+		if err := p.reconcileTabs(b); err != nil {
+			p.r.log.Warn("earlier tab records stay as they are", "err", err)
+		}
+		p.ctx = pctx
+	}
 }
 
 // awaitConnectionEnd waits (briefly) for the runner's browser connection
