@@ -56,8 +56,8 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 		return connectError(bc, err)
 	}
 	// Login's tabs are recorded in the tab ledger (operator.Probe): the
-	// sign-in tab, shown to the person, is theirs and never closed by
-	// browserop (recorded kept); the tab that asks the site who signed in
+	// sign-in tab, shown to the person in a window, is theirs and never
+	// closed by browserop (recorded kept); the tab that asks the site who signed in
 	// is a probe tab, closed with proof or kept as the cleanup preference
 	// says. A Chrome started for login alone stops with it, and every tab
 	// in it.
@@ -83,8 +83,13 @@ func cmdLogin(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := probe.Shown(ctx, shown); err != nil {
-		return err
+	if !b.Headless() {
+		// In a window, the person's to close. A headless Chrome's tab is
+		// seen only through DevTools while the sign-in lasts: it is a
+		// probe tab, under the cleanup preference like the others.
+		if err := probe.Shown(ctx, shown); err != nil {
+			return err
+		}
 	}
 	open := site.OpenHome
 	if lp, ok := site.(interface {

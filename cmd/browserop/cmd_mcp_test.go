@@ -110,7 +110,7 @@ func TestMCPStdioCommand(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_finish", "task_observe"}, names)
+	require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_finish", "task_observe", "task_continuity"}, names)
 
 	args := map[string]any{"idempotency_key": "stdio-1", "title": "from stdio",
 		"contract": map[string]any{"domains": []string{"example.com"}, "capabilities": []string{"post"}}}
@@ -225,7 +225,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 			require.ElementsMatch(t, []string{"idempotency_key", "contract"}, tool.InputSchema.Required)
 		}
 	}
-	require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_finish", "task_observe"}, names)
+	require.ElementsMatch(t, []string{"task_create", "task_state", "task_list", "task_submit", "task_cancel", "task_finish", "task_observe", "task_continuity"}, names)
 
 	type result struct {
 		IsError           bool           `json:"isError"`

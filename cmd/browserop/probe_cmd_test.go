@@ -148,11 +148,12 @@ func TestE2ESitesCheckRecordsItsTab(t *testing.T) {
 	require.Empty(t, w.effects(), "sites check publishes nothing")
 }
 
-// login's sign-in tab, shown to the person, is recorded and is the
-// person's: kept, never closed by browserop, whatever the preference; a
-// tab login opened to ask the site who signed in is a probe tab, closed
-// with proof under submitted_and_probe_blockers. (Headless, no display:
-// login's Chrome is the persistent one, which outlives login.)
+// login records its tabs. Headless (no display here), its sign-in tab is
+// seen only through DevTools while the sign-in lasts: a probe tab like the
+// one login opens to ask the site who signed in, each closed with proof
+// under submitted_and_probe_blockers, none of them marked shown. (In a
+// window the sign-in tab is the person's and kept: that needs a display,
+// which this machine has not.)
 func TestE2ELoginRecordsItsTabs(t *testing.T) {
 	w := newWorld(t, opts{browser: true}) // the person chose submitted_and_probe_blockers
 	code, out, errs := w.run([]string{"DISPLAY=", "WAYLAND_DISPLAY="}, "login", "--site", "demo", "--timeout", "1m")
@@ -160,13 +161,9 @@ func TestE2ELoginRecordsItsTabs(t *testing.T) {
 	require.Contains(t, out, "signed in to demo as @alice")
 	recs := w.probeTabs(ledger.PurposeLogin)
 	require.NotEmpty(t, recs)
-	shown := recs[0]
-	require.True(t, shown.Shown)
-	require.Equal(t, ledger.TabKept, shown.State, "the person's tab")
-	require.Equal(t, ledger.KeptShown, shown.KeptReason)
-	require.Contains(t, out, ledger.KeptShown)
-	for _, r := range recs[1:] {
-		require.False(t, r.Shown)
-		require.Equal(t, ledger.TabClosedVerified, r.State, "login's own probe tab")
+	for _, r := range recs {
+		require.False(t, r.Shown, "headless: no window showed it")
+		require.Equal(t, ledger.TabClosedVerified, r.State, "a probe tab of login's, closed with proof")
 	}
+	require.NotContains(t, out, ledger.KeptShown)
 }
