@@ -237,25 +237,3 @@ func CleanupAllows(p CleanupPreference, d TabDisposition) (bool, string) {
 	}
 	return false, KeptProbe
 }
-
-// OpenTabsPreparedFor lists the tab records an action was prepared in (a
-// use, or field provenance) that are kept, or whose close was not proven:
-// each may still hold a submittable copy of it.
-func (db *DB) OpenTabsPreparedFor(ctx context.Context, actionID string) ([]Tab, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+tabColumns+` FROM tabs WHERE state IN (?, ?) AND id IN (
-		SELECT tab_id FROM tab_uses WHERE action_id = ? UNION SELECT tab_id FROM field_provenance WHERE action_id = ?) ORDER BY id`,
-		string(TabKept), string(TabClosureUnverified), actionID, actionID)
-	if err != nil {
-		return nil, fmt.Errorf("kept tabs of action %s: %w", actionID, err)
-	}
-	defer rows.Close()
-	var out []Tab
-	for rows.Next() {
-		t, err := scanTab(rows)
-		if err != nil {
-			return nil, fmt.Errorf("kept tabs of action %s: %w", actionID, err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
-}

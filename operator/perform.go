@@ -121,7 +121,6 @@ func (p *pass) perform(in intent, a ledger.Action, entry string) (ledger.Action,
 		p.authorize,        // the task still may, read afresh
 		p.confirmationGate, // a capability the person confirms first
 		p.takeTab,          // the pass's owned tab on the site
-		p.retireCopies,     // no earlier prepared copy left open beside it
 		p.baseline,         // the identical items already there
 		p.preflight,        // origin, blockers, identity, ownership, target
 		p.prepare,          // the exact payload, read back
@@ -212,62 +211,6 @@ func (p *pass) takeTab(m *mutation) (bool, error) {
 	}
 	m.st, m.site = st, st.site
 	return false, p.useTab(st, m.a.TaskID)
-}
-
-// retireCopies closes, with proof, every tab an earlier pass prepared this
-// action in and kept open, or could not prove closed (a failure before the
-// click, a crash): it may
-// still hold the filled form, and the action is about to be prepared and
-// published again, so it would be a second submittable copy of one
-// intent. It is retired as a handed-off tab is, whatever the cleanup
-// preference says: not cleanup but the rule that one intent has one
-// copy. A copy that cannot be proven gone (no complete inventory, a close
-// not proven, a tab that went to another origin: the person's now) holds
-// the action, planned, with the reason.
-func (p *pass) retireCopies(m *mutation) (bool, error) {
-	recs, err := p.r.db.OpenTabsPreparedFor(p.ctx, m.a.ID)
-	if err != nil || len(recs) == 0 {
-		return err != nil, err
-	}
-	b, err := p.r.getBrowser(p.ctx)
-	if err != nil {
-		return true, err
-	}
-	for _, rec := range recs {
-		id := browser.TargetID(rec.TargetID)
-		s := sight(p.ctx, b, id)
-		var state ledger.TabState
-		switch {
-		case !s.complete():
-			state = ledger.TabKept
-		case !s.has(id):
-			if _, err := p.r.db.RecordTabFacts(p.ctx, p.fence(), rec.ID, rec.Epoch, s.fact(ledger.FactInventoryReconciled, id)); err != nil {
-				return true, err
-			}
-			state = ledger.TabMissing
-		case !s.ctl.Has(id):
-			state = ledger.TabKept // in the person's windows only
-		default:
-			i := slices.IndexFunc(s.ctl.Targets, func(t browser.Target) bool { return t.ID == id })
-			if browser.LooseURL(browser.Origin(s.ctl.Targets[i].URL)) != browser.LooseURL(rec.URL) || b.Adopt(p.ctx, id) != nil {
-				state = ledger.TabKept
-				break
-			}
-			state = p.closeTargetWithProof(b, p.ctx, &rec, id)
-		}
-		if state != ledger.TabKept && state != rec.State {
-			if _, err := p.r.db.UpdateTab(p.ctx, p.fence(), rec.ID, ledger.TabChange{State: state}); err != nil {
-				return true, err
-			}
-			p.sum.count(tabsCount(state))
-		}
-		if state != ledger.TabClosedVerified && state != ledger.TabMissing {
-			p.add(ActionReport{ActionID: m.a.ID, Entry: m.entry, Type: m.a.Type, Site: m.a.Site, Status: m.a.Status, Note: NoteHeld,
-				Reason: fmt.Sprintf("held: tab record %d, where an earlier pass prepared it, is still open and could not be proven closed: close that tab and the next pass goes on", rec.ID)})
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // useTab records that an action of task taskID runs in st's tab record

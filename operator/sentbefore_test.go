@@ -1,14 +1,12 @@
 package operator_test
 
 import (
-	"context"
 	"io/fs"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/browserop/browserop/browser"
 	"github.com/browserop/browserop/bundled"
 	"github.com/browserop/browserop/demosite"
 	"github.com/browserop/browserop/ledger"
@@ -57,47 +55,4 @@ func TestStepThatSentIsNeverRetried(t *testing.T) {
 	}
 	require.Len(t, w.effects(demosite.EffectPost), 1, "exactly once")
 	require.Equal(t, map[ledger.Status]int{ledger.Verified: 1}, w.statuses())
-}
-
-// TestEarlierPreparedCopyRetired: a step that failed before the click
-// leaves the action failed (nothing was sent) and its tab kept open, its
-// composer filled: a submittable copy of the intent. The pass that
-// prepares the action again first closes that tab with proof, whatever the
-// cleanup preference, so that one intent never has two copies open; then
-// it publishes once.
-func TestEarlierPreparedCopyRetired(t *testing.T) {
-	w := newWorld(t, demosite.Faults{})
-	raw, err := fs.ReadFile(bundled.Sites, "sites/demo.yaml")
-	require.NoError(t, err)
-	spec := strings.Replace(string(raw), "settle: 15s", "settle: "+settle.String(), 1)
-	spec = strings.Replace(spec, "http://127.0.0.1:8787", w.base, 1)
-	const fill = "    fill:\n      selector: \"textarea#compose-text\"\n"
-	spec = strings.Replace(spec, fill, fill+"    steps:\n      - wait: \"#a-panel-this-site-never-shows\"\n        timeout: 1s\n", 1)
-	failing, err := sites.Parse("demo.yaml", []byte(spec))
-	require.NoError(t, err)
-	w.useRunner(nil, failing)
-	w.calendar("entries:\n" + post("copy", "prepared twice, published once"))
-
-	sum := w.pass()
-	require.Equal(t, 1, sum.Counts[string(operator.NoteStepFailed)], "%+v", sum.Actions)
-	tabs, err := w.db.ListTabs(context.Background(), "", ledger.TabKept)
-	require.NoError(t, err)
-	require.Len(t, tabs, 1, "the tab with the filled composer is kept")
-	kept := tabs[0]
-	inv, err := w.b.Targets(context.Background())
-	require.NoError(t, err)
-	require.True(t, inv.Has(browser.TargetID(kept.TargetID)), "and open")
-
-	w.useRunner(nil, w.site)
-	sum = w.pass()
-	require.Equal(t, 1, sum.Counts[string(operator.NoteVerified)], "%+v", sum.Actions)
-	require.Len(t, w.effects(demosite.EffectPost), 1)
-	rec, err := w.db.GetTab(context.Background(), kept.ID)
-	require.NoError(t, err)
-	require.Equal(t, ledger.TabClosedVerified, rec.State, "the earlier copy closed with proof")
-	a := w.actions()[0]
-	require.True(t, rec.UpdatedAt.Before(a.ExecutingAt), "closed before the action went executing: %s, %s", rec.UpdatedAt, a.ExecutingAt)
-	inv, err = w.b.Targets(context.Background())
-	require.NoError(t, err)
-	require.False(t, inv.Has(browser.TargetID(kept.TargetID)))
 }
