@@ -73,7 +73,7 @@ func printCleanup(e *env, set ledger.CleanupSetting) {
 
 // cleanupChoices explains the three answers.
 const cleanupChoices = `  browserop config cleanup never                         close none of the tabs browserop opens
-  browserop config cleanup submitted_only                close a tab only once every action prepared in it is verified
+  browserop config cleanup submitted_only                close a tab only once every action prepared in it was sent
   browserop config cleanup submitted_and_probe_blockers  also close a tab it only looked in (nothing typed, no control changed), a blocker screen it met recorded
 `
 
@@ -126,7 +126,7 @@ func (e *env) askCleanupOnce(ctx context.Context, db *ledger.DB, profile string)
 
 // cleanupQuestion lists the answers to the cleanup question.
 const cleanupQuestion = `  1  never                         close none of the tabs browserop opens
-  2  submitted_only                close a tab only once every action prepared in it is verified
+  2  submitted_only                close a tab only once every action prepared in it was sent
   3  submitted_and_probe_blockers  also close a tab it only looked in (nothing typed, no control changed), a blocker screen it met recorded
 `
 
